@@ -1,0 +1,2 @@
+//! The `evalctl` binary.
+fn main() {}
