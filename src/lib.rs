@@ -25,6 +25,8 @@
 pub mod api;
 pub mod client;
 pub mod exit;
+pub mod live;
 pub mod manifest;
+pub mod plan;
 pub mod sandbox;
 pub mod schemacheck;

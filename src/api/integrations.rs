@@ -128,7 +128,11 @@ pub struct VertexGcsConfig<S> {
 /// Serialized with a `provider` tag; [`IntegrationCreate::wire_body`] drops the
 /// tag, since the provider is the path segment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "provider", rename_all = "snake_case")]
+#[serde(
+    tag = "provider",
+    rename_all = "snake_case",
+    bound(serialize = "S: Serialize", deserialize = "S: Deserialize<'de>")
+)]
 pub enum IntegrationCreate<S = Secret> {
     /// Anthropic.
     Anthropic {

@@ -1,0 +1,430 @@
+//! The manifest format: the types users write in YAML.
+//!
+//! Field names follow the service's API (snake_case), so what users read in the
+//! service's docs is what they write here. Each document carries a `kind`:
+//! `Project` ([`ProjectSpec`]) or `Integration` ([`IntegrationSpec`]).
+//!
+//! Authority rules, which the plan relies on:
+//! - A field or list that is absent is unmanaged: evalctl never touches it.
+//! - A list that is present (even empty) is authoritative: live is made to
+//!   match it exactly (a scorer removed from the list is removed live).
+//! - Within a declared scope (`trends.sections`, a project's templates), live
+//!   objects missing from the manifest are deleted only with `--prune`.
+//!
+//! These types derive `JsonSchema`; `evalctl schema` writes the schema editors
+//! use, and the loader validates documents against that same schema, so the
+//! rules live in one place.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::api::{
+    ContentModality, InputType, IntegrationCreate, ModelType, MultimodalCapability, Operator,
+    OutputType, RollUpMethod,
+};
+
+/// The manifest format version this build reads (`api_version`, optional).
+pub const API_VERSION: &str = "evalctl/v1";
+
+/// A `kind: Project` document: the configuration of one project.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectSpec {
+    /// The project's name (give `name` or `id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub name: Option<String>,
+    /// The project's id (uuid), instead of its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub id: Option<String>,
+    /// Log streams of the project whose configuration is managed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log_streams: Vec<LogStreamSpec>,
+    /// Experiments of the project whose configuration is managed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub experiments: Vec<ExperimentSpec>,
+    /// Annotation templates. When present, the project's annotation templates
+    /// are managed: missing ones are created, changed ones updated, and
+    /// undeclared ones deleted with `--prune`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotation_templates: Option<Vec<AnnotationTemplateSpec>>,
+    /// Feedback templates, managed like `annotation_templates`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback_templates: Option<Vec<FeedbackTemplateSpec>>,
+}
+
+/// A log stream's managed configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogStreamSpec {
+    /// The log stream's name (give `name` or `id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub name: Option<String>,
+    /// The log stream's id, instead of its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub id: Option<String>,
+    /// Scorers and sampling rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric_settings: Option<MetricSettingsSpec>,
+    /// The trends dashboard (the log stream's default dashboard).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trends: Option<TrendsSpec>,
+}
+
+/// An experiment's managed configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSpec {
+    /// The experiment's name (give `name` or `id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub name: Option<String>,
+    /// The experiment's id, instead of its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub id: Option<String>,
+    /// Scorers and sampling rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric_settings: Option<MetricSettingsSpec>,
+}
+
+/// Metric settings: each list, when present, is authoritative.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MetricSettingsSpec {
+    /// The scorers to enable: a set keyed by scorer. Absent: unmanaged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scorers: Option<Vec<ScorerSpec>>,
+    /// Sampling rules, in order. Absent: unmanaged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segment_filters: Option<Vec<SegmentFilterSpec>>,
+}
+
+/// A scorer to enable, referenced by name (a preset ScorerName or a custom
+/// scorer of the catalog) or by id. Fields left out take the scorer's
+/// defaults from the catalog.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScorerSpec {
+    /// The scorer's name in the catalog, e.g. `correctness` (give `name` or `id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub name: Option<String>,
+    /// The scorer's id, instead of its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub id: Option<String>,
+    /// Pin a version by number; omit to use the latest version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub scorer_version: Option<i64>,
+    /// Model used by a model-based scorer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_name: Option<String>,
+    /// Number of judges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub num_judges: Option<i64>,
+    /// Filters selecting what the scorer scores, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filters: Option<Vec<FilterSpec>>,
+    /// Node types the scorer scores (a set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scoreable_node_types: Option<Vec<String>>,
+    /// Chain of thought.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cot_enabled: Option<bool>,
+    /// Output type (default: the scorer's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_type: Option<OutputType>,
+    /// Input type (default: the scorer's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_type: Option<InputType>,
+    /// Model tier (default: the scorer's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_type: Option<ModelType>,
+    /// Capabilities the scorer may use (a set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multimodal_capabilities: Option<Vec<MultimodalCapability>>,
+    /// Roll-up method (default: the scorer's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roll_up_method: Option<RollUpMethod>,
+    /// Return type of a code scorer (bool, int, float, str).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_type: Option<String>,
+}
+
+/// A sampling rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SegmentFilterSpec {
+    /// Fraction of data to sample, 0 to 1 inclusive.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub sample_rate: f64,
+    /// Which data the rule applies to; absent: all data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<FilterSpec>,
+    /// Sample only on llm scorers (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm_scorers: Option<bool>,
+    /// Sample only on multimodal scorers (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multimodal_scorers: Option<bool>,
+}
+
+/// A filter, discriminated by `name`: `node_name`, `metadata` or `modality`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "name", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FilterSpec {
+    /// Matches node names. Operators: eq, ne, contains, one_of, not_in.
+    NodeName {
+        /// Comparison operator.
+        #[schemars(extend("enum" = ["eq", "ne", "contains", "one_of", "not_in"]))]
+        operator: Operator,
+        /// A string, or a list for one_of / not_in.
+        value: FilterValueSpec,
+        /// Case-sensitive comparison (default true).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        case_sensitive: Option<bool>,
+    },
+    /// Matches a metadata key. Operators: one_of, not_in, eq, ne.
+    Metadata {
+        /// Comparison operator.
+        #[schemars(extend("enum" = ["one_of", "not_in", "eq", "ne"]))]
+        operator: Operator,
+        /// The metadata key.
+        key: String,
+        /// A string, or a list for one_of / not_in.
+        value: FilterValueSpec,
+    },
+    /// Matches when at least one of the modalities is present.
+    /// Operators: eq, ne, one_of, not_in.
+    Modality {
+        /// Comparison operator.
+        #[schemars(extend("enum" = ["eq", "ne", "one_of", "not_in"]))]
+        operator: Operator,
+        /// A modality, or a list of them.
+        value: ModalityValueSpec,
+    },
+}
+
+/// A filter value: one string, or a list of strings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FilterValueSpec {
+    /// One value.
+    One(String),
+    /// Several values (for one_of / not_in).
+    Many(Vec<String>),
+}
+
+/// A modality filter value: one modality, or a list of them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ModalityValueSpec {
+    /// One modality.
+    One(ContentModality),
+    /// Several modalities.
+    Many(Vec<ContentModality>),
+}
+
+/// The log stream's trends dashboard (its default dashboard).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrendsSpec {
+    /// Sections, keyed by name. When present, sections are managed: missing
+    /// ones are created, changed ones updated, undeclared ones deleted with
+    /// `--prune`. Widgets belong to the service and are left alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sections: Option<Vec<SectionSpec>>,
+    /// Favorite the dashboard for the calling user (`user`) or the whole
+    /// project (`project`), or make sure it is not favorited (`none`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub favorite: Option<FavoriteSpec>,
+}
+
+/// A dashboard section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SectionSpec {
+    /// Name, 1 to 100 characters; unique within the dashboard.
+    #[schemars(length(min = 1, max = 100))]
+    pub name: String,
+    /// Earlier names of this section: a rename is then an update, which keeps
+    /// the section's widgets, instead of a create (and a delete with `--prune`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_from: Vec<String>,
+    /// Description, at most 500 characters; left as it is when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 500))]
+    pub description: Option<String>,
+    /// Colour, `#RRGGBB`; left as it is when absent (the service cannot clear one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^#[0-9A-Fa-f]{6}$"))]
+    pub color: Option<String>,
+}
+
+/// Who a dashboard is favorited for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FavoriteSpec {
+    /// Favorited for the calling user.
+    User,
+    /// Favorited for the whole project.
+    Project,
+    /// Not favorited.
+    None,
+}
+
+/// A template, generic over its constraints type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TemplateSpec<C> {
+    /// Name, 1 to 255 characters; unique among the project's templates of this kind.
+    #[schemars(length(min = 1, max = 255))]
+    pub name: String,
+    /// Earlier names of this template: a rename is then an update, which keeps
+    /// the ratings, instead of a delete and a create.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_from: Vec<String>,
+    /// Rating criteria, at least one character.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub criteria: Option<String>,
+    /// Whether raters give an explanation (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_explanation: Option<bool>,
+    /// What a rating may be. Changing it replaces the template (the service
+    /// cannot change constraints in place).
+    pub constraints: C,
+}
+
+/// An annotation template (`constraints.annotation_type`).
+pub type AnnotationTemplateSpec = TemplateSpec<crate::api::AnnotationConstraints>;
+/// A feedback template (`constraints.feedback_type`).
+pub type FeedbackTemplateSpec = TemplateSpec<crate::api::FeedbackConstraints>;
+
+/// A `kind: Integration` document: the calling user's integration with one
+/// model provider. Secret fields (`token`, ...) must be environment references
+/// such as `${OPENAI_API_KEY}`: a literal secret in a file is refused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct IntegrationSpec {
+    /// Re-send the secrets on every apply (they cannot be read back, so a
+    /// changed secret is otherwise invisible). `--rotate-secrets` does the same
+    /// for every integration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotate_secrets: Option<bool>,
+    /// The provider and its fields.
+    #[serde(flatten)]
+    pub config: IntegrationCreate<EnvRef>,
+}
+
+/// A reference to an environment variable, written `${NAME}`: how secrets
+/// appear in manifests and saved plans. The value is read at apply time.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct EnvRef {
+    name: String,
+}
+
+impl EnvRef {
+    /// Pattern of a reference.
+    pub const PATTERN: &'static str = r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$";
+
+    /// A reference to the variable `name`.
+    pub fn new(name: impl Into<String>) -> Result<Self, String> {
+        let name = name.into();
+        if is_env_name(&name) {
+            Ok(EnvRef { name })
+        } else {
+            Err(format!("`{name}` is not a valid environment variable name"))
+        }
+    }
+
+    /// The variable's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+impl TryFrom<String> for EnvRef {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        match s.strip_prefix("${").and_then(|rest| rest.strip_suffix('}')) {
+            Some(name) if is_env_name(name) => Ok(EnvRef { name: name.to_owned() }),
+            _ => Err(
+                "a secret must be an environment reference like `${OPENAI_API_KEY}`, not a literal value"
+                    .to_owned(),
+            ),
+        }
+    }
+}
+
+impl From<EnvRef> for String {
+    fn from(r: EnvRef) -> String {
+        format!("${{{}}}", r.name)
+    }
+}
+
+impl std::fmt::Display for EnvRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "${{{}}}", self.name)
+    }
+}
+
+impl JsonSchema for EnvRef {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "EnvRef".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": EnvRef::PATTERN,
+            "description": "A secret, written as a reference to an environment variable: `${NAME}`. Literal secrets are refused.",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_refs_accept_references_and_refuse_literals() {
+        let r: EnvRef = serde_json::from_str("\"${OPENAI_API_KEY}\"").unwrap();
+        assert_eq!(r.name(), "OPENAI_API_KEY");
+        assert_eq!(serde_json::to_string(&r).unwrap(), "\"${OPENAI_API_KEY}\"");
+        let err = serde_json::from_str::<EnvRef>("\"sk-live-abc\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("environment reference"), "{err}");
+        assert!(
+            !err.contains("sk-live-abc"),
+            "the refused literal is not echoed: {err}"
+        );
+        assert!(serde_json::from_str::<EnvRef>("\"${1BAD}\"").is_err());
+    }
+
+    #[test]
+    fn integration_spec_reads_provider_and_fields_flat() {
+        let spec: IntegrationSpec = serde_json::from_value(serde_json::json!({
+            "provider": "openai", "organization_id": "org-1", "token": "${OPENAI_API_KEY}",
+            "rotate_secrets": true
+        }))
+        .unwrap();
+        assert_eq!(spec.rotate_secrets, Some(true));
+        assert_eq!(
+            spec.config.provider(),
+            crate::api::IntegrationProvider::Openai
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! Planning the calling user's integrations, one per provider.
+//!
+//! Only the fields a manifest declares are compared, and only those the
+//! service returns. Secrets are write-only: they are never compared (so an
+//! integration never shows a perpetual diff) and are re-sent on create, on
+//! any other change, or when rotation is asked for (`rotate_secrets: true`
+//! or `--rotate-secrets`).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::address::Address;
+use super::normalize::integration_live_fields;
+use super::types::{Action, NoteKind, Operation};
+use super::{Planner, change};
+use crate::manifest::set::Origin;
+use crate::manifest::types::IntegrationSpec;
+
+/// The comparable state of an integration: its provider and the declared,
+/// non-secret fields.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NormIntegration {
+    /// Provider.
+    pub provider: String,
+    /// Declared non-secret fields.
+    #[serde(flatten)]
+    pub fields: BTreeMap<String, serde_json::Value>,
+}
+
+/// Plans one integration.
+pub(crate) fn plan_integration(planner: &mut Planner<'_>, origin: &Origin, spec: &IntegrationSpec) {
+    let provider = spec.config.provider().to_string();
+    let address = Address::Integration {
+        provider: provider.clone(),
+    };
+    let declared = spec.config.public_fields();
+    let after = NormIntegration {
+        provider: provider.clone(),
+        fields: declared
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    };
+    let Some(live) = planner.live.integrations.get(&provider) else {
+        planner.problem(origin, format!("integration `{provider}` was not loaded"));
+        return;
+    };
+    let operation = Operation::PutIntegration {
+        body: spec.config.clone(),
+    };
+    let Some(live) = live else {
+        planner.changes.push(change::<NormIntegration, _>(
+            address,
+            Action::Create,
+            "no integration for this provider",
+            None,
+            Some(&after),
+            vec![operation],
+            &[],
+        ));
+        return;
+    };
+    let returned = integration_live_fields(live, &declared);
+    let unreturned: Vec<&str> = declared
+        .keys()
+        .filter(|k| !returned.contains_key(*k))
+        .map(String::as_str)
+        .collect();
+    if !unreturned.is_empty() {
+        planner.note(
+            Some(address.clone()),
+            NoteKind::Unverifiable,
+            format!(
+                "the service does not return {}; a change to {} is sent only with other changes or --rotate-secrets",
+                unreturned.join(", "),
+                if unreturned.len() == 1 { "it" } else { "them" }
+            ),
+        );
+    }
+    // Compare only what the service returns: what it does not return cannot drift visibly.
+    let comparable = NormIntegration {
+        provider: provider.clone(),
+        fields: after
+            .fields
+            .iter()
+            .filter(|(k, _)| returned.contains_key(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    };
+    let before = NormIntegration {
+        provider,
+        fields: returned,
+    };
+    let rotate = planner.options.rotate_secrets || spec.rotate_secrets == Some(true);
+    if before == comparable && !rotate {
+        return;
+    }
+    let reason = if before != comparable {
+        "fields differ"
+    } else {
+        "rotate secrets"
+    };
+    planner.changes.push(change(
+        address,
+        Action::Update,
+        reason,
+        Some(&before),
+        Some(&comparable),
+        vec![operation],
+        &[],
+    ));
+}

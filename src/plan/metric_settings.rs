@@ -1,0 +1,146 @@
+//! Planning metric settings of a log stream or experiment: the declared
+//! `scorers` (a set keyed by scorer) and `segment_filters` (ordered) are
+//! authoritative; an absent list is left alone.
+
+use std::collections::BTreeMap;
+
+use super::address::{Address, RunKind};
+use super::normalize::{
+    NormMetricSettings, metric_settings_from_wire, segment_filters_from_spec,
+    segment_filters_to_wire,
+};
+use super::resolve::resolve_scorer;
+use super::types::{Action, Operation, RunRef};
+use super::{Planner, change, key_label};
+use crate::api::MetricSettingsRequest;
+use crate::live::{LiveProject, LiveRun, ObjectKey};
+use crate::manifest::set::Origin;
+use crate::manifest::types::MetricSettingsSpec;
+
+/// Plans one run's metric settings.
+#[allow(clippy::too_many_arguments)] // each argument is a distinct piece of context
+pub(crate) fn plan_metric_settings(
+    planner: &mut Planner<'_>,
+    origin: &Origin,
+    project: &str,
+    live_project: &LiveProject,
+    run_kind: RunKind,
+    run_key: &ObjectKey,
+    run: &LiveRun,
+    spec: &MetricSettingsSpec,
+) {
+    let catalog = &planner.live.catalog;
+    let before = run
+        .metric_settings
+        .as_ref()
+        .map(|s| metric_settings_from_wire(catalog, s))
+        .unwrap_or_default();
+    let mut after = before.clone();
+    let mut body = MetricSettingsRequest::default();
+
+    if let Some(scorers) = &spec.scorers {
+        let mut wanted = BTreeMap::new();
+        let mut configs = Vec::new();
+        let mut failed = false;
+        for scorer in scorers {
+            match resolve_scorer(catalog, scorer) {
+                Ok(resolved) => {
+                    if wanted.insert(resolved.key.clone(), resolved.norm).is_some() {
+                        planner.problems.push(super::Problem {
+                            origin: Some(origin.clone()),
+                            message: format!(
+                                "scorer `{}` is listed twice in {} `{run_key}`",
+                                resolved.key,
+                                run_kind.as_str()
+                            ),
+                        });
+                        failed = true;
+                    }
+                    configs.push(resolved.config);
+                }
+                Err(message) => {
+                    planner.problems.push(super::Problem {
+                        origin: Some(origin.clone()),
+                        message: format!("{} `{run_key}`: {message}", run_kind.as_str()),
+                    });
+                    failed = true;
+                }
+            }
+        }
+        if failed {
+            return;
+        }
+        if wanted != before.scorers {
+            after.scorers = wanted;
+            body.scorers = Some(configs);
+        }
+    }
+    if let Some(filters) = &spec.segment_filters {
+        let wanted = segment_filters_from_spec(filters);
+        if wanted != before.segment_filters {
+            body.segment_filters = Some(segment_filters_to_wire(&wanted));
+            after.segment_filters = wanted;
+        }
+    }
+    if after == before {
+        return;
+    }
+    let reason = describe(&before, &after);
+    let address = Address::MetricSettings {
+        project: project.to_owned(),
+        run_kind,
+        run: key_label(run_key),
+    };
+    let operation = Operation::PatchMetricSettings {
+        project_id: live_project.id.clone(),
+        run: RunRef {
+            kind: run_kind,
+            id: run.id.clone(),
+        },
+        body,
+    };
+    planner.changes.push(change(
+        address,
+        Action::Update,
+        reason,
+        Some(&before),
+        Some(&after),
+        vec![operation],
+        &["scorers"],
+    ));
+}
+
+fn describe(before: &NormMetricSettings, after: &NormMetricSettings) -> String {
+    let mut parts = Vec::new();
+    let added: Vec<&str> = after
+        .scorers
+        .keys()
+        .filter(|k| !before.scorers.contains_key(*k))
+        .map(String::as_str)
+        .collect();
+    let removed: Vec<&str> = before
+        .scorers
+        .keys()
+        .filter(|k| !after.scorers.contains_key(*k))
+        .map(String::as_str)
+        .collect();
+    let changed: Vec<&str> = after
+        .scorers
+        .iter()
+        .filter(|(k, v)| before.scorers.get(*k).is_some_and(|b| b != *v))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    if !added.is_empty() {
+        parts.push(format!("enable {}", added.join(", ")));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("disable {}", removed.join(", ")));
+    }
+    if !changed.is_empty() {
+        parts.push(format!("reconfigure {}", changed.join(", ")));
+    }
+    if before.segment_filters != after.segment_filters {
+        parts.push("change segment filters".to_owned());
+    }
+    parts.join("; ")
+}

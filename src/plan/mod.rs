@@ -1,0 +1,287 @@
+//! The plan: a pure function of (desired, live) that says what must change.
+//!
+//! `plan(&ManifestSet, &Live, &PlanOptions)` does no I/O. It normalizes both
+//! sides ([`normalize`]), resolves references ([`resolve`]), and asks each
+//! resource kind's planner for its changes ([`metric_settings`], [`trends`],
+//! [`templates`], [`integrations`]). The result is ordered by address, so the
+//! same inputs always give the same plan.
+
+pub mod address;
+pub mod diff;
+pub mod integrations;
+pub mod metric_settings;
+pub mod normalize;
+pub mod resolve;
+pub mod templates;
+pub mod trends;
+pub mod types;
+
+use serde::Serialize;
+
+pub use address::{Address, RunKind, TemplateKind};
+pub use types::*;
+
+use crate::live::{Live, LiveProject, ObjectKey};
+use crate::manifest::set::{ManifestSet, Origin};
+
+/// Choices that change what a plan contains.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// Delete live objects of managed scopes that the manifests do not declare.
+    pub prune: bool,
+    /// Re-send every integration's secrets.
+    pub rotate_secrets: bool,
+}
+
+/// A reference in the manifests that live state cannot satisfy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// The document it comes from.
+    pub origin: Option<Origin>,
+    /// What is wrong, and the nearest existing names.
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.origin {
+            Some(o) => write!(f, "{o}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// The manifests refer to things that do not exist.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", render_problems(.problems))]
+pub struct PlanError {
+    /// Every problem found, in manifest order.
+    pub problems: Vec<Problem>,
+}
+
+fn render_problems(problems: &[Problem]) -> String {
+    let lines: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
+    format!(
+        "the manifests refer to objects that do not exist:\n{}",
+        lines.join("\n")
+    )
+}
+
+/// Accumulates the changes, notes and problems of one planning run.
+pub(crate) struct Planner<'a> {
+    pub(crate) live: &'a Live,
+    pub(crate) options: &'a PlanOptions,
+    pub(crate) changes: Vec<ResourceChange>,
+    pub(crate) notes: Vec<Note>,
+    pub(crate) problems: Vec<Problem>,
+}
+
+impl Planner<'_> {
+    pub(crate) fn problem(&mut self, origin: &Origin, message: impl Into<String>) {
+        self.problems.push(Problem {
+            origin: Some(origin.clone()),
+            message: message.into(),
+        });
+    }
+
+    pub(crate) fn note(
+        &mut self,
+        address: Option<Address>,
+        kind: NoteKind,
+        message: impl Into<String>,
+    ) {
+        self.notes.push(Note {
+            address,
+            kind,
+            message: message.into(),
+        });
+    }
+}
+
+/// Builds a change from normalized before/after objects.
+pub(crate) fn change<B: Serialize, A: Serialize>(
+    address: Address,
+    action: Action,
+    reason: impl Into<String>,
+    before: Option<&B>,
+    after: Option<&A>,
+    operations: Vec<Operation>,
+    keyed_sets: &[&str],
+) -> ResourceChange {
+    let to_json = |v: serde_json::Result<serde_json::Value>| v.unwrap_or(serde_json::Value::Null);
+    let before = before.map(|b| to_json(serde_json::to_value(b)));
+    let after = after.map(|a| to_json(serde_json::to_value(a)));
+    let null = serde_json::Value::Null;
+    let fields = diff::field_changes(
+        before.as_ref().unwrap_or(&null),
+        after.as_ref().unwrap_or(&null),
+        keyed_sets,
+    );
+    ResourceChange {
+        address,
+        action,
+        reason: reason.into(),
+        fields,
+        live_fingerprint: diff::fingerprint(before.as_ref()),
+        before,
+        after,
+        operations,
+        warnings: Vec::new(),
+        blast_radius: Vec::new(),
+    }
+}
+
+/// How addresses name a project or run: by the manifest's key.
+pub(crate) fn key_label(key: &ObjectKey) -> String {
+    key.to_string()
+}
+
+/// Computes the plan that makes live state match the manifests.
+///
+/// Returns an error listing every reference that cannot be resolved (missing
+/// projects, runs, scorers or versions, with the nearest existing names).
+pub fn plan(desired: &ManifestSet, live: &Live, options: &PlanOptions) -> Result<Plan, PlanError> {
+    let mut planner = Planner {
+        live,
+        options,
+        changes: Vec::new(),
+        notes: Vec::new(),
+        problems: Vec::new(),
+    };
+    for missing in &live.missing {
+        planner.problems.push(Problem {
+            origin: None,
+            message: missing.to_string(),
+        });
+    }
+    for project in &desired.projects {
+        let Some(key) =
+            ObjectKey::from_parts(project.spec.name.as_deref(), project.spec.id.as_deref())
+        else {
+            planner.problem(&project.origin, "a project needs a `name` or an `id`");
+            continue;
+        };
+        let Some(live_project) = live.projects.get(&key) else {
+            if !live
+                .missing
+                .iter()
+                .any(|m| m.kind == "project" && m.key == key)
+            {
+                planner.problem(&project.origin, format!("project `{key}` was not loaded"));
+            }
+            continue;
+        };
+        plan_project(
+            &mut planner,
+            &project.origin,
+            &key,
+            &project.spec,
+            live_project,
+        );
+    }
+    for integration in &desired.integrations {
+        integrations::plan_integration(&mut planner, &integration.origin, &integration.spec);
+    }
+    if !planner.problems.is_empty() {
+        return Err(PlanError {
+            problems: planner.problems,
+        });
+    }
+    let mut changes = planner.changes;
+    changes.sort_by(|a, b| a.address.cmp(&b.address).then(a.action.cmp(&b.action)));
+    let mut notes = planner.notes;
+    notes.sort();
+    notes.dedup();
+    Ok(Plan {
+        format_version: PLAN_FORMAT_VERSION,
+        changes,
+        notes,
+    })
+}
+
+fn plan_project(
+    planner: &mut Planner<'_>,
+    origin: &Origin,
+    key: &ObjectKey,
+    spec: &crate::manifest::types::ProjectSpec,
+    live: &LiveProject,
+) {
+    let project = key_label(key);
+    for ls in &spec.log_streams {
+        let Some(run_key) = ObjectKey::from_parts(ls.name.as_deref(), ls.id.as_deref()) else {
+            planner.problem(
+                origin,
+                format!("a log stream of project `{project}` needs a `name` or an `id`"),
+            );
+            continue;
+        };
+        let Some(run) = live.log_streams.get(&run_key) else {
+            if !planner.live.missing.iter().any(|m| m.key == run_key) {
+                planner.problem(origin, format!("log stream `{run_key}` was not loaded"));
+            }
+            continue;
+        };
+        if let Some(ms) = &ls.metric_settings {
+            metric_settings::plan_metric_settings(
+                planner,
+                origin,
+                &project,
+                live,
+                RunKind::LogStream,
+                &run_key,
+                run,
+                ms,
+            );
+        }
+        if let Some(trends_spec) = &ls.trends {
+            trends::plan_trends(planner, &project, live, &run_key, run, trends_spec);
+        }
+    }
+    for exp in &spec.experiments {
+        let Some(run_key) = ObjectKey::from_parts(exp.name.as_deref(), exp.id.as_deref()) else {
+            planner.problem(
+                origin,
+                format!("an experiment of project `{project}` needs a `name` or an `id`"),
+            );
+            continue;
+        };
+        let Some(run) = live.experiments.get(&run_key) else {
+            if !planner.live.missing.iter().any(|m| m.key == run_key) {
+                planner.problem(origin, format!("experiment `{run_key}` was not loaded"));
+            }
+            continue;
+        };
+        if let Some(ms) = &exp.metric_settings {
+            metric_settings::plan_metric_settings(
+                planner,
+                origin,
+                &project,
+                live,
+                RunKind::Experiment,
+                &run_key,
+                run,
+                ms,
+            );
+        }
+    }
+    if let Some(wanted) = &spec.annotation_templates {
+        templates::plan_templates(
+            planner,
+            &project,
+            live,
+            TemplateKind::Annotation,
+            wanted,
+            live.annotation_templates.as_deref(),
+        );
+    }
+    if let Some(wanted) = &spec.feedback_templates {
+        templates::plan_templates(
+            planner,
+            &project,
+            live,
+            TemplateKind::Feedback,
+            wanted,
+            live.feedback_templates.as_deref(),
+        );
+    }
+}

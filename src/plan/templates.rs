@@ -1,0 +1,205 @@
+//! Planning a project's annotation or feedback templates: a set keyed by name.
+//!
+//! `name` and `criteria` change in place (PATCH). `constraints` and
+//! `include_explanation` cannot be patched: a change to them replaces the
+//! template (delete, then create), flagged with a warning when ratings use it.
+//! `renamed_from` lets a rename keep the template (and its ratings).
+
+use serde::Serialize;
+
+use super::address::{Address, TemplateKind};
+use super::normalize::NormTemplate;
+use super::types::{Action, NoteKind, Operation, TemplateBody};
+use super::{Planner, change};
+use crate::api::{
+    AnnotationConstraints, FeedbackConstraints, Template, TemplateCreate, TemplateUpdate,
+};
+use crate::live::LiveProject;
+use crate::manifest::types::TemplateSpec;
+
+/// A constraints type of a template kind.
+pub(crate) trait Constraints: Serialize + Clone {
+    /// Wraps a create body of this kind.
+    fn body(create: TemplateCreate<Self>) -> TemplateBody;
+}
+
+impl Constraints for AnnotationConstraints {
+    fn body(create: TemplateCreate<Self>) -> TemplateBody {
+        TemplateBody::Annotation(create)
+    }
+}
+
+impl Constraints for FeedbackConstraints {
+    fn body(create: TemplateCreate<Self>) -> TemplateBody {
+        TemplateBody::Feedback(create)
+    }
+}
+
+fn norm_live<C: Serialize>(t: &Template<C>) -> NormTemplate {
+    NormTemplate::new(
+        &t.name,
+        t.criteria.as_deref(),
+        t.include_explanation,
+        &t.constraints,
+    )
+}
+
+fn norm_spec<C: Serialize>(t: &TemplateSpec<C>) -> NormTemplate {
+    NormTemplate::new(
+        &t.name,
+        t.criteria.as_deref(),
+        t.include_explanation.unwrap_or(false),
+        &t.constraints,
+    )
+}
+
+fn create_body<C: Constraints>(t: &TemplateSpec<C>) -> TemplateBody {
+    C::body(TemplateCreate {
+        name: t.name.clone(),
+        include_explanation: t.include_explanation,
+        criteria: t.criteria.clone(),
+        constraints: t.constraints.clone(),
+    })
+}
+
+fn usage_warning(usage: Option<i64>, what: &str) -> Option<String> {
+    usage.filter(|n| *n > 0).map(|n| {
+        format!("{n} rating(s) use this template; {what} leaves them without their template")
+    })
+}
+
+/// Plans one kind of template of a project.
+pub(crate) fn plan_templates<C: Constraints>(
+    planner: &mut Planner<'_>,
+    project: &str,
+    live_project: &LiveProject,
+    kind: TemplateKind,
+    wanted: &[TemplateSpec<C>],
+    live: Option<&[Template<C>]>,
+) {
+    let live = live.unwrap_or_default();
+    let address = |name: &str| Address::Template {
+        project: project.to_owned(),
+        kind,
+        name: name.to_owned(),
+    };
+    let mut used = vec![false; live.len()];
+    for spec in wanted {
+        let by = |name: &str| {
+            live.iter()
+                .enumerate()
+                .position(|(i, t)| !used[i] && t.name == name)
+        };
+        let found = by(&spec.name).or_else(|| spec.renamed_from.iter().find_map(|old| by(old)));
+        let after = norm_spec(spec);
+        let Some(index) = found else {
+            planner.changes.push(change::<NormTemplate, _>(
+                address(&spec.name),
+                Action::Create,
+                "declared, does not exist",
+                None,
+                Some(&after),
+                vec![Operation::CreateTemplate {
+                    project_id: live_project.id.clone(),
+                    body: create_body(spec),
+                }],
+                &[],
+            ));
+            continue;
+        };
+        used[index] = true;
+        let current = &live[index];
+        let before = norm_live(current);
+        if before == after {
+            continue;
+        }
+        if before.constraints != after.constraints
+            || before.include_explanation != after.include_explanation
+        {
+            let what = if before.constraints != after.constraints {
+                "constraints"
+            } else {
+                "include_explanation"
+            };
+            let mut c = change(
+                address(&spec.name),
+                Action::Replace,
+                format!("{what} cannot be changed in place"),
+                Some(&before),
+                Some(&after),
+                vec![
+                    Operation::DeleteTemplate {
+                        project_id: live_project.id.clone(),
+                        kind,
+                        template_id: current.id.clone(),
+                    },
+                    Operation::CreateTemplate {
+                        project_id: live_project.id.clone(),
+                        body: create_body(spec),
+                    },
+                ],
+                &[],
+            );
+            c.warnings
+                .extend(usage_warning(current.usage_count, "replacing it"));
+            planner.changes.push(c);
+        } else {
+            let reason = if before.name != after.name {
+                format!("renamed from `{}`", before.name)
+            } else {
+                "criteria differ".to_owned()
+            };
+            planner.changes.push(change(
+                address(&spec.name),
+                Action::Update,
+                reason,
+                Some(&before),
+                Some(&after),
+                vec![Operation::PatchTemplate {
+                    project_id: live_project.id.clone(),
+                    kind,
+                    template_id: current.id.clone(),
+                    body: TemplateUpdate {
+                        name: spec.name.clone(),
+                        criteria: spec.criteria.clone(),
+                    },
+                }],
+                &[],
+            ));
+        }
+    }
+    for (index, template) in live.iter().enumerate() {
+        if used[index] {
+            continue;
+        }
+        if planner.options.prune {
+            let before = norm_live(template);
+            let mut c = change::<_, NormTemplate>(
+                address(&template.name),
+                Action::Delete,
+                "not declared (--prune)",
+                Some(&before),
+                None,
+                vec![Operation::DeleteTemplate {
+                    project_id: live_project.id.clone(),
+                    kind,
+                    template_id: template.id.clone(),
+                }],
+                &[],
+            );
+            c.warnings
+                .extend(usage_warning(template.usage_count, "deleting it"));
+            planner.changes.push(c);
+        } else {
+            planner.note(
+                Some(address(&template.name)),
+                NoteKind::Unmanaged,
+                format!(
+                    "{} `{}` exists but is not declared (delete it with --prune)",
+                    kind.as_str().replace('_', " "),
+                    template.name
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! Planning a log stream's trends dashboard (its default dashboard): sections,
+//! a set keyed by name, and whether the dashboard is favorited.
+//!
+//! Widgets belong to the service and are never touched. The service reports
+//! whether a dashboard is favorited, not for whom; so `favorite: user` and
+//! `favorite: project` both compare as "favorited", and apply favorites with
+//! the declared visibility.
+
+use serde::Serialize;
+
+use super::address::Address;
+use super::normalize::NormSection;
+use super::types::{Action, NoteKind, Operation};
+use super::{Planner, change, key_label};
+use crate::api::{
+    Section, SectionCreateRequest, SectionUpdateRequest, TrendsDashboard, Visibility,
+};
+use crate::live::{LiveProject, LiveRun, ObjectKey};
+use crate::manifest::types::{FavoriteSpec, SectionSpec, TrendsSpec};
+
+/// The comparable favorite state of a dashboard.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FavoriteState {
+    /// Whether the dashboard is favorited.
+    pub favorited: bool,
+}
+
+/// Plans one log stream's trends.
+pub(crate) fn plan_trends(
+    planner: &mut Planner<'_>,
+    project: &str,
+    live_project: &LiveProject,
+    run_key: &ObjectKey,
+    run: &LiveRun,
+    spec: &TrendsSpec,
+) {
+    let Some(dashboard) = &run.dashboard else {
+        planner.problems.push(super::Problem {
+            origin: None,
+            message: format!(
+                "log stream `{run_key}` of project `{project}` has no default trends dashboard"
+            ),
+        });
+        return;
+    };
+    let ids = Ids {
+        project_id: &live_project.id,
+        log_stream_id: &run.id,
+        dashboard_id: &dashboard.id,
+        project,
+        log_stream: key_label(run_key),
+    };
+    if let Some(sections) = &spec.sections {
+        plan_sections(planner, &ids, dashboard, sections);
+    }
+    if let Some(favorite) = spec.favorite {
+        plan_favorite(planner, &ids, dashboard, favorite);
+    }
+}
+
+struct Ids<'a> {
+    project_id: &'a str,
+    log_stream_id: &'a str,
+    dashboard_id: &'a str,
+    project: &'a str,
+    log_stream: String,
+}
+
+impl Ids<'_> {
+    fn section_address(&self, name: &str) -> Address {
+        Address::Section {
+            project: self.project.to_owned(),
+            log_stream: self.log_stream.clone(),
+            name: name.to_owned(),
+        }
+    }
+}
+
+fn plan_sections(
+    planner: &mut Planner<'_>,
+    ids: &Ids<'_>,
+    dashboard: &TrendsDashboard,
+    wanted: &[SectionSpec],
+) {
+    let mut used = vec![false; dashboard.sections.len()];
+    for spec in wanted {
+        let found = find_section(&dashboard.sections, &used, spec);
+        match found {
+            Some(index) => {
+                used[index] = true;
+                update_section(planner, ids, &dashboard.sections[index], spec);
+            }
+            None => {
+                let after = NormSection::new(
+                    &spec.name,
+                    spec.description.as_deref(),
+                    spec.color.as_deref(),
+                );
+                let body = SectionCreateRequest {
+                    name: spec.name.clone(),
+                    description: spec.description.clone(),
+                    color: spec.color.clone(),
+                };
+                planner.changes.push(change::<NormSection, _>(
+                    ids.section_address(&spec.name),
+                    Action::Create,
+                    "declared, not on the dashboard",
+                    None,
+                    Some(&after),
+                    vec![Operation::CreateSection {
+                        project_id: ids.project_id.to_owned(),
+                        log_stream_id: ids.log_stream_id.to_owned(),
+                        dashboard_id: ids.dashboard_id.to_owned(),
+                        body,
+                    }],
+                    &[],
+                ));
+            }
+        }
+    }
+    for (index, section) in dashboard.sections.iter().enumerate() {
+        if used[index] {
+            continue;
+        }
+        let address = ids.section_address(&section.name);
+        let duplicate = wanted.iter().any(|w| w.name == section.name);
+        if planner.options.prune {
+            let before = NormSection::new(
+                &section.name,
+                section.description.as_deref(),
+                section.color.as_deref(),
+            );
+            let reason = if duplicate {
+                "a second section with this name"
+            } else {
+                "not declared (--prune)"
+            };
+            let mut c = change::<_, NormSection>(
+                address,
+                Action::Delete,
+                reason,
+                Some(&before),
+                None,
+                vec![Operation::DeleteSection {
+                    project_id: ids.project_id.to_owned(),
+                    log_stream_id: ids.log_stream_id.to_owned(),
+                    dashboard_id: ids.dashboard_id.to_owned(),
+                    section_id: section.id.clone(),
+                }],
+                &[],
+            );
+            if !section.widgets.is_empty() {
+                c.warnings.push(format!(
+                    "the section holds {} widget(s), which are deleted with it",
+                    section.widgets.len()
+                ));
+            }
+            planner.changes.push(c);
+        } else {
+            let message = if duplicate {
+                format!(
+                    "a second section named `{}` exists (delete it with --prune)",
+                    section.name
+                )
+            } else {
+                format!(
+                    "section `{}` exists but is not declared (delete it with --prune)",
+                    section.name
+                )
+            };
+            planner.note(Some(address), NoteKind::Unmanaged, message);
+        }
+    }
+}
+
+fn find_section(sections: &[Section], used: &[bool], spec: &SectionSpec) -> Option<usize> {
+    let by = |name: &str| {
+        sections
+            .iter()
+            .enumerate()
+            .position(|(i, s)| !used[i] && s.name == name)
+    };
+    by(&spec.name).or_else(|| spec.renamed_from.iter().find_map(|old| by(old)))
+}
+
+fn update_section(planner: &mut Planner<'_>, ids: &Ids<'_>, live: &Section, spec: &SectionSpec) {
+    let before = NormSection::new(
+        &live.name,
+        live.description.as_deref(),
+        live.color.as_deref(),
+    );
+    let after = NormSection::new(
+        &spec.name,
+        spec.description.as_deref().or(live.description.as_deref()),
+        spec.color.as_deref().or(live.color.as_deref()),
+    );
+    if before == after {
+        return;
+    }
+    let body = SectionUpdateRequest {
+        name: (before.name != after.name).then(|| after.name.clone()),
+        description: (before.description != after.description)
+            .then(|| after.description.clone().unwrap_or_default()),
+        color: (before.color != after.color)
+            .then(|| spec.color.clone())
+            .flatten(),
+    };
+    let reason = if before.name != after.name {
+        format!("renamed from `{}`", before.name)
+    } else {
+        "fields differ".to_owned()
+    };
+    planner.changes.push(change(
+        ids.section_address(&spec.name),
+        Action::Update,
+        reason,
+        Some(&before),
+        Some(&after),
+        vec![Operation::UpdateSection {
+            project_id: ids.project_id.to_owned(),
+            log_stream_id: ids.log_stream_id.to_owned(),
+            dashboard_id: ids.dashboard_id.to_owned(),
+            section_id: live.id.clone(),
+            body,
+        }],
+        &[],
+    ));
+}
+
+fn plan_favorite(
+    planner: &mut Planner<'_>,
+    ids: &Ids<'_>,
+    dashboard: &TrendsDashboard,
+    wanted: FavoriteSpec,
+) {
+    let before = FavoriteState {
+        favorited: dashboard.is_favorited,
+    };
+    let (after, operations, reason) = match wanted {
+        FavoriteSpec::User | FavoriteSpec::Project if !dashboard.is_favorited => {
+            let visibility = if wanted == FavoriteSpec::User {
+                Visibility::User
+            } else {
+                Visibility::Project
+            };
+            let reason = format!("favorite for the {visibility}");
+            let op = Operation::Favorite {
+                project_id: ids.project_id.to_owned(),
+                log_stream_id: ids.log_stream_id.to_owned(),
+                dashboard_id: ids.dashboard_id.to_owned(),
+                visibility,
+            };
+            (FavoriteState { favorited: true }, vec![op], reason)
+        }
+        FavoriteSpec::None if dashboard.is_favorited => {
+            let ops = [Visibility::User, Visibility::Project]
+                .into_iter()
+                .map(|visibility| Operation::Unfavorite {
+                    project_id: ids.project_id.to_owned(),
+                    log_stream_id: ids.log_stream_id.to_owned(),
+                    visibility,
+                })
+                .collect();
+            (
+                FavoriteState { favorited: false },
+                ops,
+                "declared `favorite: none`".to_owned(),
+            )
+        }
+        _ => return,
+    };
+    planner.changes.push(change(
+        Address::Favorite {
+            project: ids.project.to_owned(),
+            log_stream: ids.log_stream.clone(),
+        },
+        Action::Update,
+        reason,
+        Some(&before),
+        Some(&after),
+        operations,
+        &[],
+    ));
+}

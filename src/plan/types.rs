@@ -1,0 +1,348 @@
+//! The Plan: what would change, why, and the exact calls that make it so.
+//!
+//! A plan is a value: `plan()` computes it without I/O, renderers show it,
+//! `--out` saves it (as JSON, format [`PLAN_FORMAT_VERSION`]) and `apply`
+//! executes it. It never holds a secret: integration secrets appear only as
+//! `${ENV}` references, read at apply time.
+
+use serde::{Deserialize, Serialize};
+
+use super::address::{Address, RunKind, TemplateKind};
+use crate::api::{
+    AnnotationConstraints, FeedbackConstraints, IntegrationCreate, MetricSettingsRequest,
+    SectionCreateRequest, SectionUpdateRequest, TemplateCreate, TemplateUpdate, Visibility,
+};
+use crate::manifest::types::EnvRef;
+
+/// Version of the saved-plan / `-o json` format. Bumped on any incompatible change.
+pub const PLAN_FORMAT_VERSION: u32 = 1;
+
+/// A computed plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// [`PLAN_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// The changes, ordered by address.
+    pub changes: Vec<ResourceChange>,
+    /// Things worth knowing that are not changes (unmanaged objects, ...), ordered.
+    pub notes: Vec<Note>,
+}
+
+impl Plan {
+    /// An empty plan.
+    pub fn empty() -> Self {
+        Plan {
+            format_version: PLAN_FORMAT_VERSION,
+            changes: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Whether the plan changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    /// How many changes of each action.
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary::default();
+        for c in &self.changes {
+            match c.action {
+                Action::Create => s.create += 1,
+                Action::Update => s.update += 1,
+                Action::Replace => s.replace += 1,
+                Action::Delete => s.delete += 1,
+            }
+        }
+        s
+    }
+
+    /// Keep only the changes and notes whose address one of `targets` selects.
+    pub fn retain_targets(&mut self, targets: &[String]) {
+        if targets.is_empty() {
+            return;
+        }
+        let selected = |a: &Address| targets.iter().any(|t| a.matches_target(t));
+        self.changes.retain(|c| selected(&c.address));
+        self.notes
+            .retain(|n| n.address.as_ref().is_none_or(selected));
+    }
+}
+
+/// Counts of changes by action.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Objects to create.
+    pub create: usize,
+    /// Objects to update in place.
+    pub update: usize,
+    /// Objects to delete and create again.
+    pub replace: usize,
+    /// Objects to delete.
+    pub delete: usize,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} to create, {} to update, {} to replace, {} to delete",
+            self.create, self.update, self.replace, self.delete
+        )
+    }
+}
+
+/// What happens to an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// It does not exist and will be created (`+`).
+    Create,
+    /// It exists and will be changed in place (`~`).
+    Update,
+    /// It will be deleted and created again (`-/+`): the service cannot change it in place.
+    Replace,
+    /// It will be deleted (`-`); only with `--prune`.
+    Delete,
+}
+
+impl Action {
+    /// The symbol shown in text plans.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Action::Create => "+",
+            Action::Update => "~",
+            Action::Replace => "-/+",
+            Action::Delete => "-",
+        }
+    }
+
+    /// The verb shown in text plans.
+    pub fn verb(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Replace => "replace",
+            Action::Delete => "delete",
+        }
+    }
+}
+
+/// One object's change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceChange {
+    /// Which object.
+    pub address: Address,
+    /// What happens to it.
+    pub action: Action,
+    /// Why, in a sentence.
+    pub reason: String,
+    /// Field-level differences, in a stable order.
+    pub fields: Vec<FieldChange>,
+    /// The object as it is live (normalized), `None` when it does not exist.
+    pub before: Option<serde_json::Value>,
+    /// The object as it will be (normalized), `None` when it will be deleted.
+    pub after: Option<serde_json::Value>,
+    /// Fingerprint of `before`: `apply --plan` refuses when live moved since.
+    pub live_fingerprint: String,
+    /// The calls that make the change, in order.
+    pub operations: Vec<Operation>,
+    /// Warnings a reviewer must see (e.g. a replaced template loses its ratings).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Other projects that use an affected scorer version (filled by the
+    /// blast-radius step after planning; empty when not computed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blast_radius: Vec<BlastRadius>,
+}
+
+/// One field's difference. Paths look like `scorers[correctness].num_judges`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldChange {
+    /// Path within the object.
+    pub path: String,
+    /// Value before (`None`: absent).
+    pub before: Option<serde_json::Value>,
+    /// Value after (`None`: absent).
+    pub after: Option<serde_json::Value>,
+}
+
+/// Projects affected by a change to a scorer version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlastRadius {
+    /// Scorer name.
+    pub scorer: String,
+    /// Scorer version id.
+    pub scorer_version_id: String,
+    /// Version number.
+    pub version: i64,
+    /// Names of the other projects using that version.
+    pub projects: Vec<String>,
+    /// Total count reported by the service.
+    pub total_count: i64,
+}
+
+/// A run (log stream or experiment) by id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunRef {
+    /// Log stream or experiment.
+    pub kind: RunKind,
+    /// Its id.
+    pub id: String,
+}
+
+/// The body of a template create, by kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TemplateBody {
+    /// Annotation template.
+    Annotation(TemplateCreate<AnnotationConstraints>),
+    /// Feedback template.
+    Feedback(TemplateCreate<FeedbackConstraints>),
+}
+
+impl TemplateBody {
+    /// Annotation or feedback.
+    pub fn kind(&self) -> TemplateKind {
+        match self {
+            TemplateBody::Annotation(_) => TemplateKind::Annotation,
+            TemplateBody::Feedback(_) => TemplateKind::Feedback,
+        }
+    }
+
+    /// The template's name.
+    pub fn name(&self) -> &str {
+        match self {
+            TemplateBody::Annotation(t) => &t.name,
+            TemplateBody::Feedback(t) => &t.name,
+        }
+    }
+}
+
+/// One API call of a change. Ids are resolved; bodies are exactly what is sent,
+/// except integration secrets, which are `${ENV}` references resolved at apply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Operation {
+    /// PATCH metric settings of a log stream (spec operation 1) or experiment (5).
+    PatchMetricSettings {
+        /// Project id.
+        project_id: String,
+        /// The run.
+        run: RunRef,
+        /// The body.
+        body: MetricSettingsRequest,
+    },
+    /// POST a section (spec operation 3).
+    CreateSection {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+        /// Dashboard id.
+        dashboard_id: String,
+        /// The body.
+        body: SectionCreateRequest,
+    },
+    /// PUT a section.
+    UpdateSection {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+        /// Dashboard id.
+        dashboard_id: String,
+        /// Section id.
+        section_id: String,
+        /// The body.
+        body: SectionUpdateRequest,
+    },
+    /// DELETE a section.
+    DeleteSection {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+        /// Dashboard id.
+        dashboard_id: String,
+        /// Section id.
+        section_id: String,
+    },
+    /// POST favorite (spec operation 10).
+    Favorite {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+        /// Dashboard id.
+        dashboard_id: String,
+        /// For the user or the project.
+        visibility: Visibility,
+    },
+    /// DELETE favorite.
+    Unfavorite {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+        /// Which favorite to clear.
+        visibility: Visibility,
+    },
+    /// POST a template.
+    CreateTemplate {
+        /// Project id.
+        project_id: String,
+        /// The body (its kind says which endpoint).
+        body: TemplateBody,
+    },
+    /// PATCH a template's name and criteria.
+    PatchTemplate {
+        /// Project id.
+        project_id: String,
+        /// Annotation or feedback.
+        kind: TemplateKind,
+        /// Template id.
+        template_id: String,
+        /// The body.
+        body: TemplateUpdate,
+    },
+    /// DELETE a template.
+    DeleteTemplate {
+        /// Project id.
+        project_id: String,
+        /// Annotation or feedback.
+        kind: TemplateKind,
+        /// Template id.
+        template_id: String,
+    },
+    /// PUT the calling user's integration (spec operation 4).
+    PutIntegration {
+        /// The body, secrets as `${ENV}` references.
+        body: IntegrationCreate<EnvRef>,
+    },
+}
+
+/// Something a reviewer should know that is not a change.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Note {
+    /// The object it is about, if one.
+    pub address: Option<Address>,
+    /// What kind of note.
+    pub kind: NoteKind,
+    /// The note.
+    pub message: String,
+}
+
+/// Kinds of notes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteKind {
+    /// A live object in a managed scope that the manifests do not declare
+    /// (deleted only with `--prune`).
+    Unmanaged,
+    /// A value evalctl cannot compare (e.g. a secret, or a field the service
+    /// does not return).
+    Unverifiable,
+    /// Anything else worth a look.
+    Info,
+}
