@@ -23,6 +23,7 @@
 //! - [`cli`], [`commands`], [`exit`], [`output`]: the command line.
 
 pub mod api;
+pub mod apply;
 pub mod client;
 pub mod exit;
 pub mod live;

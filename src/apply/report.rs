@@ -1,0 +1,82 @@
+//! What an apply did: per change, whether it succeeded, failed or was skipped,
+//! and after the re-read, any field that did not stick.
+
+use serde::{Deserialize, Serialize};
+
+use crate::plan::{Action, Address, FieldChange};
+
+/// The outcome of one apply run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ApplyReport {
+    /// One entry per planned change, in plan order.
+    pub outcomes: Vec<ChangeOutcome>,
+    /// Objects that, re-read after applying, still differ from the plan.
+    pub unconverged: Vec<Unconverged>,
+}
+
+impl ApplyReport {
+    /// How many changes ended in each status.
+    pub fn counts(&self) -> OutcomeCounts {
+        let mut c = OutcomeCounts::default();
+        for o in &self.outcomes {
+            match o.status {
+                OutcomeStatus::Succeeded => c.succeeded += 1,
+                OutcomeStatus::Failed => c.failed += 1,
+                OutcomeStatus::Skipped => c.skipped += 1,
+            }
+        }
+        c
+    }
+
+    /// Whether every change succeeded and live state converged.
+    pub fn is_complete(&self) -> bool {
+        let c = self.counts();
+        c.failed == 0 && c.skipped == 0 && self.unconverged.is_empty()
+    }
+}
+
+/// Counts of outcomes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutcomeCounts {
+    /// Changes applied.
+    pub succeeded: usize,
+    /// Changes that failed.
+    pub failed: usize,
+    /// Changes not attempted (a change they depend on failed, or the run stopped).
+    pub skipped: usize,
+}
+
+/// What happened to one change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChangeOutcome {
+    /// The object.
+    pub address: Address,
+    /// The planned action.
+    pub action: Action,
+    /// How it ended.
+    pub status: OutcomeStatus,
+    /// Why it failed or was skipped, or how an ambiguous result was settled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// How a change ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeStatus {
+    /// Applied (or found already applied).
+    Succeeded,
+    /// Failed; live state for this object is as it was, or as the detail says.
+    Failed,
+    /// Not attempted.
+    Skipped,
+}
+
+/// An object whose live state, re-read after applying, differs from the plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unconverged {
+    /// The object.
+    pub address: Address,
+    /// The fields that did not stick: `before` is what the plan wanted, `after` what live holds.
+    pub fields: Vec<FieldChange>,
+}
