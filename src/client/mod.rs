@@ -1,1 +1,138 @@
-//! placeholder
+//! The HTTP client of the service: typed, safe to retry, honest in its errors.
+//!
+//! [`Client`] is built from a [`ClientConfig`] (or from the command line's
+//! [`ConnectionArgs`]) and offers one typed method per operation (see the
+//! `ops` modules: metric settings, runs, projects, trends, integrations,
+//! scorers, templates, users). Every method goes through the same pipeline
+//! ([`transport`]): authentication per the spec's table ([`auth`]), one
+//! throttle shared by the whole client ([`throttle`]), retries of idempotent
+//! requests with backoff and `Retry-After` ([`retry`]), never a blind retry of
+//! a create, pagination with a loop guard ([`paginate`]), counters
+//! ([`stats`]), and one error type ([`ApiError`]).
+//!
+//! Conventions: a GET of one object answering 404 is `Ok(None)`; a DELETE
+//! answering 404 is [`Deleted::AlreadyGone`]; a 404 of a write or of a listing
+//! is [`ApiError::NotFound`] (its parent is missing).
+
+pub mod auth;
+pub mod config;
+pub mod error;
+pub mod operation;
+mod ops;
+pub mod paginate;
+pub mod redact;
+pub mod retry;
+pub mod stats;
+pub mod throttle;
+mod transport;
+
+use std::sync::{Arc, Mutex};
+
+use reqwest::Url;
+use reqwest::header::HeaderName;
+
+pub use config::{ClientConfig, ConfigError, ConnectionArgs, Credentials, RetryPolicy};
+pub use error::{ApiError, FieldError};
+pub use operation::Operation;
+pub use stats::{Counters, StatsSnapshot};
+
+/// What a DELETE found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deleted {
+    /// The object existed and was deleted.
+    Deleted,
+    /// The object was already gone (404): the wanted state holds.
+    AlreadyGone,
+}
+
+/// The client. Cheap to clone: clones share the connection pool, the token
+/// cache, the throttle and the counters.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: ClientConfig,
+    base_url: Url,
+    api_key_header: HeaderName,
+    http: reqwest::Client,
+    tokens: auth::TokenCache,
+    throttle: throttle::Throttle,
+    stats: stats::Stats,
+    rng: Mutex<fastrand::Rng>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `ClientConfig`'s Debug redacts every secret.
+        f.debug_struct("Client")
+            .field("config", &self.inner.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// A client for `config`. Checks the base URL (plain `http://` only to
+    /// loopback unless allowed), the API-key header name and the limits.
+    pub fn new(config: ClientConfig) -> Result<Client, ConfigError> {
+        let base_url = config.checked_base_url()?;
+        let api_key_header = HeaderName::from_bytes(config.api_key_header.as_bytes())
+            .map_err(|_| ConfigError::InvalidHeaderName(config.api_key_header.clone()))?;
+        if config.max_in_flight == 0 {
+            return Err(ConfigError::OutOfRange {
+                setting: "max_in_flight",
+            });
+        }
+        if config.page_size < 1 {
+            return Err(ConfigError::OutOfRange {
+                setting: "page_size",
+            });
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .timeout(config.request_timeout)
+            // A redirect could carry the API-key header to another host.
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("evalctl/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ConfigError::HttpClient(e.to_string()))?;
+        Ok(Client {
+            inner: Arc::new(Inner {
+                throttle: throttle::Throttle::new(
+                    config.max_in_flight,
+                    config.adaptive_concurrency,
+                ),
+                base_url,
+                api_key_header,
+                http,
+                tokens: auth::TokenCache::default(),
+                stats: stats::Stats::default(),
+                rng: Mutex::new(fastrand::Rng::new()),
+                config,
+            }),
+        })
+    }
+
+    /// The configuration the client was built with.
+    pub fn config(&self) -> &ClientConfig {
+        &self.inner.config
+    }
+
+    /// A snapshot of the counters (requests, retries, 429s, failures,
+    /// re-logins per operation), deterministic in order.
+    pub fn stats(&self) -> StatsSnapshot {
+        self.inner.stats.snapshot()
+    }
+
+    /// The current in-flight limit (lower than the configured maximum after
+    /// 429s, with adaptive concurrency).
+    pub fn in_flight_limit(&self) -> usize {
+        self.inner.throttle.limit()
+    }
+
+    /// The page size of paginated reads.
+    pub(crate) fn page_size(&self) -> i64 {
+        self.inner.config.page_size
+    }
+}

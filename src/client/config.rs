@@ -1,0 +1,568 @@
+//! How to reach the service: base URL, credentials, API-key header name,
+//! timeouts, retry policy and concurrency, as one [`ClientConfig`]; the
+//! `--base-url`/`--timeout`/... flags every command flattens
+//! ([`ConnectionArgs`]); and the rules checked before any request is sent
+//! (plain `http://` only to loopback unless allowed).
+//!
+//! Credentials come from the environment only, never from flags (flags leak
+//! into shell history and process lists). [`ConnectionArgs::to_config_with`]
+//! reads them through an injectable lookup so tests never mutate the process
+//! environment.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use reqwest::Url;
+
+use crate::api::Secret;
+
+/// The API-key header the spec names.
+pub const DEFAULT_API_KEY_HEADER: &str = "Service-AO-API-Key";
+/// Environment variable holding the base URL.
+pub const ENV_BASE_URL: &str = "EVALCTL_BASE_URL";
+/// Environment variable holding an API key.
+pub const ENV_API_KEY: &str = "EVALCTL_API_KEY";
+/// Environment variable holding a user name (with [`ENV_PASSWORD`]).
+pub const ENV_USERNAME: &str = "EVALCTL_USERNAME";
+/// Environment variable holding a password (with [`ENV_USERNAME`]).
+pub const ENV_PASSWORD: &str = "EVALCTL_PASSWORD";
+/// Environment variable holding a bearer access token.
+pub const ENV_ACCESS_TOKEN: &str = "EVALCTL_ACCESS_TOKEN";
+
+/// What `--help` says about credentials; commands may repeat it in their
+/// `after_help`.
+pub const CREDENTIALS_HELP: &str = "Credentials are read from the environment only (never from flags). \
+When several are set, the first of these wins: EVALCTL_ACCESS_TOKEN (a bearer token, used as is), \
+then EVALCTL_API_KEY (sent in the API-key header), then EVALCTL_USERNAME + EVALCTL_PASSWORD \
+(HTTP Basic where the operation accepts it, else a bearer token from POST {base_url}/login).";
+
+/// The credentials the client authenticates with. `Debug` never shows a secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Credentials {
+    /// An API key, sent in the API-key header.
+    ApiKey(Secret),
+    /// A user name and password: HTTP Basic where the operation accepts it,
+    /// else the OAuth2 password flow (`POST {base_url}/login`) for a bearer token.
+    Password {
+        /// The user name (an email).
+        username: String,
+        /// The password.
+        password: Secret,
+    },
+    /// A bearer access token, used as is (it cannot be renewed).
+    AccessToken(Secret),
+}
+
+impl Credentials {
+    /// An API key.
+    pub fn api_key(key: impl Into<String>) -> Self {
+        Credentials::ApiKey(Secret::new(key))
+    }
+
+    /// A user name and password.
+    pub fn password(username: impl Into<String>, password: impl Into<String>) -> Self {
+        Credentials::Password {
+            username: username.into(),
+            password: Secret::new(password),
+        }
+    }
+
+    /// A bearer access token.
+    pub fn access_token(token: impl Into<String>) -> Self {
+        Credentials::AccessToken(Secret::new(token))
+    }
+
+    /// A short name of the scheme, for messages: `api key`, `password`, `access token`.
+    pub fn scheme(&self) -> &'static str {
+        match self {
+            Credentials::ApiKey(_) => "api key",
+            Credentials::Password { .. } => "username/password",
+            Credentials::AccessToken(_) => "access token",
+        }
+    }
+}
+
+/// Retry policy of idempotent requests: capped exponential backoff with full
+/// jitter, bounded in attempts and in total time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts in all, the first included (at least 1).
+    pub max_attempts: u32,
+    /// Backoff ceiling of the first retry; doubles with each retry.
+    pub base_delay: Duration,
+    /// Cap of the backoff ceiling.
+    pub max_delay: Duration,
+    /// Total time budget of one operation, all attempts and waits included:
+    /// no retry starts (and no wait is begun) that would end past it.
+    pub max_elapsed: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 5,
+            base_delay: Duration::from_millis(250),
+            max_delay: Duration::from_secs(10),
+            max_elapsed: Duration::from_secs(120),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// A policy that never retries.
+    pub fn none() -> Self {
+        RetryPolicy {
+            max_attempts: 1,
+            ..RetryPolicy::default()
+        }
+    }
+}
+
+/// Everything the client needs to talk to the service. `Debug` never shows a
+/// secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientConfig {
+    /// Base URL, e.g. `https://api.example.com` (paths `/v2/...` and `/login`
+    /// are appended to it).
+    pub base_url: String,
+    /// Credentials.
+    pub credentials: Credentials,
+    /// Name of the API-key header (default [`DEFAULT_API_KEY_HEADER`]).
+    pub api_key_header: String,
+    /// Allow plain `http://` to a host that is not loopback.
+    pub allow_insecure_http: bool,
+    /// Timeout of establishing a connection.
+    pub connect_timeout: Duration,
+    /// Timeout of one attempt (connect, send, wait, read the whole body).
+    pub request_timeout: Duration,
+    /// Retries of idempotent requests.
+    pub retry: RetryPolicy,
+    /// Requests in flight at once, for the whole client (at least 1).
+    pub max_in_flight: usize,
+    /// Lower the in-flight limit when the service answers 429 (halve it) and
+    /// raise it again on success (+1 per window of successes): AIMD.
+    pub adaptive_concurrency: bool,
+    /// Page size of paginated reads (default 100).
+    pub page_size: i64,
+}
+
+impl ClientConfig {
+    /// A configuration with the defaults: API-key header `Service-AO-API-Key`,
+    /// connect timeout 10 s, request timeout 30 s, the default retry policy,
+    /// 8 requests in flight, adaptive concurrency, pages of 100.
+    pub fn new(base_url: impl Into<String>, credentials: Credentials) -> Self {
+        ClientConfig {
+            base_url: base_url.into(),
+            credentials,
+            api_key_header: DEFAULT_API_KEY_HEADER.to_owned(),
+            allow_insecure_http: false,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            retry: RetryPolicy::default(),
+            max_in_flight: 8,
+            adaptive_concurrency: true,
+            page_size: crate::api::DEFAULT_PAGE_LIMIT,
+        }
+    }
+
+    /// Parses and checks the base URL: `http` or `https`, a host, no query or
+    /// fragment, and plain `http` only to a loopback host unless
+    /// [`ClientConfig::allow_insecure_http`].
+    pub fn checked_base_url(&self) -> Result<Url, ConfigError> {
+        check_base_url(&self.base_url, self.allow_insecure_http)
+    }
+}
+
+/// Why a configuration cannot be used. Messages name what to set or change.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    /// No base URL was given.
+    #[error("no base URL: set EVALCTL_BASE_URL or pass --base-url (e.g. https://api.example.com)")]
+    MissingBaseUrl,
+    /// The base URL does not parse or is not usable.
+    #[error("invalid base URL {url:?}: {reason}")]
+    InvalidBaseUrl {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Plain HTTP to a host that is not loopback, without `--allow-insecure-http`.
+    #[error(
+        "refusing plain http:// to {host}, which is not a loopback address: credentials would travel \
+         unencrypted. Use https://, or pass --allow-insecure-http if you really mean it"
+    )]
+    InsecureUrl {
+        /// The host of the URL.
+        host: String,
+    },
+    /// No credentials in the environment.
+    #[error(
+        "no credentials: set EVALCTL_API_KEY, or EVALCTL_USERNAME and EVALCTL_PASSWORD, \
+         or EVALCTL_ACCESS_TOKEN"
+    )]
+    MissingCredentials,
+    /// Only one of user name and password is set.
+    #[error("{missing} is not set: EVALCTL_USERNAME and EVALCTL_PASSWORD go together")]
+    IncompletePassword {
+        /// The variable that is missing.
+        missing: &'static str,
+    },
+    /// The API-key header name is not a valid HTTP header name.
+    #[error("invalid API-key header name {0:?} (--api-key-header)")]
+    InvalidHeaderName(String),
+    /// A numeric setting is out of range.
+    #[error("{setting} must be at least 1")]
+    OutOfRange {
+        /// The flag or field.
+        setting: &'static str,
+    },
+    /// The HTTP client could not be built (TLS backend initialisation).
+    #[error("could not initialise the HTTP client: {0}")]
+    HttpClient(String),
+}
+
+/// Whether a host, as a URL spells it (`localhost`, `127.0.0.1`, `[::1]`), is
+/// a loopback host: `localhost`, 127.0.0.0/8 or ::1.
+pub fn is_loopback_host(host: &str) -> bool {
+    let bare = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    match bare.parse::<IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => bare.eq_ignore_ascii_case("localhost"),
+    }
+}
+
+/// Parses and checks a base URL (see [`ClientConfig::checked_base_url`]).
+pub fn check_base_url(raw: &str, allow_insecure_http: bool) -> Result<Url, ConfigError> {
+    let invalid = |reason: &str| ConfigError::InvalidBaseUrl {
+        url: raw.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let url = Url::parse(raw.trim()).map_err(|e| invalid(&e.to_string()))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        // Never echo it: the URL may carry a password.
+        return Err(ConfigError::InvalidBaseUrl {
+            url: "[a URL with user info]".to_owned(),
+            reason: "credentials in the URL are not accepted; use the EVALCTL_* variables".into(),
+        });
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(invalid("a base URL has no query or fragment"));
+    }
+    let host = url.host_str().ok_or_else(|| invalid("no host"))?.to_owned();
+    match url.scheme() {
+        "https" => {}
+        "http" => {
+            if !allow_insecure_http && !is_loopback_host(&host) {
+                return Err(ConfigError::InsecureUrl { host });
+            }
+        }
+        other => return Err(invalid(&format!("scheme {other:?} is not http or https"))),
+    }
+    Ok(url)
+}
+
+/// Parses a duration: `30` (seconds), `30s`, `500ms`, `2m`.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (number, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(i) => s.split_at(i),
+        None => (s, "s"),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration (e.g. 30s, 500ms, 2m)"))?;
+    let secs = match unit {
+        "ms" => value / 1000.0,
+        "s" => value,
+        "m" => value * 60.0,
+        _ => return Err(format!("unknown unit in {s:?} (use ms, s or m)")),
+    };
+    Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
+}
+
+/// Connection flags every command flattens.
+#[derive(Clone, Debug, clap::Args)]
+#[command(next_help_heading = "Connection")]
+pub struct ConnectionArgs {
+    /// Base URL of the service, e.g. https://api.example.com.
+    ///
+    /// Credentials are read from the environment only (never from flags). When
+    /// several are set, the first of these wins: EVALCTL_ACCESS_TOKEN (a bearer
+    /// token, used as is), then EVALCTL_API_KEY (sent in the API-key header),
+    /// then EVALCTL_USERNAME + EVALCTL_PASSWORD (HTTP Basic where the operation
+    /// accepts it, else a bearer token from POST {base_url}/login).
+    #[arg(long, env = ENV_BASE_URL, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Name of the header carrying the API key (for deployments that use another).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_API_KEY_HEADER)]
+    pub api_key_header: String,
+
+    /// Allow plain http:// to a host that is not loopback (credentials travel unencrypted).
+    #[arg(long)]
+    pub allow_insecure_http: bool,
+
+    /// Timeout of one request attempt, e.g. 30s, 500ms, 2m.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub timeout: Duration,
+
+    /// Timeout of establishing a connection.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub connect_timeout: Duration,
+
+    /// Retries of a failed idempotent request (429, 502, 503, 504, timeouts, connection errors).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub max_retries: u32,
+
+    /// Total time budget of one operation, retries and waits included.
+    #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
+    pub retry_budget: Duration,
+
+    /// Requests in flight at once.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub max_in_flight: usize,
+
+    /// Page size of paginated reads.
+    #[arg(long, value_name = "N", default_value_t = crate::api::DEFAULT_PAGE_LIMIT)]
+    pub page_size: i64,
+}
+
+impl ConnectionArgs {
+    /// The configuration, with credentials from the process environment.
+    pub fn to_config(&self) -> Result<ClientConfig, ConfigError> {
+        self.to_config_with(|name| std::env::var(name).ok())
+    }
+
+    /// The configuration, with credentials (and the base URL, when no flag
+    /// gave it) read through `env`. Empty values count as unset.
+    pub fn to_config_with(
+        &self,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<ClientConfig, ConfigError> {
+        let get = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        let base_url = self
+            .base_url
+            .clone()
+            .filter(|v| !v.trim().is_empty())
+            .or_else(|| get(ENV_BASE_URL))
+            .ok_or(ConfigError::MissingBaseUrl)?;
+        let credentials = credentials_from(&get)?;
+        if self.max_in_flight == 0 {
+            return Err(ConfigError::OutOfRange {
+                setting: "--max-in-flight",
+            });
+        }
+        if self.page_size < 1 {
+            return Err(ConfigError::OutOfRange {
+                setting: "--page-size",
+            });
+        }
+        let mut config = ClientConfig::new(base_url, credentials);
+        config.api_key_header = self.api_key_header.clone();
+        config.allow_insecure_http = self.allow_insecure_http;
+        config.request_timeout = self.timeout;
+        config.connect_timeout = self.connect_timeout;
+        config.retry.max_attempts = self.max_retries.saturating_add(1);
+        config.retry.max_elapsed = self.retry_budget;
+        config.max_in_flight = self.max_in_flight;
+        config.page_size = self.page_size;
+        config.checked_base_url()?;
+        Ok(config)
+    }
+}
+
+/// Picks the credentials by precedence: access token, API key, user name and password.
+fn credentials_from(get: &impl Fn(&str) -> Option<String>) -> Result<Credentials, ConfigError> {
+    if let Some(token) = get(ENV_ACCESS_TOKEN) {
+        return Ok(Credentials::AccessToken(Secret::new(token)));
+    }
+    if let Some(key) = get(ENV_API_KEY) {
+        return Ok(Credentials::ApiKey(Secret::new(key)));
+    }
+    match (get(ENV_USERNAME), get(ENV_PASSWORD)) {
+        (Some(username), Some(password)) => Ok(Credentials::Password {
+            username,
+            password: Secret::new(password),
+        }),
+        (Some(_), None) => Err(ConfigError::IncompletePassword {
+            missing: ENV_PASSWORD,
+        }),
+        (None, Some(_)) => Err(ConfigError::IncompletePassword {
+            missing: ENV_USERNAME,
+        }),
+        (None, None) => Err(ConfigError::MissingCredentials),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser, Debug)]
+    struct Cli {
+        #[command(flatten)]
+        conn: ConnectionArgs,
+    }
+
+    fn args(extra: &[&str]) -> ConnectionArgs {
+        let mut argv = vec!["evalctl"];
+        argv.extend_from_slice(extra);
+        Cli::try_parse_from(argv).unwrap().conn
+    }
+
+    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn insecure_rule_allows_only_loopback() {
+        for ok in [
+            "http://127.0.0.1:8080",
+            "http://127.1.2.3",
+            "http://localhost:1",
+            "http://LOCALHOST",
+            "http://[::1]:9000",
+            "https://api.example.com",
+            "https://10.0.0.1",
+        ] {
+            assert!(check_base_url(ok, false).is_ok(), "{ok}");
+        }
+        for bad in [
+            "http://api.example.com",
+            "http://10.0.0.1",
+            "http://[::2]",
+            "http://localhost.example.com",
+            "http://128.0.0.1",
+        ] {
+            let err = check_base_url(bad, false).unwrap_err();
+            assert!(matches!(err, ConfigError::InsecureUrl { .. }), "{bad}");
+            assert!(err.to_string().contains("--allow-insecure-http"), "{err}");
+            assert!(check_base_url(bad, true).is_ok(), "{bad}");
+        }
+        assert!(matches!(
+            check_base_url("ftp://x", true),
+            Err(ConfigError::InvalidBaseUrl { .. })
+        ));
+        assert!(check_base_url("https://x/?a=b", false).is_err());
+    }
+
+    #[test]
+    fn user_info_in_url_is_refused_without_echo() {
+        let err = check_base_url("https://me:hunter2@api.example.com", false).unwrap_err();
+        assert!(!err.to_string().contains("hunter2"), "{err}");
+    }
+
+    #[test]
+    fn credentials_precedence_token_then_key_then_password() {
+        let all = [
+            (ENV_BASE_URL, "https://api.example.com"),
+            (ENV_ACCESS_TOKEN, "tok"),
+            (ENV_API_KEY, "key"),
+            (ENV_USERNAME, "u"),
+            (ENV_PASSWORD, "p"),
+        ];
+        let a = args(&[]);
+        let c = a.to_config_with(env(&all)).unwrap();
+        assert_eq!(c.credentials, Credentials::access_token("tok"));
+        let c = a.to_config_with(env(&all[2..])).unwrap_err();
+        assert_eq!(c, ConfigError::MissingBaseUrl);
+        let a = args(&["--base-url", "https://x"]);
+        assert_eq!(
+            a.to_config_with(env(&all[2..])).unwrap().credentials,
+            Credentials::api_key("key")
+        );
+        assert_eq!(
+            a.to_config_with(env(&all[3..])).unwrap().credentials,
+            Credentials::password("u", "p")
+        );
+        assert_eq!(
+            a.to_config_with(env(&all[3..4])).unwrap_err(),
+            ConfigError::IncompletePassword {
+                missing: ENV_PASSWORD
+            }
+        );
+        let err = a.to_config_with(env(&[])).unwrap_err();
+        assert_eq!(err, ConfigError::MissingCredentials);
+        for var in [ENV_API_KEY, ENV_USERNAME, ENV_PASSWORD, ENV_ACCESS_TOKEN] {
+            assert!(err.to_string().contains(var), "{err}");
+        }
+        // Empty values are unset.
+        let c = a
+            .to_config_with(env(&[(ENV_ACCESS_TOKEN, ""), (ENV_API_KEY, "key")]))
+            .unwrap();
+        assert_eq!(c.credentials, Credentials::api_key("key"));
+    }
+
+    #[test]
+    fn flags_reach_the_config() {
+        let a = args(&[
+            "--base-url",
+            "http://api.internal",
+            "--allow-insecure-http",
+            "--api-key-header",
+            "X-Key",
+            "--timeout",
+            "1500ms",
+            "--connect-timeout",
+            "2",
+            "--max-retries",
+            "0",
+            "--max-in-flight",
+            "3",
+            "--page-size",
+            "7",
+        ]);
+        let c = a.to_config_with(env(&[(ENV_API_KEY, "k")])).unwrap();
+        assert_eq!(c.api_key_header, "X-Key");
+        assert_eq!(c.request_timeout, Duration::from_millis(1500));
+        assert_eq!(c.connect_timeout, Duration::from_secs(2));
+        assert_eq!(c.retry.max_attempts, 1);
+        assert_eq!(c.max_in_flight, 3);
+        assert_eq!(c.page_size, 7);
+        let insecure = args(&["--base-url", "http://api.internal"]);
+        assert!(matches!(
+            insecure.to_config_with(env(&[(ENV_API_KEY, "k")])),
+            Err(ConfigError::InsecureUrl { .. })
+        ));
+    }
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("30").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("0.5s").unwrap(), Duration::from_millis(500));
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("3h").is_err());
+        assert!(parse_duration("-1").is_err());
+    }
+
+    #[test]
+    fn debug_redacts_secrets() {
+        let c = ClientConfig::new("https://x", Credentials::password("me@x", "hunter2"));
+        let d = format!("{c:?}");
+        assert!(!d.contains("hunter2") && d.contains("me@x"), "{d}");
+        let d = format!("{:?}", Credentials::api_key("sk-123"));
+        assert!(!d.contains("sk-123"), "{d}");
+    }
+
+    #[test]
+    fn help_documents_precedence() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+        let help = Cli::command().render_long_help().to_string();
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(help.contains("EVALCTL_ACCESS_TOKEN"), "{help}");
+        assert!(help.contains("then EVALCTL_API_KEY"), "{help}");
+    }
+}

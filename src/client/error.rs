@@ -1,0 +1,448 @@
+//! The one error type of the client, [`ApiError`], and how a response that is
+//! not a success becomes one.
+//!
+//! Every variant names the operation (its name, method and path template) and
+//! says what to check. Nothing the client sent is kept: no request body, no
+//! header, no credential. From a 422 body only `loc`, `msg` and `type` are
+//! kept — its `input` can echo a token of an integration body, so it is
+//! dropped at parse time, never stored, never printed.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use super::config::ConfigError;
+use super::operation::Operation;
+use crate::api::HttpValidationError;
+
+/// The longest `detail` text kept from an error body.
+const MAX_DETAIL: usize = 300;
+
+/// One field of a 422 answer, without the offending input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// Dotted location, e.g. `body.segment_filters[0].sample_rate`.
+    pub loc: String,
+    /// The service's message, e.g. `Input should be less than or equal to 1`.
+    pub msg: String,
+    /// The error type, e.g. `less_than_equal`.
+    pub kind: String,
+}
+
+/// An error talking to the service.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// 422: the service rejected the request's values (shown field by field).
+    #[error("{operation}: the service rejected the request (422):{}", render_fields(.fields))]
+    Validation {
+        /// The operation.
+        operation: &'static Operation,
+        /// The faulty fields.
+        fields: Vec<FieldError>,
+    },
+    /// 401: the credentials were refused.
+    #[error("{operation}: unauthorized (401): {hint}")]
+    Unauthorized {
+        /// The operation.
+        operation: &'static Operation,
+        /// What to check, naming the environment variables.
+        hint: String,
+    },
+    /// 403: the caller's role lacks permission.
+    #[error(
+        "{operation}: forbidden (403): the credentials are valid but their role lacks permission for this operation{}; ask an admin for a role that may do it",
+        detail_suffix(.detail)
+    )]
+    Forbidden {
+        /// The operation.
+        operation: &'static Operation,
+        /// The service's `detail`, if any.
+        detail: Option<String>,
+    },
+    /// 404 of a write, or of the parent of a read (a project, a log stream).
+    #[error("{operation}: not found (404){}; check the ids and names in the manifests", detail_suffix(.detail))]
+    NotFound {
+        /// The operation.
+        operation: &'static Operation,
+        /// The service's `detail`, if any (e.g. `Log stream not found`).
+        detail: Option<String>,
+    },
+    /// 409: the request conflicts with the current state (e.g. a duplicate name).
+    #[error("{operation}: conflict (409){}; re-read the current state", detail_suffix(.detail))]
+    Conflict {
+        /// The operation.
+        operation: &'static Operation,
+        /// The service's `detail`, if any.
+        detail: Option<String>,
+    },
+    /// Another 4xx (or an unexpected 1xx/3xx) the client does not expect.
+    #[error("{operation}: unexpected status {status}{}", detail_suffix(.detail))]
+    Rejected {
+        /// The operation.
+        operation: &'static Operation,
+        /// The HTTP status.
+        status: u16,
+        /// The service's `detail`, if any.
+        detail: Option<String>,
+    },
+    /// 429 after every allowed retry.
+    #[error(
+        "{operation}: rate limited (429) after {attempts} attempt(s) over {:.1}s{}; lower --max-in-flight or retry later",
+        elapsed.as_secs_f64(),
+        retry_after_suffix(.retry_after)
+    )]
+    RateLimited {
+        /// The operation.
+        operation: &'static Operation,
+        /// Attempts made.
+        attempts: u32,
+        /// Time spent, waits included.
+        elapsed: Duration,
+        /// The last `Retry-After` the service asked for.
+        retry_after: Option<Duration>,
+    },
+    /// 5xx (after every allowed retry, for the retried statuses).
+    #[error(
+        "{operation}: server error {status} after {attempts} attempt(s) over {:.1}s{}; the service is failing, retry later",
+        elapsed.as_secs_f64(),
+        detail_suffix(.detail)
+    )]
+    Server {
+        /// The operation.
+        operation: &'static Operation,
+        /// The HTTP status.
+        status: u16,
+        /// Attempts made.
+        attempts: u32,
+        /// Time spent, waits included.
+        elapsed: Duration,
+        /// The service's `detail`, if any.
+        detail: Option<String>,
+    },
+    /// A create may or may not have been applied: the request may have reached
+    /// the service and no answer says what happened. Re-read before deciding.
+    #[error(
+        "{operation}: outcome unknown ({cause}): the create may or may not have been applied; it was not retried to avoid a duplicate. Re-read the current state (run plan again) before retrying"
+    )]
+    Ambiguous {
+        /// The operation.
+        operation: &'static Operation,
+        /// What happened (`502 Bad Gateway`, `timed out`, `connection closed`).
+        cause: String,
+    },
+    /// No answer within the request timeout, after every allowed retry.
+    #[error(
+        "{operation}: timed out after {attempts} attempt(s) over {:.1}s; check the network, or raise --timeout",
+        elapsed.as_secs_f64()
+    )]
+    Timeout {
+        /// The operation.
+        operation: &'static Operation,
+        /// Attempts made.
+        attempts: u32,
+        /// Time spent, waits included.
+        elapsed: Duration,
+    },
+    /// The connection failed (refused, reset, DNS, TLS), after every allowed retry.
+    #[error(
+        "{operation}: could not reach the service after {attempts} attempt(s) over {:.1}s; check --base-url / EVALCTL_BASE_URL and the network",
+        elapsed.as_secs_f64()
+    )]
+    Transport {
+        /// The operation.
+        operation: &'static Operation,
+        /// Attempts made.
+        attempts: u32,
+        /// Time spent, waits included.
+        elapsed: Duration,
+        /// The underlying error (it holds the URL, never a header or a body).
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The response body was not what the operation returns.
+    #[error(
+        "{operation}: unexpected response body (status {status}): {message}; is --base-url the service's API?"
+    )]
+    Decode {
+        /// The operation.
+        operation: &'static Operation,
+        /// The HTTP status.
+        status: u16,
+        /// What did not parse (quoted values removed).
+        message: String,
+    },
+    /// The service returned a pagination cursor it had already returned.
+    #[error(
+        "{operation}: the service's pagination cursor did not advance (token {token} again); stopped to avoid an endless loop"
+    )]
+    Pagination {
+        /// The operation.
+        operation: &'static Operation,
+        /// The repeated token.
+        token: i64,
+    },
+    /// A caller-supplied argument cannot form a request (e.g. an empty id).
+    #[error("{operation}: invalid argument: {message}")]
+    InvalidArgument {
+        /// The operation.
+        operation: &'static Operation,
+        /// What is wrong.
+        message: String,
+    },
+    /// The configuration is unusable (missing base URL or credentials, plain
+    /// `http://` to a remote host, ...).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
+impl ApiError {
+    /// The operation the error is about, when it is about one.
+    pub fn operation(&self) -> Option<&'static Operation> {
+        match self {
+            ApiError::Validation { operation, .. }
+            | ApiError::Unauthorized { operation, .. }
+            | ApiError::Forbidden { operation, .. }
+            | ApiError::NotFound { operation, .. }
+            | ApiError::Conflict { operation, .. }
+            | ApiError::Rejected { operation, .. }
+            | ApiError::RateLimited { operation, .. }
+            | ApiError::Server { operation, .. }
+            | ApiError::Ambiguous { operation, .. }
+            | ApiError::Timeout { operation, .. }
+            | ApiError::Transport { operation, .. }
+            | ApiError::Decode { operation, .. }
+            | ApiError::Pagination { operation, .. }
+            | ApiError::InvalidArgument { operation, .. } => Some(operation),
+            ApiError::Config(_) => None,
+        }
+    }
+
+    /// The HTTP status behind the error, when there was an answer.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ApiError::Validation { .. } => Some(422),
+            ApiError::Unauthorized { .. } => Some(401),
+            ApiError::Forbidden { .. } => Some(403),
+            ApiError::NotFound { .. } => Some(404),
+            ApiError::Conflict { .. } => Some(409),
+            ApiError::RateLimited { .. } => Some(429),
+            ApiError::Rejected { status, .. }
+            | ApiError::Server { status, .. }
+            | ApiError::Decode { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+fn detail_suffix(detail: &Option<String>) -> String {
+    match detail {
+        Some(d) => format!(": {d}"),
+        None => String::new(),
+    }
+}
+
+fn retry_after_suffix(retry_after: &Option<Duration>) -> String {
+    match retry_after {
+        Some(d) => format!(" (the service asked to wait {:.0}s)", d.as_secs_f64()),
+        None => String::new(),
+    }
+}
+
+/// Renders 422 fields one per line: `  body.x[0].y: message`.
+pub fn render_fields(fields: &[FieldError]) -> String {
+    let mut out = String::new();
+    if fields.is_empty() {
+        out.push_str(" (no details given)");
+    }
+    for f in fields {
+        let _ = write!(out, "\n  {}: {}", f.loc, f.msg);
+    }
+    out
+}
+
+/// Reads the fields of a 422 body, dropping `input` and `ctx`. `None` when the
+/// body is not the service's 422 shape.
+pub fn parse_validation(body: &[u8]) -> Option<Vec<FieldError>> {
+    let parsed: HttpValidationError = serde_json::from_slice(body).ok()?;
+    Some(
+        parsed
+            .detail
+            .into_iter()
+            .map(|d| FieldError {
+                loc: d.dotted_loc(),
+                msg: d.msg,
+                kind: d.kind,
+            })
+            .collect(),
+    )
+}
+
+/// The `detail` of an error body when it is a string (`{"detail":"Not Found"}`),
+/// cut to a bounded length, control characters removed.
+pub fn parse_detail(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Detail {
+        detail: serde_json::Value,
+    }
+    let d: Detail = serde_json::from_slice(body).ok()?;
+    let text = d.detail.as_str()?;
+    let clean: String = text
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_DETAIL)
+        .collect();
+    (!clean.is_empty()).then_some(clean)
+}
+
+/// A serde error message with every double-quoted part replaced by `"…"`: the
+/// message names fields and positions, never values (which could be secrets).
+pub fn sanitize_serde_message(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut in_quotes = false;
+    for c in message.chars() {
+        if c == '"' {
+            if in_quotes {
+                out.push_str("…\"");
+            } else {
+                out.push('"');
+            }
+            in_quotes = !in_quotes;
+        } else if !in_quotes {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The error for a final (non-retried or retries-exhausted) response that is
+/// not a success. `attempts` and `elapsed` cover the whole operation.
+pub fn error_for_status(
+    operation: &'static Operation,
+    status: u16,
+    body: &[u8],
+    attempts: u32,
+    elapsed: Duration,
+    retry_after: Option<Duration>,
+    unauthorized_hint: String,
+) -> ApiError {
+    let detail = parse_detail(body);
+    match status {
+        401 => ApiError::Unauthorized {
+            operation,
+            hint: unauthorized_hint,
+        },
+        403 => ApiError::Forbidden { operation, detail },
+        404 => ApiError::NotFound { operation, detail },
+        409 => ApiError::Conflict { operation, detail },
+        422 => match parse_validation(body) {
+            Some(fields) => ApiError::Validation { operation, fields },
+            None => ApiError::Rejected {
+                operation,
+                status,
+                detail,
+            },
+        },
+        429 => ApiError::RateLimited {
+            operation,
+            attempts,
+            elapsed,
+            retry_after,
+        },
+        500..=599 => ApiError::Server {
+            operation,
+            status,
+            attempts,
+            elapsed,
+            detail,
+        },
+        _ => ApiError::Rejected {
+            operation,
+            status,
+            detail,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::operation::{PATCH_LOG_STREAM_METRIC_SETTINGS, PUT_INTEGRATION};
+
+    #[test]
+    fn validation_renders_field_by_field_without_input() {
+        let body = br#"{"detail":[
+            {"loc":["body","segment_filters",0,"sample_rate"],"msg":"Input should be less than or equal to 1","type":"less_than_equal","input":1.5,"ctx":{"le":1}},
+            {"loc":["body","token"],"msg":"Field required","type":"missing","input":{"token":"sk-SECRET-123"}}
+        ]}"#;
+        let err = error_for_status(
+            &PATCH_LOG_STREAM_METRIC_SETTINGS,
+            422,
+            body,
+            1,
+            Duration::ZERO,
+            None,
+            String::new(),
+        );
+        let text = err.to_string();
+        assert!(
+            text.contains(
+                "\n  body.segment_filters[0].sample_rate: Input should be less than or equal to 1"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("\n  body.token: Field required"), "{text}");
+        assert!(
+            text.contains("update_log_stream_metric_settings (PATCH /v2/projects/{project_id}")
+        );
+        let debug = format!("{err:?}");
+        assert!(
+            !text.contains("sk-SECRET") && !debug.contains("sk-SECRET"),
+            "{debug}"
+        );
+        assert!(!debug.contains("1.5"), "{debug}");
+    }
+
+    #[test]
+    fn statuses_map_to_variants() {
+        let op = &PUT_INTEGRATION;
+        let e = |s: u16, b: &[u8]| {
+            error_for_status(op, s, b, 3, Duration::from_secs(2), None, "check X".into())
+        };
+        assert!(matches!(e(401, b""), ApiError::Unauthorized { .. }));
+        assert!(e(401, b"").to_string().contains("check X"));
+        assert!(matches!(
+            e(403, b"{}"),
+            ApiError::Forbidden { detail: None, .. }
+        ));
+        let nf = e(404, br#"{"detail":"Log stream not found"}"#);
+        assert!(nf.to_string().contains("Log stream not found"), "{nf}");
+        assert!(matches!(e(409, b""), ApiError::Conflict { .. }));
+        assert!(matches!(
+            e(422, b"garbage"),
+            ApiError::Rejected { status: 422, .. }
+        ));
+        let rl = e(429, b"");
+        assert!(rl.to_string().contains("3 attempt(s) over 2.0s"), "{rl}");
+        assert!(matches!(e(503, b""), ApiError::Server { status: 503, .. }));
+        assert!(matches!(
+            e(400, b""),
+            ApiError::Rejected { status: 400, .. }
+        ));
+        assert_eq!(e(503, b"").status(), Some(503));
+    }
+
+    #[test]
+    fn serde_messages_lose_quoted_values() {
+        let err = serde_json::from_str::<i64>(r#""sk-secret""#).unwrap_err();
+        let msg = sanitize_serde_message(&err.to_string());
+        assert!(!msg.contains("sk-secret"), "{msg}");
+        assert!(msg.contains("invalid type"), "{msg}");
+    }
+
+    #[test]
+    fn detail_is_bounded_and_clean() {
+        let long = format!(r#"{{"detail":"{}\u0007"}}"#, "x".repeat(1000));
+        let d = parse_detail(long.as_bytes()).unwrap();
+        assert_eq!(d.len(), MAX_DETAIL);
+        assert_eq!(parse_detail(br#"{"detail":[1]}"#), None);
+    }
+}

@@ -1,0 +1,12 @@
+//! The typed methods of [`super::Client`], one module per resource kind. Each
+//! method is one operation of [`super::operation`]; finders and all-pages
+//! walks are built on them.
+
+mod integrations;
+mod metric_settings;
+mod projects;
+mod runs;
+mod scorers;
+mod templates;
+mod trends;
+mod users;

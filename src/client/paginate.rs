@@ -1,0 +1,173 @@
+//! Walking paginated results: `starting_token` / `next_starting_token` /
+//! `paginated` ([`crate::api::PageInfo::next`]), as a stream of pages, with a
+//! guard against a server whose cursor does not advance (a token seen before
+//! is an error, not an endless loop) and a bound on the number of pages.
+
+use std::collections::HashSet;
+use std::future::Future;
+
+use futures::Stream;
+
+use super::error::ApiError;
+use super::operation::Operation;
+use crate::api::{
+    ExperimentPage, ListScorerVersionsResponse, ListScorersResponse, LogStreamPage, PageInfo,
+    ProjectListing,
+};
+
+/// The most pages one walk reads (a million items at the default page size).
+pub const MAX_PAGES: usize = 10_000;
+
+/// A response that carries pagination fields.
+pub trait Paged {
+    /// The pagination fields.
+    fn page_info(&self) -> &PageInfo;
+}
+
+macro_rules! paged {
+    ($($t:ty),+) => {$(
+        impl Paged for $t {
+            fn page_info(&self) -> &PageInfo {
+                &self.page
+            }
+        }
+    )+};
+}
+
+paged!(
+    LogStreamPage,
+    ExperimentPage,
+    ProjectListing,
+    ListScorersResponse,
+    ListScorerVersionsResponse
+);
+
+/// Tracks the cursors of one walk.
+#[derive(Debug)]
+pub struct Cursor {
+    op: &'static Operation,
+    seen: HashSet<i64>,
+}
+
+impl Cursor {
+    /// A walk starting at `first`.
+    pub fn new(op: &'static Operation, first: i64) -> Self {
+        Cursor {
+            op,
+            seen: HashSet::from([first]),
+        }
+    }
+
+    /// The next token after a page, or `None` at the end. A token seen before,
+    /// or more than [`MAX_PAGES`] pages, is [`ApiError::Pagination`].
+    pub fn advance(&mut self, page: &PageInfo) -> Result<Option<i64>, ApiError> {
+        let Some(next) = page.next() else {
+            return Ok(None);
+        };
+        if !self.seen.insert(next) || self.seen.len() > MAX_PAGES {
+            return Err(ApiError::Pagination {
+                operation: self.op,
+                token: next,
+            });
+        }
+        Ok(Some(next))
+    }
+}
+
+/// Every page from `first` on, fetching each with `fetch(token)`.
+pub fn pages<P, F, Fut>(
+    op: &'static Operation,
+    first: i64,
+    fetch: F,
+) -> impl Stream<Item = Result<P, ApiError>> + Send + 'static
+where
+    P: Paged + Send + 'static,
+    F: Fn(i64) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<P, ApiError>> + Send + 'static,
+{
+    let state = (Some(first), Cursor::new(op, first), fetch);
+    futures::stream::try_unfold(state, |(token, mut cursor, fetch)| async move {
+        let Some(token) = token else {
+            return Ok(None);
+        };
+        let page = fetch(token).await?;
+        let next = cursor.advance(page.page_info())?;
+        Ok(Some((page, (next, cursor, fetch))))
+    })
+}
+
+/// Collects every item of every page.
+pub async fn collect<P, T>(
+    stream: impl Stream<Item = Result<P, ApiError>>,
+    items: impl Fn(P) -> Vec<T>,
+) -> Result<Vec<T>, ApiError> {
+    use futures::TryStreamExt;
+    let mut out = Vec::new();
+    futures::pin_mut!(stream);
+    while let Some(page) = stream.try_next().await? {
+        out.extend(items(page));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::operation::SEARCH_LOG_STREAMS;
+
+    fn info(next: Option<i64>) -> PageInfo {
+        PageInfo {
+            starting_token: 0,
+            limit: 10,
+            paginated: next.is_some(),
+            next_starting_token: next,
+        }
+    }
+
+    #[test]
+    fn cursor_stops_and_detects_loops() {
+        let mut c = Cursor::new(&SEARCH_LOG_STREAMS, 0);
+        assert_eq!(c.advance(&info(Some(10))).unwrap(), Some(10));
+        assert_eq!(c.advance(&info(Some(20))).unwrap(), Some(20));
+        assert!(matches!(
+            c.advance(&info(Some(10))),
+            Err(ApiError::Pagination { token: 10, .. })
+        ));
+        assert_eq!(c.advance(&info(None)).unwrap(), None);
+        let mut c = Cursor::new(&SEARCH_LOG_STREAMS, 0);
+        assert!(
+            c.advance(&info(Some(0))).is_err(),
+            "a cursor that does not advance"
+        );
+        // `paginated: false` ends the walk whatever the next token says.
+        let mut p = info(Some(5));
+        p.paginated = false;
+        assert_eq!(
+            Cursor::new(&SEARCH_LOG_STREAMS, 0).advance(&p).unwrap(),
+            None
+        );
+    }
+
+    #[tokio::test]
+    async fn streams_every_page_then_stops() {
+        let stream = pages(&SEARCH_LOG_STREAMS, 0, |token| async move {
+            let next = (token < 20).then_some(token + 10);
+            Ok(LogStreamPage {
+                page: info(next),
+                log_streams: Vec::new(),
+            })
+        });
+        let tokens = collect(stream, |p: LogStreamPage| vec![p.page.next_starting_token])
+            .await
+            .unwrap();
+        assert_eq!(tokens, [Some(10), Some(20), None]);
+        let stuck = pages(&SEARCH_LOG_STREAMS, 0, |_| async move {
+            Ok(LogStreamPage {
+                page: info(Some(7)),
+                log_streams: Vec::new(),
+            })
+        });
+        let err = collect(stuck, |_| Vec::<()>::new()).await.unwrap_err();
+        assert!(err.to_string().contains("did not advance"), "{err}");
+    }
+}

@@ -1,0 +1,482 @@
+//! Sending one operation: authentication (with one re-login on an expired
+//! login token), the shared throttle, retries with backoff, logging, counters,
+//! and turning the final answer into a value or an [`ApiError`].
+//!
+//! Logging: one DEBUG line per attempt (operation, method, path template,
+//! status, attempt, duration); at TRACE the concrete path and the bodies,
+//! redacted ([`super::redact`]). Never a header, never a credential; the
+//! integration body and the login form are never logged.
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderValue, RETRY_AFTER};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::time::Instant;
+
+use super::Client;
+use super::auth::{self, CachedToken, Scheme};
+use super::config::Credentials;
+use super::error::{self, ApiError};
+use super::operation::{LOGIN, Operation, Retry};
+use super::redact::loggable_body;
+use super::retry::{self, Class};
+use crate::api::{Secret, Token};
+
+/// A request body.
+#[derive(Clone)]
+pub(crate) enum Body {
+    /// No body.
+    Empty,
+    /// JSON bytes.
+    Json(Vec<u8>),
+    /// The login form (holds the password: never logged).
+    LoginForm(Vec<(&'static str, Secret)>),
+}
+
+/// One operation to send.
+pub(crate) struct Call<'a> {
+    pub op: &'static Operation,
+    pub params: &'a [&'a str],
+    pub query: Vec<(&'static str, String)>,
+    pub body: Body,
+}
+
+impl<'a> Call<'a> {
+    /// A call without query or body.
+    pub fn new(op: &'static Operation, params: &'a [&'a str]) -> Self {
+        Call {
+            op,
+            params,
+            query: Vec::new(),
+            body: Body::Empty,
+        }
+    }
+
+    /// Adds a query pair.
+    pub fn query(mut self, key: &'static str, value: impl ToString) -> Self {
+        self.query.push((key, value.to_string()));
+        self
+    }
+
+    /// Adds a query pair when `value` is set.
+    pub fn query_opt(self, key: &'static str, value: Option<&str>) -> Self {
+        match value {
+            Some(v) => self.query(key, v),
+            None => self,
+        }
+    }
+
+    /// Sets a JSON body.
+    pub fn json(mut self, body: &impl Serialize) -> Result<Self, ApiError> {
+        let bytes = serde_json::to_vec(body).map_err(|e| ApiError::InvalidArgument {
+            operation: self.op,
+            message: format!(
+                "the request body cannot be serialized: {}",
+                error::sanitize_serde_message(&e.to_string())
+            ),
+        })?;
+        self.body = Body::Json(bytes);
+        Ok(self)
+    }
+}
+
+/// The final answer of an operation.
+pub(crate) struct Raw {
+    pub status: u16,
+    pub body: Vec<u8>,
+    pub attempts: u32,
+    pub elapsed: Duration,
+    pub retry_after: Option<Duration>,
+    pub scheme: Option<Scheme>,
+}
+
+/// The credentials one attempt carries.
+enum Auth {
+    None,
+    ApiKey(HeaderValue),
+    Basic,
+    Bearer(HeaderValue),
+}
+
+impl Client {
+    /// Sends `call` and returns its final answer (any status), after retries
+    /// and at most one re-login. Errors are the failures without an answer.
+    pub(crate) async fn execute(&self, call: &Call<'_>) -> Result<Raw, ApiError> {
+        let inner = &*self.inner;
+        let op = call.op;
+        let scheme = auth::scheme_for(&inner.config.credentials, op);
+        match (&inner.config.credentials, scheme) {
+            (Credentials::ApiKey(key), _) => {
+                let value = sensitive(key.expose(), op)?;
+                self.send(call, &Auth::ApiKey(value), Some(scheme)).await
+            }
+            (Credentials::AccessToken(token), _) => {
+                let value = bearer_value(token, op)?;
+                self.send(call, &Auth::Bearer(value), Some(scheme)).await
+            }
+            (Credentials::Password { .. }, Scheme::Basic) => {
+                self.send(call, &Auth::Basic, Some(scheme)).await
+            }
+            (Credentials::Password { .. }, _) => {
+                let token = inner.tokens.get_or_login(|| self.login()).await?;
+                let raw = self.send_bearer(call, &token, scheme).await?;
+                if raw.status != 401 {
+                    return Ok(raw);
+                }
+                let (fresh, logged_in) = inner.tokens.refresh(&token, || self.login()).await?;
+                if logged_in {
+                    inner.stats.record(op, |c| c.relogins += 1);
+                }
+                tracing::debug!(
+                    op = op.name,
+                    "bearer token refused (401): logged in again, retrying once"
+                );
+                let mut again = self.send_bearer(call, &fresh, scheme).await?;
+                again.attempts += raw.attempts;
+                again.elapsed += raw.elapsed;
+                Ok(again)
+            }
+        }
+    }
+
+    async fn send_bearer(
+        &self,
+        call: &Call<'_>,
+        token: &CachedToken,
+        scheme: Scheme,
+    ) -> Result<Raw, ApiError> {
+        let value = bearer_value(&token.token, call.op)?;
+        self.send(call, &Auth::Bearer(value), Some(scheme)).await
+    }
+
+    /// The OAuth2 password flow: a new bearer token.
+    async fn login(&self) -> Result<Secret, ApiError> {
+        let Credentials::Password { username, password } = &self.inner.config.credentials else {
+            return Err(ApiError::InvalidArgument {
+                operation: &LOGIN,
+                message: "login needs EVALCTL_USERNAME and EVALCTL_PASSWORD".to_owned(),
+            });
+        };
+        let call = Call {
+            op: &LOGIN,
+            params: &[],
+            query: Vec::new(),
+            body: Body::LoginForm(vec![
+                ("username", Secret::new(username.clone())),
+                ("password", password.clone()),
+                ("grant_type", Secret::new("password")),
+            ]),
+        };
+        let raw = self.send(&call, &Auth::None, None).await?;
+        if matches!(raw.status, 400 | 401 | 403) {
+            self.inner.stats.record(&LOGIN, |c| c.failures += 1);
+            return Err(ApiError::Unauthorized {
+                operation: &LOGIN,
+                hint: auth::login_refused_hint(),
+            });
+        }
+        let token: Token = self.decode(&LOGIN, raw)?;
+        Ok(Secret::new(token.access_token))
+    }
+
+    /// Sends one operation with retries; returns the final answer.
+    async fn send(
+        &self,
+        call: &Call<'_>,
+        auth: &Auth,
+        scheme: Option<Scheme>,
+    ) -> Result<Raw, ApiError> {
+        let inner = &*self.inner;
+        let op = call.op;
+        let policy = &inner.config.retry;
+        let url = op.url(&inner.base_url, call.params, &call.query)?;
+        let start = Instant::now();
+        let mut attempt: u32 = 0;
+        loop {
+            attempt += 1;
+            let permit = inner.throttle.acquire().await;
+            let t0 = Instant::now();
+            let mut request = inner.http.request(op.method.clone(), url.clone());
+            request = match auth {
+                Auth::None => request,
+                Auth::ApiKey(v) => request.header(&inner.api_key_header, v.clone()),
+                Auth::Bearer(v) => request.header(reqwest::header::AUTHORIZATION, v.clone()),
+                Auth::Basic => match &inner.config.credentials {
+                    Credentials::Password { username, password } => {
+                        request.basic_auth(username, Some(password.expose()))
+                    }
+                    _ => request,
+                },
+            };
+            request = match &call.body {
+                Body::Empty => request,
+                Body::Json(bytes) => request
+                    .header(reqwest::header::CONTENT_TYPE, "application/json")
+                    .body(bytes.clone()),
+                Body::LoginForm(pairs) => request.form(pairs),
+            };
+            if tracing::enabled!(tracing::Level::TRACE) {
+                let body = match (&call.body, op.log_body) {
+                    (Body::Json(bytes), true) => loggable_body(bytes),
+                    (Body::Empty, _) => String::new(),
+                    _ => "[not logged]".to_owned(),
+                };
+                tracing::trace!(op = op.name, method = %op.method, path = url.path(), attempt, body, "sending");
+            }
+            let result = match request.send().await {
+                Ok(resp) => {
+                    let status = resp.status().as_u16();
+                    let retry_after = resp
+                        .headers()
+                        .get(RETRY_AFTER)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| retry::parse_retry_after(v, std::time::SystemTime::now()));
+                    resp.bytes()
+                        .await
+                        .map(|b| (status, b.to_vec(), retry_after))
+                }
+                Err(e) => Err(e),
+            };
+            drop(permit);
+            let took = t0.elapsed();
+            inner.stats.record(op, |c| {
+                c.requests += 1;
+                if attempt > 1 {
+                    c.retries += 1;
+                }
+            });
+            let class = match &result {
+                Ok((status, body, retry_after)) => {
+                    tracing::debug!(
+                        op = op.name, method = %op.method, path = op.path, status, attempt,
+                        duration_ms = took.as_millis() as u64, "request"
+                    );
+                    if op.log_body {
+                        tracing::trace!(
+                            op = op.name,
+                            status,
+                            body = loggable_body(body),
+                            "response"
+                        );
+                    }
+                    if *status == 429 {
+                        inner.stats.record(op, |c| c.rate_limited += 1);
+                    }
+                    retry::classify_status(*status, *retry_after)
+                }
+                Err(e) => {
+                    let class = retry::classify_transport(e);
+                    let cause = match &class {
+                        Class::Transient { cause, .. } => cause.as_str(),
+                        Class::Final => "request could not be built",
+                    };
+                    tracing::debug!(
+                        op = op.name, method = %op.method, path = op.path, attempt,
+                        duration_ms = took.as_millis() as u64, error = cause, "request failed"
+                    );
+                    class
+                }
+            };
+            let elapsed = || start.elapsed();
+            match (class, result) {
+                (Class::Final, Ok((status, body, retry_after))) => {
+                    if op.retry == Retry::Create && status >= 500 {
+                        return Err(ApiError::Ambiguous {
+                            operation: op,
+                            cause: format!("status {status}"),
+                        });
+                    }
+                    if status < 400 {
+                        inner.throttle.success();
+                    }
+                    return Ok(Raw {
+                        status,
+                        body,
+                        attempts: attempt,
+                        elapsed: elapsed(),
+                        retry_after,
+                        scheme,
+                    });
+                }
+                (Class::Final, Err(source)) => {
+                    return Err(ApiError::Transport {
+                        operation: op,
+                        attempts: attempt,
+                        elapsed: elapsed(),
+                        source,
+                    });
+                }
+                (
+                    Class::Transient {
+                        unprocessed,
+                        cause,
+                        retry_after,
+                    },
+                    result,
+                ) => {
+                    if op.retry == Retry::Create && !unprocessed {
+                        return Err(ApiError::Ambiguous {
+                            operation: op,
+                            cause,
+                        });
+                    }
+                    let is_429 = matches!(&result, Ok((429, _, _)));
+                    let wait = {
+                        let mut rng = inner.rng.lock().unwrap_or_else(|p| p.into_inner());
+                        retry::next_wait(policy, attempt - 1, retry_after, &mut rng)
+                    };
+                    if is_429 {
+                        // The client backs off as a whole.
+                        inner.throttle.pause(wait);
+                    }
+                    let out_of_budget = attempt >= policy.max_attempts.max(1)
+                        || elapsed() + wait > policy.max_elapsed;
+                    if out_of_budget {
+                        return match result {
+                            Ok((status, body, retry_after)) => Ok(Raw {
+                                status,
+                                body,
+                                attempts: attempt,
+                                elapsed: elapsed(),
+                                retry_after,
+                                scheme,
+                            }),
+                            Err(source) if source.is_timeout() && !source.is_connect() => {
+                                Err(ApiError::Timeout {
+                                    operation: op,
+                                    attempts: attempt,
+                                    elapsed: elapsed(),
+                                })
+                            }
+                            Err(source) => Err(ApiError::Transport {
+                                operation: op,
+                                attempts: attempt,
+                                elapsed: elapsed(),
+                                source,
+                            }),
+                        };
+                    }
+                    tracing::debug!(
+                        op = op.name,
+                        attempt,
+                        cause,
+                        wait_ms = wait.as_millis() as u64,
+                        "retrying"
+                    );
+                    if !is_429 {
+                        tokio::time::sleep(wait).await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Counts a failed operation and passes the error on.
+    pub(crate) fn failed(&self, op: &'static Operation, err: ApiError) -> ApiError {
+        self.inner.stats.record(op, |c| c.failures += 1);
+        err
+    }
+
+    /// The error for a final answer that is not a success.
+    pub(crate) fn status_error(&self, op: &'static Operation, raw: &Raw) -> ApiError {
+        let hint = match raw.scheme {
+            Some(s) => auth::unauthorized_hint(s, &self.inner.config.api_key_header),
+            None => auth::login_refused_hint(),
+        };
+        let err = error::error_for_status(
+            op,
+            raw.status,
+            &raw.body,
+            raw.attempts,
+            raw.elapsed,
+            raw.retry_after,
+            hint,
+        );
+        self.failed(op, err)
+    }
+
+    /// Decodes a success, or turns the answer into its error.
+    pub(crate) fn decode<T: DeserializeOwned>(
+        &self,
+        op: &'static Operation,
+        raw: Raw,
+    ) -> Result<T, ApiError> {
+        if !(200..300).contains(&raw.status) {
+            return Err(self.status_error(op, &raw));
+        }
+        serde_json::from_slice(&raw.body).map_err(|e| {
+            self.failed(
+                op,
+                ApiError::Decode {
+                    operation: op,
+                    status: raw.status,
+                    message: error::sanitize_serde_message(&e.to_string()),
+                },
+            )
+        })
+    }
+
+    /// Sends and decodes a success.
+    pub(crate) async fn fetch<T: DeserializeOwned>(&self, call: Call<'_>) -> Result<T, ApiError> {
+        let raw = self
+            .execute(&call)
+            .await
+            .map_err(|e| self.failed(call.op, e))?;
+        self.decode(call.op, raw)
+    }
+
+    /// Sends and decodes a success; a 404 is `None`.
+    pub(crate) async fn fetch_opt<T: DeserializeOwned>(
+        &self,
+        call: Call<'_>,
+    ) -> Result<Option<T>, ApiError> {
+        let raw = self
+            .execute(&call)
+            .await
+            .map_err(|e| self.failed(call.op, e))?;
+        if raw.status == 404 {
+            return Ok(None);
+        }
+        self.decode(call.op, raw).map(Some)
+    }
+
+    /// Sends and expects a success with no body of interest (e.g. 204).
+    pub(crate) async fn fetch_empty(&self, call: Call<'_>) -> Result<(), ApiError> {
+        let raw = self
+            .execute(&call)
+            .await
+            .map_err(|e| self.failed(call.op, e))?;
+        if (200..300).contains(&raw.status) {
+            Ok(())
+        } else {
+            Err(self.status_error(call.op, &raw))
+        }
+    }
+
+    /// Sends a DELETE: a 404 is "already gone", not an error.
+    pub(crate) async fn fetch_delete(&self, call: Call<'_>) -> Result<super::Deleted, ApiError> {
+        let raw = self
+            .execute(&call)
+            .await
+            .map_err(|e| self.failed(call.op, e))?;
+        match raw.status {
+            404 => Ok(super::Deleted::AlreadyGone),
+            200..=299 => Ok(super::Deleted::Deleted),
+            _ => Err(self.status_error(call.op, &raw)),
+        }
+    }
+}
+
+fn sensitive(value: &str, op: &'static Operation) -> Result<HeaderValue, ApiError> {
+    let mut v = HeaderValue::from_str(value).map_err(|_| ApiError::InvalidArgument {
+        operation: op,
+        message: "the credential holds characters an HTTP header cannot carry".to_owned(),
+    })?;
+    v.set_sensitive(true);
+    Ok(v)
+}
+
+fn bearer_value(token: &Secret, op: &'static Operation) -> Result<HeaderValue, ApiError> {
+    sensitive(&format!("Bearer {}", token.expose()), op)
+}
