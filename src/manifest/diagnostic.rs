@@ -1,0 +1,552 @@
+//! Diagnostics: the one shape every manifest problem takes, and its renderer.
+//!
+//! A [`Diagnostic`] names a file, optionally a [`Span`] in it (line and column, 1-based, the
+//! column counted in characters; a byte offset and length), a message and an optional help
+//! line. Loading ([`super::files`], [`super::yaml`]), schema validation and semantic checks all
+//! report through it, so `evalctl validate` can sort them ([`sort`]), print them the way rustc
+//! does ([`Diagnostic::render`]) or list them as JSON (the type is `Serialize`).
+//!
+//! Rendering never decides about colour: the caller says whether to colour, and this module
+//! only turns that into [`anstyle`] escape codes. User text (messages, source lines) is
+//! rendered with control characters escaped, so a manifest cannot drive the terminal.
+
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+
+use anstyle::{AnsiColor, Style};
+use serde::Serialize;
+
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The manifests cannot be used as they are.
+    Error,
+    /// The manifests can be used, but something is probably not what the author meant.
+    Warning,
+}
+
+impl Severity {
+    /// The word rustc-style output starts the diagnostic with.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// A place in a source text.
+///
+/// `line` and `column` are 1-based and the column counts characters (Unicode scalar values),
+/// as editors show them. `offset` and `len` are in bytes of the UTF-8 text: `offset` is where
+/// the spanned token starts, `len` how long it is (0 for a position between tokens, such as
+/// the start of a block mapping).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Span {
+    /// 1-based line number.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+    /// 0-based byte offset of the start in the source text.
+    pub offset: usize,
+    /// Length of the spanned text in bytes (may be 0, and may run over several lines).
+    pub len: usize,
+}
+
+impl Span {
+    /// The position of byte `offset` in `source`, spanning `len` bytes.
+    ///
+    /// An offset past the end, or inside a multi-byte character, is moved back to the nearest
+    /// character boundary, so any input gives a valid span.
+    #[must_use]
+    pub fn from_offset(source: &str, offset: usize, len: usize) -> Span {
+        let mut offset = offset.min(source.len());
+        while !source.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &source[..offset];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        let column = before[line_start..].chars().count() + 1;
+        Span {
+            line: saturate(line),
+            column: saturate(column),
+            offset,
+            len,
+        }
+    }
+
+    /// The span of `len_chars` characters starting at `line`:`column` (1-based, characters)
+    /// in `source`, with byte offset and length computed from the text.
+    ///
+    /// A line or column past the end is clamped to the end of the text or of the line.
+    #[must_use]
+    pub fn from_line_column(source: &str, line: u32, column: u32, len_chars: usize) -> Span {
+        let column = column.max(1);
+        let mut line_start = 0;
+        let mut reached = 1;
+        while reached < line {
+            match source[line_start..].find('\n') {
+                Some(i) => line_start += i + 1,
+                None => break,
+            }
+            reached += 1;
+        }
+        let line = reached;
+        let rest = &source[line_start..];
+        let line_text = rest.split('\n').next().unwrap_or_default();
+        let line_text = line_text.strip_suffix('\r').unwrap_or(line_text);
+        let start = char_byte_index(line_text, column as usize - 1);
+        let column = saturate(line_text[..start].chars().count() + 1);
+        let len = line_text[start..]
+            .char_indices()
+            .nth(len_chars)
+            .map_or(line_text.len() - start, |(i, _)| i);
+        Span {
+            line,
+            column,
+            offset: line_start + start,
+            len,
+        }
+    }
+}
+
+/// One problem found in the manifests.
+///
+/// Construct with [`Diagnostic::error`] or [`Diagnostic::warning`], add advice with
+/// [`Diagnostic::with_help`]. The JSON form has the fields `severity`, `file`, then (when the
+/// problem has a place) `line`, `column`, `offset`, `len`, then `message` and `help` (omitted
+/// when there is none).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The file, as the user named it (relative paths stay relative).
+    pub file: String,
+    /// Where in the file, when the problem has a place (a missing file has none).
+    #[serde(flatten)]
+    pub span: Option<Span>,
+    /// What is wrong, in one line, without a trailing period.
+    pub message: String,
+    /// What to do about it, e.g. "did you mean `scorers`?".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error in `file` at `span`.
+    #[must_use]
+    pub fn error(file: impl Into<String>, span: Option<Span>, message: impl Into<String>) -> Self {
+        Self::new(Severity::Error, file, span, message)
+    }
+
+    /// A warning in `file` at `span`.
+    #[must_use]
+    pub fn warning(
+        file: impl Into<String>,
+        span: Option<Span>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self::new(Severity::Warning, file, span, message)
+    }
+
+    /// A diagnostic of any severity.
+    #[must_use]
+    pub fn new(
+        severity: Severity,
+        file: impl Into<String>,
+        span: Option<Span>,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            severity,
+            file: file.into(),
+            span,
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    /// The same diagnostic with a help line.
+    #[must_use]
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Whether this is an error (as opposed to a warning).
+    #[must_use]
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// The rustc-like text of this diagnostic, ending in a newline.
+    ///
+    /// `source` is the text of [`Diagnostic::file`] when the caller has it; with it the
+    /// offending line is shown and underlined, without it only `file:line:column` is. With
+    /// `color` the text carries ANSI escape codes (the caller decides, e.g. from
+    /// `anstream`'s detection; nothing here looks at the terminal).
+    ///
+    /// ```text
+    /// error: sample_rate must be between 0 and 1, got 1.5
+    ///   --> team-a/project.yaml:12:24
+    ///    |
+    /// 12 |         - sample_rate: 1.5
+    ///    |                        ^^^
+    ///    = help: ...
+    /// ```
+    #[must_use]
+    pub fn render(&self, source: Option<&str>, color: bool) -> String {
+        let styles = Styles::new(self.severity, color);
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = self.write(&mut out, source, &styles);
+        out
+    }
+
+    fn write(&self, out: &mut String, source: Option<&str>, s: &Styles) -> std::fmt::Result {
+        writeln!(
+            out,
+            "{}{}{}{}: {}{}",
+            s.level.render(),
+            self.severity.label(),
+            s.level.render_reset(),
+            s.bold.render(),
+            sanitize(&self.message),
+            s.bold.render_reset(),
+        )?;
+        let Some(span) = self.span else {
+            writeln!(
+                out,
+                " {}-->{} {}",
+                s.gutter.render(),
+                s.gutter.render_reset(),
+                sanitize(&self.file)
+            )?;
+            if let Some(help) = &self.help {
+                write_help(out, 1, help, s)?;
+            }
+            return Ok(());
+        };
+        let number = span.line.to_string();
+        let width = number.len();
+        let pad = " ".repeat(width);
+        writeln!(
+            out,
+            "{pad}{}-->{} {}:{}:{}",
+            s.gutter.render(),
+            s.gutter.render_reset(),
+            sanitize(&self.file),
+            span.line,
+            span.column
+        )?;
+        if let Some((text, indent, carets)) = source.and_then(|src| excerpt(src, span)) {
+            let bar = format!("{}|{}", s.gutter.render(), s.gutter.render_reset());
+            writeln!(out, "{pad} {bar}")?;
+            writeln!(
+                out,
+                "{}{number} |{} {text}",
+                s.gutter.render(),
+                s.gutter.render_reset()
+            )?;
+            writeln!(
+                out,
+                "{pad} {bar} {}{}{}{}",
+                " ".repeat(indent),
+                s.level.render(),
+                "^".repeat(carets),
+                s.level.render_reset()
+            )?;
+        }
+        if let Some(help) = &self.help {
+            write_help(out, width + 1, help, s)?;
+        }
+        Ok(())
+    }
+}
+
+fn write_help(out: &mut String, indent: usize, help: &str, s: &Styles) -> std::fmt::Result {
+    writeln!(
+        out,
+        "{}{}={} {}help{}: {}",
+        " ".repeat(indent),
+        s.gutter.render(),
+        s.gutter.render_reset(),
+        s.bold.render(),
+        s.bold.render_reset(),
+        sanitize(help)
+    )
+}
+
+/// Renders every diagnostic, each followed by a blank line, looking each file's text up
+/// with `source` (return `None` when it is not at hand).
+#[must_use]
+pub fn render_all<'a>(
+    diagnostics: &[Diagnostic],
+    source: impl Fn(&str) -> Option<&'a str>,
+    color: bool,
+) -> String {
+    let mut out = String::new();
+    for diagnostic in diagnostics {
+        out.push_str(&diagnostic.render(source(&diagnostic.file), color));
+        out.push('\n');
+    }
+    out
+}
+
+/// Orders diagnostics deterministically: by file, then position (diagnostics without one
+/// first), then severity (errors first), then message. Exact duplicates are removed.
+pub fn sort(diagnostics: &mut Vec<Diagnostic>) {
+    diagnostics.sort_by(compare);
+    diagnostics.dedup();
+}
+
+/// The order [`sort`] uses.
+#[must_use]
+pub fn compare(a: &Diagnostic, b: &Diagnostic) -> Ordering {
+    let position = |d: &Diagnostic| d.span.map(|s| (s.line, s.column, s.offset));
+    a.file
+        .cmp(&b.file)
+        .then_with(|| position(a).cmp(&position(b)))
+        .then_with(|| a.severity.cmp(&b.severity))
+        .then_with(|| a.message.cmp(&b.message))
+        .then_with(|| a.help.cmp(&b.help))
+        .then_with(|| a.span.map(|s| s.len).cmp(&b.span.map(|s| s.len)))
+}
+
+/// The offending line (tabs expanded, control characters escaped), the number of display
+/// columns before the span, and the number of carets: at least one, at most to the end of
+/// the line.
+fn excerpt(source: &str, span: Span) -> Option<(String, usize, usize)> {
+    let line = source.split('\n').nth(span.line.checked_sub(1)? as usize)?;
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let start = char_byte_index(line, (span.column.max(1) - 1) as usize);
+    // Take the span's bytes from the column on, cut at the end of the line and at a
+    // character boundary.
+    let mut end = start.saturating_add(span.len).min(line.len());
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    let indent: usize = line[..start].chars().map(display_width).sum();
+    let carets: usize = line[start..end].chars().map(display_width).sum();
+    let text: String = line.chars().map(display_char).collect();
+    Some((text, indent, carets.max(1)))
+}
+
+/// The byte index of the `n`th character of `text` (0-based), or its length when it has
+/// fewer characters.
+fn char_byte_index(text: &str, n: usize) -> usize {
+    text.char_indices().nth(n).map_or(text.len(), |(i, _)| i)
+}
+
+/// How a source character is shown: a tab as four spaces, other control characters escaped.
+fn display_char(c: char) -> String {
+    if c == '\t' {
+        "    ".to_owned()
+    } else if c.is_control() {
+        c.escape_default().to_string()
+    } else {
+        c.to_string()
+    }
+}
+
+fn display_width(c: char) -> usize {
+    display_char(c).chars().count()
+}
+
+/// User text with every control character escaped, so it cannot move the cursor or colour
+/// the terminal.
+fn sanitize(text: &str) -> String {
+    if text.chars().any(char::is_control) {
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    } else {
+        text.to_owned()
+    }
+}
+
+fn saturate(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The styles of one diagnostic: all plain when colour is off.
+struct Styles {
+    level: Style,
+    bold: Style,
+    gutter: Style,
+}
+
+impl Styles {
+    fn new(severity: Severity, color: bool) -> Self {
+        if !color {
+            return Styles {
+                level: Style::new(),
+                bold: Style::new(),
+                gutter: Style::new(),
+            };
+        }
+        let level = match severity {
+            Severity::Error => AnsiColor::BrightRed,
+            Severity::Warning => AnsiColor::BrightYellow,
+        };
+        Styles {
+            level: Style::new().bold().fg_color(Some(level.into())),
+            bold: Style::new().bold(),
+            gutter: Style::new()
+                .bold()
+                .fg_color(Some(AnsiColor::BrightBlue.into())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = "project: demo\nlog_streams:\n  - name: main\n    metric_settings:\n      scorers:\n        - name: correctness\n          sample_rate: 1.5\n";
+
+    fn sample() -> Diagnostic {
+        let span = Span::from_line_column(SOURCE, 7, 24, 3);
+        Diagnostic::error(
+            "team-a/project.yaml",
+            Some(span),
+            "sample_rate must be between 0 and 1, got 1.5",
+        )
+        .with_help("use a fraction such as 0.5")
+    }
+
+    #[test]
+    fn renders_like_rustc() {
+        insta::assert_snapshot!(sample().render(Some(SOURCE), false), @r"
+        error: sample_rate must be between 0 and 1, got 1.5
+         --> team-a/project.yaml:7:24
+          |
+        7 |           sample_rate: 1.5
+          |                        ^^^
+          = help: use a fraction such as 0.5
+        ");
+    }
+
+    #[test]
+    fn renders_wide_gutter_tabs_and_multibyte() {
+        let mut source = String::new();
+        for _ in 0..11 {
+            source.push_str("# filler\n");
+        }
+        source.push_str("\tnäme: \"ü\x1b[31m\"\n");
+        let span = Span::from_line_column(&source, 12, 8, 8);
+        let diagnostic = Diagnostic::warning("a.yaml", Some(span), "odd \u{1b}[2J value");
+        insta::assert_snapshot!(diagnostic.render(Some(&source), false), @r#"
+        warning: odd \u{1b}[2J value
+          --> a.yaml:12:8
+           |
+        12 |     näme: "ü\u{1b}[31m"
+           |           ^^^^^^^^^^^^^
+        "#);
+    }
+
+    #[test]
+    fn renders_without_source_or_position() {
+        insta::assert_snapshot!(sample().render(None, false), @r"
+        error: sample_rate must be between 0 and 1, got 1.5
+         --> team-a/project.yaml:7:24
+          = help: use a fraction such as 0.5
+        ");
+        let missing = Diagnostic::error("nowhere", None, "path `nowhere` does not exist")
+            .with_help("check the spelling");
+        insta::assert_snapshot!(missing.render(Some(""), false), @r"
+        error: path `nowhere` does not exist
+         --> nowhere
+         = help: check the spelling
+        ");
+    }
+
+    #[test]
+    fn span_past_end_of_line_gets_one_caret() {
+        let span = Span {
+            line: 1,
+            column: 5,
+            offset: 4,
+            len: 0,
+        };
+        let out =
+            Diagnostic::error("x.yaml", Some(span), "unexpected end").render(Some("a: ["), false);
+        assert!(out.ends_with("1 | a: [\n  |     ^\n"), "{out}");
+    }
+
+    #[test]
+    fn colour_is_only_added_when_asked() {
+        let plain = sample().render(Some(SOURCE), false);
+        assert!(!plain.contains('\x1b'));
+        let coloured = sample().render(Some(SOURCE), true);
+        assert!(coloured.contains("\x1b["));
+        let stripped = anstream::adapter::strip_str(&coloured).to_string();
+        assert_eq!(stripped, plain);
+    }
+
+    #[test]
+    fn sorts_by_file_then_position() {
+        let at = |line, column| Some(Span::from_line_column("", line, column, 1));
+        let mut diagnostics = vec![
+            Diagnostic::error("b.yaml", at(1, 1), "b"),
+            Diagnostic::warning("a.yaml", at(3, 1), "w"),
+            Diagnostic::error("a.yaml", at(2, 9), "late"),
+            Diagnostic::error("a.yaml", at(2, 1), "early"),
+            Diagnostic::error("a.yaml", None, "whole file"),
+            Diagnostic::error("a.yaml", at(2, 1), "early"),
+        ];
+        sort(&mut diagnostics);
+        let order: Vec<_> = diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(order, ["whole file", "early", "late", "w", "b"]);
+    }
+
+    #[test]
+    fn serializes_flat() {
+        let json = serde_json::to_value(sample()).unwrap();
+        insta::assert_json_snapshot!(json, @r#"
+        {
+          "severity": "error",
+          "file": "team-a/project.yaml",
+          "line": 7,
+          "column": 24,
+          "offset": 129,
+          "len": 3,
+          "message": "sample_rate must be between 0 and 1, got 1.5",
+          "help": "use a fraction such as 0.5"
+        }
+        "#);
+        let none = serde_json::to_value(Diagnostic::error("x", None, "m")).unwrap();
+        assert_eq!(
+            none,
+            serde_json::json!({"severity": "error", "file": "x", "message": "m"})
+        );
+    }
+
+    #[test]
+    fn spans_from_offsets_and_lines_agree() {
+        let source = "a: 1\nbé: ü2\n";
+        let by_line = Span::from_line_column(source, 2, 5, 2);
+        let by_offset = Span::from_offset(source, by_line.offset, by_line.len);
+        assert_eq!(by_line, by_offset);
+        assert_eq!(&source[by_line.offset..by_line.offset + by_line.len], "ü2");
+        // Out of range input is clamped, never a panic.
+        let clamped = Span::from_offset(source, 999, 0);
+        assert_eq!((clamped.line, clamped.column), (3, 1));
+        let inside_char = Span::from_offset(source, 7, 0);
+        assert_eq!(inside_char.offset, 6);
+        let past = Span::from_line_column(source, 99, 99, 5);
+        assert_eq!(
+            (past.line, past.column, past.offset, past.len),
+            (3, 1, source.len(), 0)
+        );
+    }
+}

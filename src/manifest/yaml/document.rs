@@ -1,0 +1,195 @@
+//! The parsed form of one YAML document: its JSON value, and the span of every value in it,
+//! found by JSON pointer or by path.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::manifest::diagnostic::Span;
+
+/// Where one value is in the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeSpan {
+    /// The value itself (for an alias, the `*name` that brought it here).
+    pub value: Span,
+    /// The key, when the value is the value of a mapping entry.
+    pub key: Option<Span>,
+    /// Where the value is written, when that is elsewhere: the anchored node an alias
+    /// or merge key refers to.
+    pub defined: Option<Span>,
+}
+
+impl NodeSpan {
+    /// The key's span when there is one, else the value's: where to point when the entry
+    /// itself is the problem (an unknown field, a duplicate).
+    #[must_use]
+    pub fn key_or_value(&self) -> Span {
+        self.key.unwrap_or(self.value)
+    }
+}
+
+/// One step of a path into a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PathSeg<'a> {
+    /// A mapping entry, by key.
+    Key(&'a str),
+    /// A sequence element, by 0-based index.
+    Index(usize),
+}
+
+/// The JSON pointer (RFC 6901) of `path`: `""` for the root, else `/`-separated tokens with
+/// `~` written `~0` and `/` written `~1`.
+#[must_use]
+pub fn pointer(path: &[PathSeg<'_>]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        out.push('/');
+        match seg {
+            PathSeg::Key(key) => out.push_str(&escape_token(key)),
+            PathSeg::Index(index) => out.push_str(&index.to_string()),
+        }
+    }
+    out
+}
+
+/// A mapping key as a JSON pointer token (`~` → `~0`, `/` → `~1`).
+#[must_use]
+pub fn escape_token(key: &str) -> Cow<'_, str> {
+    if key.contains(['~', '/']) {
+        Cow::Owned(key.replace('~', "~0").replace('/', "~1"))
+    } else {
+        Cow::Borrowed(key)
+    }
+}
+
+/// One YAML document: its value as JSON, and where each part of it is in the source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Document {
+    /// The document's value.
+    pub value: Value,
+    pub(super) spans: SpanTree,
+}
+
+impl Document {
+    /// Where the whole document is.
+    #[must_use]
+    pub fn root(&self) -> &NodeSpan {
+        &self.spans.at
+    }
+
+    /// Where the value at JSON `pointer` is, or `None` if the document has no such value
+    /// (or the pointer is malformed: not empty and not starting with `/`).
+    #[must_use]
+    pub fn span(&self, pointer: &str) -> Option<&NodeSpan> {
+        let (tree, complete) = self.walk(pointer);
+        complete.then_some(&tree.at)
+    }
+
+    /// Where the value at `path` is, or `None` if the document has no such value.
+    #[must_use]
+    pub fn span_at(&self, path: &[PathSeg<'_>]) -> Option<&NodeSpan> {
+        let mut tree = &self.spans;
+        for seg in path {
+            tree = match (seg, &tree.kids) {
+                (PathSeg::Key(key), Kids::Map(kids)) => kids.get(*key)?,
+                (PathSeg::Index(index), Kids::Seq(kids)) => kids.get(*index)?,
+                _ => return None,
+            };
+        }
+        Some(&tree.at)
+    }
+
+    /// Where the value at `pointer` is or, when there is none, its nearest ancestor that
+    /// exists (at worst the document root): where to point for "missing field" and the like.
+    #[must_use]
+    pub fn locate(&self, pointer: &str) -> &NodeSpan {
+        &self.walk(pointer).0.at
+    }
+
+    /// Every value's JSON pointer and span, parents before children, in document order.
+    #[must_use]
+    pub fn spans(&self) -> Vec<(String, &NodeSpan)> {
+        let mut out = Vec::new();
+        let mut stack = vec![(String::new(), &self.spans)];
+        while let Some((path, tree)) = stack.pop() {
+            match &tree.kids {
+                Kids::Leaf => {}
+                Kids::Seq(kids) => {
+                    for (index, kid) in kids.iter().enumerate().rev() {
+                        stack.push((format!("{path}/{index}"), kid));
+                    }
+                }
+                Kids::Map(kids) => {
+                    let mut kids: Vec<_> = kids.iter().collect();
+                    kids.sort_by_key(|(_, kid)| kid.at.key.map(|k| k.offset));
+                    for (key, kid) in kids.into_iter().rev() {
+                        stack.push((format!("{path}/{}", escape_token(key)), kid));
+                    }
+                }
+            }
+            out.push((path, &tree.at));
+        }
+        out
+    }
+
+    /// Follows `pointer` as far as it goes: the deepest tree reached, and whether that is
+    /// the end of the pointer.
+    fn walk(&self, pointer: &str) -> (&SpanTree, bool) {
+        let mut tree = &self.spans;
+        if pointer.is_empty() {
+            return (tree, true);
+        }
+        let Some(tokens) = pointer.strip_prefix('/') else {
+            return (tree, false);
+        };
+        for token in tokens.split('/') {
+            let next = match &tree.kids {
+                Kids::Map(kids) => kids.get(unescape_token(token).as_ref()),
+                Kids::Seq(kids) => token.parse::<usize>().ok().and_then(|i| kids.get(i)),
+                Kids::Leaf => None,
+            };
+            match next {
+                Some(next) => tree = next,
+                None => return (tree, false),
+            }
+        }
+        (tree, true)
+    }
+}
+
+fn unescape_token(token: &str) -> Cow<'_, str> {
+    if token.contains('~') {
+        Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+    } else {
+        Cow::Borrowed(token)
+    }
+}
+
+/// The spans of a value and of everything in it, shaped like the value.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct SpanTree {
+    pub(super) at: NodeSpan,
+    pub(super) kids: Kids,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Kids {
+    Leaf,
+    Seq(Vec<SpanTree>),
+    Map(BTreeMap<String, SpanTree>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_escape_and_unescape() {
+        let path = [PathSeg::Key("a/b~c"), PathSeg::Index(3), PathSeg::Key("")];
+        assert_eq!(pointer(&path), "/a~1b~0c/3/");
+        assert_eq!(unescape_token("a~1b~0c"), "a/b~c");
+        assert_eq!(unescape_token("~01"), "~1");
+        assert_eq!(pointer(&[]), "");
+    }
+}
