@@ -4,6 +4,8 @@
 //! - [`Live`] and its parts are plain data, so `plan` can be tested with literals.
 //! - The fetcher that fills them over the API lives in [`fetch`].
 
+pub mod fetch;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -14,8 +16,12 @@ use crate::api::{
 };
 
 /// How a manifest refers to an object: by name or by id.
+///
+/// Serialized as one string (so it can key JSON maps): the name itself, or
+/// `id:<id>`; a name that itself starts with `id:` or `name:` is written
+/// `name:<name>`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(into = "String", from = "String")]
 pub enum ObjectKey {
     /// By name.
     Name(String),
@@ -31,6 +37,30 @@ impl ObjectKey {
             (Some(n), _) => Some(ObjectKey::Name(n.to_owned())),
             (None, Some(i)) => Some(ObjectKey::Id(i.to_owned())),
             (None, None) => None,
+        }
+    }
+}
+
+impl From<ObjectKey> for String {
+    fn from(key: ObjectKey) -> String {
+        match key {
+            ObjectKey::Id(id) => format!("id:{id}"),
+            ObjectKey::Name(n) if n.starts_with("id:") || n.starts_with("name:") => {
+                format!("name:{n}")
+            }
+            ObjectKey::Name(n) => n,
+        }
+    }
+}
+
+impl From<String> for ObjectKey {
+    fn from(s: String) -> ObjectKey {
+        if let Some(id) = s.strip_prefix("id:") {
+            ObjectKey::Id(id.to_owned())
+        } else if let Some(name) = s.strip_prefix("name:") {
+            ObjectKey::Name(name.to_owned())
+        } else {
+            ObjectKey::Name(s)
         }
     }
 }

@@ -1,0 +1,124 @@
+//! All user-facing output goes through here: stdout for results (plans,
+//! reports, JSON), stderr for diagnostics and progress.
+//!
+//! This module decides colour (a terminal, `NO_COLOR`, `CLICOLOR_FORCE`, and
+//! `--color`), and treats a closed pipe (`evalctl plan | head`) as success,
+//! not a panic.
+
+use std::io::{self, IsTerminal, Write};
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when writing to a terminal and `NO_COLOR` is unset.
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// Where results and diagnostics go, and whether they are coloured.
+#[derive(Debug, Clone, Copy)]
+pub struct Printer {
+    color_stdout: bool,
+    color_stderr: bool,
+    quiet: bool,
+}
+
+fn env_says_no_color() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+fn env_forces_color() -> bool {
+    std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+impl Printer {
+    /// A printer for this process's stdout and stderr.
+    pub fn new(choice: ColorChoice, quiet: bool) -> Self {
+        let decide = |is_tty: bool| match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => !env_says_no_color() && (is_tty || env_forces_color()),
+        };
+        Printer {
+            color_stdout: decide(io::stdout().is_terminal()),
+            color_stderr: decide(io::stderr().is_terminal()),
+            quiet,
+        }
+    }
+
+    /// A printer that never colours (tests, files).
+    pub fn plain() -> Self {
+        Printer {
+            color_stdout: false,
+            color_stderr: false,
+            quiet: false,
+        }
+    }
+
+    /// Whether results on stdout are coloured.
+    pub fn color_stdout(&self) -> bool {
+        self.color_stdout
+    }
+
+    /// Whether diagnostics on stderr are coloured.
+    pub fn color_stderr(&self) -> bool {
+        self.color_stderr
+    }
+
+    /// Whether stderr is a terminal (progress indicators show only then).
+    pub fn stderr_is_terminal(&self) -> bool {
+        io::stderr().is_terminal()
+    }
+
+    /// Writes a result to stdout. A closed pipe is not an error.
+    pub fn out(&self, text: &str) {
+        write_ignoring_broken_pipe(&mut io::stdout().lock(), text);
+    }
+
+    /// Writes a diagnostic line to stderr (suppressed by `-q` unless an error).
+    pub fn info(&self, text: &str) {
+        if !self.quiet {
+            write_line(&mut io::stderr().lock(), text);
+        }
+    }
+
+    /// Writes an error to stderr, always.
+    pub fn error(&self, text: &str) {
+        let prefix = if self.color_stderr {
+            "\x1b[1;31merror\x1b[0m"
+        } else {
+            "error"
+        };
+        write_line(&mut io::stderr().lock(), &format!("{prefix}: {text}"));
+    }
+
+    /// Writes a warning to stderr (suppressed by `-q`).
+    pub fn warn(&self, text: &str) {
+        if !self.quiet {
+            let prefix = if self.color_stderr {
+                "\x1b[1;33mwarning\x1b[0m"
+            } else {
+                "warning"
+            };
+            write_line(&mut io::stderr().lock(), &format!("{prefix}: {text}"));
+        }
+    }
+}
+
+fn write_line(w: &mut impl Write, text: &str) {
+    if text.ends_with('\n') {
+        write_ignoring_broken_pipe(w, text);
+    } else {
+        write_ignoring_broken_pipe(w, &format!("{text}\n"));
+    }
+}
+
+fn write_ignoring_broken_pipe(w: &mut impl Write, text: &str) {
+    // A reader that went away (`| head`) has all it wanted; any other write
+    // error on a terminal stream has nowhere to be reported.
+    let _ = w.write_all(text.as_bytes()).and_then(|()| w.flush());
+}

@@ -1,0 +1,332 @@
+//! The plan is a pure function of (desired, live): these tests give it
+//! literals and check the plan, with no server involved.
+
+use evalctl::live::Live;
+use evalctl::manifest::set::{Located, ManifestSet, Origin};
+use evalctl::manifest::types::{IntegrationSpec, ProjectSpec};
+use evalctl::plan::{Action, Address, NoteKind, Operation, PlanOptions, plan};
+use serde_json::json;
+
+const PROJECT_ID: &str = "11111111-1111-4111-8111-111111111111";
+const LS_ID: &str = "22222222-2222-4222-8222-222222222222";
+const DASH_ID: &str = "33333333-3333-4333-8333-333333333333";
+const CORRECTNESS: &str = "44444444-4444-4444-8444-444444444444";
+const BLEU: &str = "55555555-5555-4555-8555-555555555555";
+
+fn origin() -> Origin {
+    Origin {
+        file: "team/project.yaml".into(),
+        line: 1,
+    }
+}
+
+fn desired(project: serde_json::Value) -> ManifestSet {
+    let spec: ProjectSpec = serde_json::from_value(project).unwrap();
+    ManifestSet {
+        projects: vec![Located {
+            origin: origin(),
+            spec,
+        }],
+        integrations: vec![],
+    }
+}
+
+fn catalog() -> serde_json::Value {
+    json!({
+        "scorers": [
+            {"id": CORRECTNESS, "name": "correctness", "scorer_type": "preset", "tags": [],
+             "output_type": "boolean", "input_type": "basic", "model_type": "llm", "roll_up_method": "average",
+             "latest_version": {"id": "66666666-6666-4666-8666-666666666666", "version": 3, "scorer_id": CORRECTNESS}},
+            {"id": BLEU, "name": "bleu", "scorer_type": "preset", "tags": []}
+        ],
+        "versions": {
+            CORRECTNESS: [
+                {"id": "77777777-7777-4777-8777-777777777777", "version": 2, "scorer_id": CORRECTNESS,
+                 "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"}
+            ]
+        }
+    })
+}
+
+/// Live state with one project, one log stream holding `settings`, and a
+/// default dashboard holding `sections`.
+fn live(settings: serde_json::Value, sections: serde_json::Value, favorited: bool) -> Live {
+    serde_json::from_value(json!({
+        "projects": {"demo": {
+            "id": PROJECT_ID, "name": "demo",
+            "log_streams": {"production": {
+                "id": LS_ID, "name": "production",
+                "metric_settings": settings,
+                "dashboard": {
+                    "id": DASH_ID, "name": "Default", "is_default": true, "visibility": "project",
+                    "is_favorited": favorited, "log_stream_id": LS_ID, "project_id": PROJECT_ID,
+                    "sections": sections, "widgets": [], "layout_map": {}, "interval_mins": 60,
+                    "start_time": 0, "end_time": 0
+                }
+            }},
+            "experiments": {},
+            "annotation_templates": [],
+            "feedback_templates": null
+        }},
+        "integrations": {},
+        "catalog": catalog()
+    }))
+    .unwrap()
+}
+
+fn project(log_stream: serde_json::Value) -> serde_json::Value {
+    json!({"name": "demo", "log_streams": [log_stream]})
+}
+
+#[test]
+fn a_converged_system_plans_empty_despite_server_defaults() {
+    // Live holds what the service fills: defaults spelled out, filter values reordered.
+    let settings = json!({
+        "scorers": [{"id": CORRECTNESS, "scorer_type": "preset", "name": "correctness",
+                     "output_type": "boolean", "input_type": "basic", "model_type": "llm",
+                     "roll_up_method": "average", "num_judges": 3,
+                     "filters": [{"name": "node_name", "operator": "one_of", "value": ["llm", "chat"], "case_sensitive": true}]}],
+        "segment_filters": [{"sample_rate": 0.5, "llm_scorers": false, "multimodal_scorers": false,
+                             "filter": {"name": "metadata", "operator": "eq", "key": "env", "value": "prod"}}]
+    });
+    let sections = json!([{"id": "88888888-8888-4888-8888-888888888888", "name": "Quality",
+                           "description": "", "color": "#1F77B4", "widgets": [{"id": "w", "name": "w", "type": "bar_chart", "metric": "m", "aggregation": "Count"}]}]);
+    let live = live(settings, sections, true);
+    let desired = desired(project(json!({
+        "name": "production",
+        "metric_settings": {
+            "scorers": [{"name": "correctness", "num_judges": 3,
+                         "filters": [{"name": "node_name", "operator": "one_of", "value": ["chat", "llm"]}]}],
+            "segment_filters": [{"sample_rate": 0.5, "filter": {"name": "metadata", "operator": "eq", "key": "env", "value": "prod"}}]
+        },
+        "trends": {"sections": [{"name": "Quality", "color": "#1f77b4"}], "favorite": "user"}
+    })));
+    let plan = plan(&desired, &live, &PlanOptions::default()).unwrap();
+    assert!(plan.is_empty(), "{:#?}", plan.changes);
+}
+
+#[test]
+fn a_declared_scorer_list_is_authoritative() {
+    let settings = json!({"scorers": [{"id": BLEU, "scorer_type": "preset", "name": "bleu"}], "segment_filters": null});
+    let live = live(settings, json!([]), false);
+    let desired = desired(project(json!({
+        "name": "production",
+        "metric_settings": {"scorers": [{"name": "correctness", "scorer_version": 2}]}
+    })));
+    let plan = plan(&desired, &live, &PlanOptions::default()).unwrap();
+    assert_eq!(plan.changes.len(), 1);
+    let change = &plan.changes[0];
+    assert_eq!(change.action, Action::Update);
+    assert_eq!(change.reason, "enable correctness; disable bleu");
+    let paths: Vec<&str> = change.fields.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["scorers[bleu]", "scorers[correctness]"]);
+    let Operation::PatchMetricSettings { body, .. } = &change.operations[0] else {
+        panic!()
+    };
+    let scorers = body.scorers.as_ref().unwrap();
+    assert_eq!(scorers.len(), 1);
+    assert_eq!(scorers[0].scorer_version.as_ref().unwrap().version, 2);
+    assert!(
+        body.segment_filters.is_none(),
+        "segment filters are not managed here"
+    );
+}
+
+#[test]
+fn unknown_scorers_and_versions_name_the_nearest() {
+    let live = live(json!({"scorers": []}), json!([]), false);
+    let desired = desired(project(json!({
+        "name": "production",
+        "metric_settings": {"scorers": [{"name": "corectness"}, {"name": "correctness", "scorer_version": 9}]}
+    })));
+    let err = plan(&desired, &live, &PlanOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("no scorer named `corectness` in the catalog; did you mean `correctness`?"),
+        "{err}"
+    );
+    assert!(
+        err.contains("scorer `correctness` has no version 9 (it has 2)"),
+        "{err}"
+    );
+    assert!(err.contains("team/project.yaml:1"), "{err}");
+}
+
+#[test]
+fn undeclared_sections_are_notes_without_prune_and_deletes_with_it() {
+    let sections =
+        json!([{"id": "88888888-8888-4888-8888-888888888888", "name": "Old", "widgets": []}]);
+    let live = live(json!({"scorers": []}), sections, false);
+    let desired = desired(project(
+        json!({"name": "production", "trends": {"sections": [{"name": "New"}]}}),
+    ));
+    let kept = plan(&desired, &live, &PlanOptions::default()).unwrap();
+    assert_eq!(kept.changes.len(), 1);
+    assert_eq!(kept.changes[0].action, Action::Create);
+    assert_eq!(kept.notes.len(), 1);
+    assert_eq!(kept.notes[0].kind, NoteKind::Unmanaged);
+    let pruned = plan(
+        &desired,
+        &live,
+        &PlanOptions {
+            prune: true,
+            ..PlanOptions::default()
+        },
+    )
+    .unwrap();
+    let actions: Vec<Action> = pruned.changes.iter().map(|c| c.action).collect();
+    assert_eq!(actions, [Action::Create, Action::Delete]);
+    assert!(pruned.notes.is_empty());
+}
+
+#[test]
+fn a_renamed_section_is_an_update_that_keeps_it() {
+    let sections = json!([{"id": "88888888-8888-4888-8888-888888888888", "name": "Old", "color": "#000000", "widgets": []}]);
+    let live = live(json!({"scorers": []}), sections, false);
+    let desired = desired(project(json!({"name": "production",
+        "trends": {"sections": [{"name": "New", "renamed_from": ["Old"]}]}})));
+    let plan = plan(
+        &desired,
+        &live,
+        &PlanOptions {
+            prune: true,
+            ..PlanOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(plan.changes.len(), 1);
+    assert_eq!(plan.changes[0].action, Action::Update);
+    let Operation::UpdateSection { body, .. } = &plan.changes[0].operations[0] else {
+        panic!()
+    };
+    assert_eq!(body.name.as_deref(), Some("New"));
+    assert_eq!(body.color, None, "an undeclared colour is left alone");
+}
+
+#[test]
+fn template_constraint_changes_are_replacements_with_a_usage_warning() {
+    let mut live = live(json!({"scorers": []}), json!([]), false);
+    let project = live.projects.values_mut().next().unwrap();
+    project.annotation_templates = Some(
+        serde_json::from_value(json!([
+            {"id": "t1", "name": "Quality", "include_explanation": false, "criteria": "Good?",
+             "constraints": {"annotation_type": "score", "min": 0, "max": 5},
+             "created_at": "2026-01-01T00:00:00Z", "position": 0, "usage_count": 12},
+            {"id": "t2", "name": "Tone", "include_explanation": false, "criteria": "Polite?",
+             "constraints": {"annotation_type": "like_dislike"},
+             "created_at": "2026-01-01T00:00:00Z", "position": 1, "usage_count": 0}
+        ]))
+        .unwrap(),
+    );
+    let desired = desired(json!({"name": "demo", "annotation_templates": [
+        {"name": "Quality", "criteria": "Good?", "constraints": {"annotation_type": "score", "min": 1, "max": 10}},
+        {"name": "Tone", "criteria": "Polite and kind?", "constraints": {"annotation_type": "like_dislike"}}
+    ]}));
+    let plan = plan(&desired, &live, &PlanOptions::default()).unwrap();
+    let summary: Vec<(String, Action)> = plan
+        .changes
+        .iter()
+        .map(|c| (c.address.to_string(), c.action))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                "project[demo].annotation_template[Quality]".to_owned(),
+                Action::Replace
+            ),
+            (
+                "project[demo].annotation_template[Tone]".to_owned(),
+                Action::Update
+            ),
+        ]
+    );
+    assert_eq!(plan.changes[0].warnings.len(), 1, "12 ratings use it");
+    assert_eq!(plan.changes[0].operations.len(), 2, "delete, then create");
+}
+
+#[test]
+fn integrations_compare_declared_public_fields_and_never_the_token() {
+    let mut live = live(json!({"scorers": []}), json!([]), false);
+    live.integrations.insert(
+        "openai".to_owned(),
+        Some(serde_json::from_value(json!({"id": "i", "name": "openai", "provider": "openai", "organization_id": "org-1"})).unwrap()),
+    );
+    let spec: IntegrationSpec = serde_json::from_value(json!({
+        "provider": "openai", "organization_id": "org-1", "token": "${OPENAI_API_KEY}"
+    }))
+    .unwrap();
+    let desired = ManifestSet {
+        projects: vec![],
+        integrations: vec![Located {
+            origin: origin(),
+            spec,
+        }],
+    };
+    let unchanged = plan(&desired, &live, &PlanOptions::default()).unwrap();
+    assert!(
+        unchanged.is_empty(),
+        "a write-only token is no perpetual diff"
+    );
+    let rotated = plan(
+        &desired,
+        &live,
+        &PlanOptions {
+            rotate_secrets: true,
+            ..PlanOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(rotated.changes.len(), 1);
+    assert_eq!(rotated.changes[0].reason, "rotate secrets");
+    let json = serde_json::to_string(&rotated).unwrap();
+    assert!(json.contains("${OPENAI_API_KEY}"));
+    assert_eq!(
+        rotated.changes[0].address,
+        Address::Integration {
+            provider: "openai".into()
+        }
+    );
+}
+
+#[test]
+fn favorites_compare_as_favorited_or_not() {
+    let live_unfav = live(json!({"scorers": []}), json!([]), false);
+    let desired_user = desired(project(
+        json!({"name": "production", "trends": {"favorite": "project"}}),
+    ));
+    let p = plan(&desired_user, &live_unfav, &PlanOptions::default()).unwrap();
+    let Operation::Favorite { visibility, .. } = &p.changes[0].operations[0] else {
+        panic!()
+    };
+    assert_eq!(visibility.as_str(), "project");
+    let live_fav = live(json!({"scorers": []}), json!([]), true);
+    assert!(
+        plan(&desired_user, &live_fav, &PlanOptions::default())
+            .unwrap()
+            .is_empty()
+    );
+    let desired_none = desired(project(
+        json!({"name": "production", "trends": {"favorite": "none"}}),
+    ));
+    let p = plan(&desired_none, &live_fav, &PlanOptions::default()).unwrap();
+    assert_eq!(
+        p.changes[0].operations.len(),
+        2,
+        "clears both the user's and the project's favorite"
+    );
+}
+
+#[test]
+fn targets_narrow_the_plan() {
+    let live = live(json!({"scorers": []}), json!([]), false);
+    let desired = desired(project(json!({"name": "production",
+        "metric_settings": {"scorers": [{"name": "bleu"}]},
+        "trends": {"sections": [{"name": "A"}]}})));
+    let mut p = plan(&desired, &live, &PlanOptions::default()).unwrap();
+    assert_eq!(p.changes.len(), 2);
+    p.retain_targets(&["project[demo].log_stream[production].trends".to_owned()]);
+    assert_eq!(p.changes.len(), 1);
+    assert!(matches!(p.changes[0].address, Address::Section { .. }));
+}
