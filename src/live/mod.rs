@@ -3,8 +3,12 @@
 //!
 //! - [`Live`] and its parts are plain data, so `plan` can be tested with literals.
 //! - The fetcher that fills them over the API lives in [`fetch`].
+//! - [`people`] names the people behind `created_by` ids.
+//! - [`blast_radius`] adds, after planning, who else uses the scorer versions a plan touches.
 
+pub mod blast_radius;
 pub mod fetch;
+pub mod people;
 
 use std::collections::BTreeMap;
 

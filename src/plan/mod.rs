@@ -90,10 +90,21 @@ impl Planner<'_> {
         kind: NoteKind,
         message: impl Into<String>,
     ) {
+        self.note_by(None, address, kind, message);
+    }
+
+    pub(crate) fn note_by(
+        &mut self,
+        created_by: Option<String>,
+        address: Option<Address>,
+        kind: NoteKind,
+        message: impl Into<String>,
+    ) {
         self.notes.push(Note {
             address,
             kind,
             message: message.into(),
+            created_by,
         });
     }
 }
@@ -128,6 +139,7 @@ pub(crate) fn change<B: Serialize, A: Serialize>(
         operations,
         warnings: Vec::new(),
         blast_radius: Vec::new(),
+        created_by: None,
     }
 }
 

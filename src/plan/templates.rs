@@ -78,6 +78,16 @@ pub(crate) fn plan_templates<C: Constraints>(
     live: Option<&[Template<C>]>,
 ) {
     let live = live.unwrap_or_default();
+    if kind == TemplateKind::Feedback {
+        planner.note(
+            None,
+            NoteKind::Info,
+            format!(
+                "project `{project}`: feedback templates were read with the service's deprecated listing \
+                 (GET /v2/projects/{{project_id}}/feedback/templates), the only listing it offers"
+            ),
+        );
+    }
     let address = |name: &str| Address::Template {
         project: project.to_owned(),
         kind,
@@ -142,6 +152,7 @@ pub(crate) fn plan_templates<C: Constraints>(
             );
             c.warnings
                 .extend(usage_warning(current.usage_count, "replacing it"));
+            c.created_by = current.created_by.clone();
             planner.changes.push(c);
         } else {
             let reason = if before.name != after.name {
@@ -189,9 +200,11 @@ pub(crate) fn plan_templates<C: Constraints>(
             );
             c.warnings
                 .extend(usage_warning(template.usage_count, "deleting it"));
+            c.created_by = template.created_by.clone();
             planner.changes.push(c);
         } else {
-            planner.note(
+            planner.note_by(
+                template.created_by.clone(),
                 Some(address(&template.name)),
                 NoteKind::Unmanaged,
                 format!(

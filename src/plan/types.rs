@@ -154,6 +154,10 @@ pub struct ResourceChange {
     /// blast-radius step after planning; empty when not computed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blast_radius: Vec<BlastRadius>,
+    /// Who created the live object: a user id as the service reports it,
+    /// replaced by the person ("Name <email>") when evalctl could look them up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_by: Option<String>,
 }
 
 /// One field's difference. Paths look like `scorers[correctness].num_judges`.
@@ -331,6 +335,9 @@ pub struct Note {
     pub kind: NoteKind,
     /// The note.
     pub message: String,
+    /// Who created the object the note is about (see [`ResourceChange::created_by`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_by: Option<String>,
 }
 
 /// Kinds of notes.
