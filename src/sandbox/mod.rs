@@ -1,1 +1,43 @@
-//! placeholder
+//! The sandbox: a faithful local implementation of the service, for tests
+//! (the real client against it), for newcomers (`evalctl sandbox`, no
+//! account needed) and for CI checks of config repos offline.
+//!
+//! Faithful means the same paths, the same shapes (every response validates
+//! against the matching schema of the OpenAPI reference), the same
+//! validation (422 bodies as FastAPI/pydantic write them) and the same
+//! authentication rules as the spec's table.
+//!
+//! Module map:
+//! - [`server`]: starting it ([`Sandbox::builder`]), in-process
+//!   ([`SandboxHandle`]) or in the caller's runtime.
+//! - `routes`: the HTTP surface, one module per resource.
+//! - [`auth`]: the three schemes, the operations without Basic, roles.
+//! - [`validation`]: requests against the reference, the 422 bodies.
+//! - [`store`]: the state and its semantics, one module per resource.
+//! - [`fixture`]: the built-in demo fixture and the scaled one.
+//! - [`persist`]: the `--state` file, written atomically before answering.
+//! - [`faults`]: latency, 5xx, 429, rate limit, dropped connections; the
+//!   request log.
+//! - [`cli`]: `evalctl sandbox`.
+
+mod app;
+pub mod auth;
+pub mod cli;
+mod conn;
+pub mod error;
+pub mod faults;
+pub mod fingerprint;
+pub mod fixture;
+pub mod persist;
+pub mod reply;
+mod routes;
+pub mod server;
+pub mod store;
+pub mod validation;
+
+pub use cli::{SandboxArgs, run};
+pub use error::SandboxError;
+pub use faults::{Fault, Faults, RequestRecord};
+pub use fixture::{Fixture, Scale};
+pub use server::{Bound, Sandbox, SandboxBuilder, SandboxHandle};
+pub use store::State;

@@ -1,0 +1,231 @@
+//! What every request handler shares ([`App`]): the one lock around the
+//! [`State`], the in-memory bearer tokens, the faults and request log, and
+//! the state file. Also the outermost layer of every request
+//! ([`fault_layer`]): sequence number, faults, request log.
+//!
+//! Locks are `std::sync::Mutex`es, never held across an `.await`: reads run
+//! a closure under the lock; writes run a closure under the lock and, when a
+//! state file is configured, write it (on a blocking thread) before the
+//! answer is sent, restoring the previous state if the write fails.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State as AxState};
+use axum::http::HeaderName;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::conn::ConnInfo;
+use super::faults::{CallerSlot, Fault, FaultState, Faults, RequestRecord};
+use super::persist::StateFile;
+use super::reply::ApiError;
+use super::store::State;
+
+/// The state shared by all handlers of one sandbox.
+#[derive(Debug)]
+pub struct App {
+    state: Mutex<State>,
+    /// Bearer tokens issued by `/login`: fingerprint → user id. In memory
+    /// only: a restart invalidates them.
+    tokens: Mutex<HashMap<String, String>>,
+    faults: Mutex<FaultState>,
+    log: Mutex<Vec<RequestRecord>>,
+    seq: AtomicU64,
+    state_file: Option<StateFile>,
+    /// The header carrying API keys.
+    pub api_key_header: HeaderName,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic under the lock cannot leave the state half-changed in a way
+    // later requests must not see (closures return errors, not panics), so
+    // a poisoned lock is recovered rather than propagated.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl App {
+    /// A new app over `state`.
+    pub fn new(
+        state: State,
+        faults: Faults,
+        state_file: Option<StateFile>,
+        api_key_header: HeaderName,
+    ) -> Self {
+        App {
+            state: Mutex::new(state),
+            tokens: Mutex::new(HashMap::new()),
+            faults: Mutex::new(FaultState::new(faults)),
+            log: Mutex::new(Vec::new()),
+            seq: AtomicU64::new(0),
+            state_file,
+            api_key_header,
+        }
+    }
+
+    /// Runs `f` on the state.
+    pub fn read<T>(&self, f: impl FnOnce(&State) -> Result<T, ApiError>) -> Result<T, ApiError> {
+        f(&lock(&self.state))
+    }
+
+    /// Runs `f` on the state (for tests and infallible reads).
+    pub fn inspect<T>(&self, f: impl FnOnce(&State) -> T) -> T {
+        f(&lock(&self.state))
+    }
+
+    /// Runs `f` on the state and persists the result when it succeeds (see
+    /// the module docs).
+    pub async fn write<T, F>(self: &Arc<Self>, f: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut State) -> Result<T, ApiError> + Send + 'static,
+    {
+        if self.state_file.is_none() {
+            return f(&mut lock(&self.state));
+        }
+        let app = Arc::clone(self);
+        tokio::task::spawn_blocking(move || app.write_blocking(f))
+            .await
+            .map_err(|e| ApiError::Internal(format!("write task failed: {e}")))?
+    }
+
+    /// The synchronous core of [`App::write`] (also used by tests' out-of-band
+    /// changes).
+    pub fn write_blocking<T>(
+        &self,
+        f: impl FnOnce(&mut State) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let mut state = lock(&self.state);
+        let Some(file) = &self.state_file else {
+            return f(&mut state);
+        };
+        let before = state.clone();
+        let out = f(&mut state)?;
+        if let Err(e) = file.save(&state) {
+            *state = before;
+            return Err(ApiError::Internal(format!("state not saved: {e}")));
+        }
+        Ok(out)
+    }
+
+    /// Records a bearer token for a user.
+    pub fn add_token(&self, fingerprint: String, user_id: String) {
+        lock(&self.tokens).insert(fingerprint, user_id);
+    }
+
+    /// The user id of a bearer token's fingerprint.
+    pub fn token_user(&self, fingerprint: &str) -> Option<String> {
+        lock(&self.tokens).get(fingerprint).cloned()
+    }
+
+    /// Forgets every bearer token (as a restart would).
+    pub fn clear_tokens(&self) {
+        lock(&self.tokens).clear();
+    }
+
+    /// The current faults.
+    pub fn faults(&self) -> Faults {
+        lock(&self.faults).faults().clone()
+    }
+
+    /// Replaces the faults.
+    pub fn set_faults(&self, faults: Faults) {
+        lock(&self.faults).set(faults);
+    }
+
+    /// The request log so far.
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        lock(&self.log).clone()
+    }
+
+    /// Empties the request log (sequence numbers keep counting).
+    pub fn clear_log(&self) {
+        lock(&self.log).clear();
+    }
+
+    fn record(&self, r: RequestRecord) {
+        lock(&self.log).push(r);
+    }
+}
+
+/// Logs a request when dropped: with the answer's status when one was
+/// sent, with none when the connection was dropped or the client went away
+/// before the answer (a spike past its timeout).
+struct LogEntry {
+    app: Arc<App>,
+    record: RequestRecord,
+    slot: CallerSlot,
+}
+
+impl Drop for LogEntry {
+    fn drop(&mut self) {
+        let mut record = self.record.clone();
+        record.user = self.slot.get();
+        self.app.record(record);
+    }
+}
+
+/// The outermost layer: numbers the request, applies the faults decided for
+/// it, and logs it.
+pub async fn fault_layer(
+    AxState(app): AxState<Arc<App>>,
+    ConnectInfo(conn): ConnectInfo<ConnInfo>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let seq = app.seq.fetch_add(1, Ordering::SeqCst) + 1;
+    let slot = CallerSlot::default();
+    request.extensions_mut().insert(slot.clone());
+    let path = request.uri().path().to_owned();
+    let (decision, retry_after) = {
+        let mut faults = lock(&app.faults);
+        let d = faults.decide(seq, &path);
+        let r = d.fault.map(|f| faults.retry_after(f)).unwrap_or(1);
+        (d, r)
+    };
+    let mut entry = LogEntry {
+        app: Arc::clone(&app),
+        record: RequestRecord {
+            seq,
+            method: request.method().to_string(),
+            path,
+            query: request.uri().query().map(str::to_owned),
+            status: None,
+            fault: decision.fault,
+            spiked: decision.spiked,
+            user: None,
+        },
+        slot,
+    };
+    if !decision.delay.is_zero() {
+        tokio::time::sleep(decision.delay).await;
+    }
+    let response = match decision.fault {
+        None => next.run(request).await,
+        Some(fault) => {
+            if fault.processes() {
+                // The change is applied; only the answer is lost.
+                let _ = next.run(request).await;
+            }
+            match fault {
+                Fault::Drop | Fault::DropAfter => {
+                    conn.kill.trip();
+                    Response::new(Body::empty())
+                }
+                Fault::Throttle | Fault::RateLimit => {
+                    ApiError::TooManyRequests { retry_after }.into_response()
+                }
+                Fault::FailBefore(code) | Fault::FailAfter(code) => {
+                    ApiError::Injected(code).into_response()
+                }
+            }
+        }
+    };
+    if !matches!(decision.fault, Some(Fault::Drop | Fault::DropAfter)) {
+        entry.record.status = Some(response.status().as_u16());
+    }
+    drop(entry);
+    response
+}

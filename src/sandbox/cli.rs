@@ -1,0 +1,276 @@
+//! `evalctl sandbox`: the command-line arguments ([`SandboxArgs`], flattened
+//! into the top-level CLI) and [`run`], which serves until Ctrl-C.
+//!
+//! With no arguments it serves the default fixture on 127.0.0.1:8080 and
+//! prints how to point evalctl at it, with the fixture's public demo
+//! credentials.
+
+use std::future::Future;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::auth::user_by_api_key;
+use super::error::SandboxError;
+use super::faults::Faults;
+use super::fixture::{DEMO_API_KEY, DEMO_EMAIL, DEMO_PASSWORD, Fixture};
+use super::server::{DEFAULT_API_KEY_HEADER, Sandbox};
+
+/// Arguments of `evalctl sandbox`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SandboxArgs {
+    /// Address to listen on. Keep it on loopback: the demo credentials are public.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+
+    /// Persist every change to FILE (loaded at start when it exists, else
+    /// created from the fixture). Holds no secret values.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+
+    /// Start from this fixture (JSON, as printed by --dump-fixture) instead
+    /// of the built-in demo fixture.
+    #[arg(long, value_name = "FILE")]
+    pub fixture: Option<PathBuf>,
+
+    /// Print the built-in demo fixture as JSON and exit.
+    #[arg(long)]
+    pub dump_fixture: bool,
+
+    /// Header carrying API keys (for parity with the client's override).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_API_KEY_HEADER)]
+    pub api_key_header: String,
+
+    /// Fault: latency added to every request, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 0, help_heading = "Faults")]
+    pub latency_ms: u64,
+
+    /// Fault: up to this much random extra latency, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 0, help_heading = "Faults")]
+    pub jitter_ms: u64,
+
+    /// Fault: fraction of requests delayed by --spike-ms more.
+    #[arg(
+        long,
+        value_name = "RATE",
+        default_value_t = 0.0,
+        help_heading = "Faults"
+    )]
+    pub spike_rate: f64,
+
+    /// Fault: the delay of a latency spike, in milliseconds.
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 30_000,
+        help_heading = "Faults"
+    )]
+    pub spike_ms: u64,
+
+    /// Fault: fraction of requests answered 502/503/504 without processing.
+    #[arg(
+        long,
+        value_name = "RATE",
+        default_value_t = 0.0,
+        help_heading = "Faults"
+    )]
+    pub fail_rate: f64,
+
+    /// Fault: fraction of requests processed, then answered 502/503/504.
+    #[arg(
+        long,
+        value_name = "RATE",
+        default_value_t = 0.0,
+        help_heading = "Faults"
+    )]
+    pub fail_after_rate: f64,
+
+    /// Fault: fraction of requests answered 429 with Retry-After.
+    #[arg(
+        long,
+        value_name = "RATE",
+        default_value_t = 0.0,
+        help_heading = "Faults"
+    )]
+    pub throttle_rate: f64,
+
+    /// Fault: the Retry-After of injected 429s, in seconds.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 1,
+        help_heading = "Faults"
+    )]
+    pub retry_after: u64,
+
+    /// Fault: allow at most N requests per second (token bucket); more get 429.
+    #[arg(long, value_name = "N", help_heading = "Faults")]
+    pub rate_limit: Option<f64>,
+
+    /// Fault: fraction of connections closed without a response (not processed).
+    #[arg(
+        long,
+        value_name = "RATE",
+        default_value_t = 0.0,
+        help_heading = "Faults"
+    )]
+    pub drop_rate: f64,
+
+    /// Fault: fraction of requests processed, then closed without a response.
+    #[arg(
+        long,
+        value_name = "RATE",
+        default_value_t = 0.0,
+        help_heading = "Faults"
+    )]
+    pub drop_after_rate: f64,
+
+    /// Fault: only requests whose path contains this are subject to faults.
+    #[arg(long, value_name = "TEXT", help_heading = "Faults")]
+    pub fault_path: Option<String>,
+
+    /// Seed of the fault decisions (same seed, same faults per request number).
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Faults")]
+    pub seed: u64,
+}
+
+impl SandboxArgs {
+    /// The faults these arguments ask for.
+    pub fn faults(&self) -> Result<Faults, SandboxError> {
+        let faults = Faults {
+            latency: Duration::from_millis(self.latency_ms),
+            jitter: Duration::from_millis(self.jitter_ms),
+            spike_rate: self.spike_rate,
+            spike: Duration::from_millis(self.spike_ms),
+            fail_rate: self.fail_rate,
+            fail_after_rate: self.fail_after_rate,
+            throttle_rate: self.throttle_rate,
+            retry_after_secs: self.retry_after,
+            rate_limit: self.rate_limit,
+            drop_rate: self.drop_rate,
+            drop_after_rate: self.drop_after_rate,
+            seed: self.seed,
+            path_contains: self.fault_path.clone(),
+        };
+        faults.validate()?;
+        Ok(faults)
+    }
+}
+
+/// Runs `evalctl sandbox` until Ctrl-C.
+pub async fn run(args: SandboxArgs) -> Result<(), SandboxError> {
+    let mut stdout = std::io::stdout();
+    run_with(args, &mut stdout, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+}
+
+/// [`run`] writing to `out` and stopping when `shutdown` completes.
+pub async fn run_with<W: Write>(
+    args: SandboxArgs,
+    out: &mut W,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), SandboxError> {
+    if args.dump_fixture {
+        let text = Fixture::demo().to_json_pretty()?;
+        // A closed pipe (`--dump-fixture | head`) is not an error.
+        let _ = writeln!(out, "{text}");
+        return Ok(());
+    }
+    let addr: SocketAddr = args.listen.parse().map_err(|_| SandboxError::BadAddress {
+        addr: args.listen.clone(),
+    })?;
+    let fixture = match &args.fixture {
+        Some(path) => Fixture::load(path)?,
+        None => Fixture::demo(),
+    };
+    let mut builder = Sandbox::builder()
+        .fixture(fixture)
+        .faults(args.faults()?)
+        .api_key_header(&args.api_key_header)
+        .listen(addr);
+    if let Some(state) = &args.state {
+        builder = builder.state_file(state);
+    }
+    let bound = builder.bind().await?;
+    let base_url = format!("http://{}", bound.local_addr());
+    let demo_works = bound.read_state(|s| user_by_api_key(s, DEMO_API_KEY).is_some());
+    let _ = writeln!(out, "evalctl sandbox listening on {base_url}");
+    if !bound.local_addr().ip().is_loopback() {
+        let _ = writeln!(
+            out,
+            "warning: listening beyond loopback; anyone who can reach {base_url} can use the demo credentials"
+        );
+    }
+    if demo_works {
+        let _ = writeln!(
+            out,
+            "demo credentials (public demo values): API key {DEMO_API_KEY}; user {DEMO_EMAIL} / {DEMO_PASSWORD}"
+        );
+        let _ = writeln!(out, "point evalctl at it:");
+        let _ = writeln!(out, "  export EVALCTL_BASE_URL={base_url}");
+        let _ = writeln!(out, "  export EVALCTL_API_KEY={DEMO_API_KEY}");
+    } else {
+        let _ = writeln!(
+            out,
+            "point evalctl at it: export EVALCTL_BASE_URL={base_url}"
+        );
+    }
+    if let Some(state) = &args.state {
+        let _ = writeln!(out, "state file: {}", state.display());
+    }
+    let _ = writeln!(out, "press Ctrl-C to stop");
+    let _ = out.flush();
+    bound.serve(shutdown).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: SandboxArgs,
+    }
+
+    #[test]
+    fn defaults_are_loopback_and_fault_free() {
+        let cli = Cli::parse_from(["sandbox"]);
+        assert_eq!(cli.args.listen, "127.0.0.1:8080");
+        assert!(!cli.args.faults().unwrap().is_active());
+        let cli = Cli::parse_from(["sandbox", "--fail-rate", "0.3", "--seed", "7"]);
+        let f = cli.args.faults().unwrap();
+        assert!(f.is_active() && f.seed == 7);
+        let cli = Cli::parse_from(["sandbox", "--fail-rate", "3"]);
+        assert!(cli.args.faults().is_err());
+        <Cli as clap::CommandFactory>::command().debug_assert();
+    }
+
+    #[tokio::test]
+    async fn dump_fixture_prints_json_without_secrets() {
+        let cli = Cli::parse_from(["sandbox", "--dump-fixture"]);
+        let mut out = Vec::new();
+        run_with(cli.args, &mut out, async {}).await.unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(v["projects"].is_array());
+        assert!(!text.contains(DEMO_PASSWORD) && !text.contains(DEMO_API_KEY));
+    }
+
+    #[tokio::test]
+    async fn serves_and_prints_how_to_connect() {
+        let cli = Cli::parse_from(["sandbox", "--listen", "127.0.0.1:0"]);
+        let mut out = Vec::new();
+        run_with(cli.args, &mut out, async {}).await.unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("EVALCTL_API_KEY=demo-api-key"), "{text}");
+        assert!(
+            text.contains("EVALCTL_BASE_URL=http://127.0.0.1:"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,55 @@
+//! Errors of starting, running and stopping a sandbox (not the HTTP error
+//! answers it gives, which are `reply::ApiError`).
+
+use std::path::PathBuf;
+
+/// Why a sandbox could not start, run or save its state.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// Binding the listen address failed.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The listen address is not an address.
+    #[error("invalid listen address {addr:?}: expected HOST:PORT, e.g. 127.0.0.1:8080")]
+    BadAddress {
+        /// The address as given.
+        addr: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A fixture or state file is not a valid fixture.
+    #[error("invalid fixture{}: {reason}", path.as_ref().map(|p| format!(" {}", p.display())).unwrap_or_default())]
+    Fixture {
+        /// The file, when read from one.
+        path: Option<PathBuf>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The server's runtime or thread could not be started.
+    #[error("cannot start the sandbox runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// The server stopped with an error.
+    #[error("the sandbox server failed: {0}")]
+    Serve(#[source] std::io::Error),
+    /// A fault option is out of range.
+    #[error("invalid fault option {option}: {reason}")]
+    BadFault {
+        /// The option.
+        option: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+}

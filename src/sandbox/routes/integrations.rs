@@ -1,0 +1,137 @@
+//! Model-provider integrations: PUT `/v2/integrations/{provider}` for all
+//! twelve providers (spec operation 4; an unknown provider is an unknown
+//! path, 404, as in the service where each provider is its own path), GET
+//! `/v2/integrations/{name}`, GET `/integrations`, DELETE
+//! `/integrations/{name}`.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::response::Response;
+use serde_json::{Map, Value, json};
+
+use super::{Ids, ok, read_body};
+use crate::api::IntegrationProvider;
+use crate::sandbox::app::App;
+use crate::sandbox::auth::Caller;
+use crate::sandbox::reply::{ApiError, ApiResult};
+use crate::sandbox::store::integrations::{read_shape, split_secrets};
+use crate::sandbox::validation::{Checker, component};
+
+/// The reference's create (PUT body) and read schema of each provider.
+pub fn schemas(provider: &IntegrationProvider) -> Option<(&'static str, &'static str)> {
+    Some(match provider {
+        IntegrationProvider::Anthropic => ("AnthropicIntegrationCreate", "AnthropicIntegration"),
+        IntegrationProvider::AwsBedrock => ("BaseAwsIntegrationCreate", "AwsBedrockIntegration"),
+        IntegrationProvider::AwsSagemaker => {
+            ("AwsSageMakerIntegrationCreate", "AwsSageMakerIntegration")
+        }
+        IntegrationProvider::Azure => ("AzureIntegrationCreate", "AzureIntegration"),
+        IntegrationProvider::Custom => ("CustomIntegrationCreate", "CustomIntegration"),
+        IntegrationProvider::Databricks => ("DatabricksIntegrationCreate", "DatabricksIntegration"),
+        IntegrationProvider::Mistral => ("MistralIntegrationCreate", "MistralIntegration"),
+        IntegrationProvider::Nvidia => ("NvidiaIntegrationCreate", "NvidiaIntegration"),
+        IntegrationProvider::Openai => ("OpenAIIntegrationCreate", "OpenAIIntegration"),
+        IntegrationProvider::VegasGateway => {
+            ("VegasGatewayIntegrationCreate", "VegasGatewayIntegration")
+        }
+        IntegrationProvider::VertexAi => ("VertexAIIntegrationCreate", "VertexAIIntegration"),
+        IntegrationProvider::Writer => ("WriterIntegrationCreate", "WriterIntegration"),
+        IntegrationProvider::Unknown(_) => return None,
+    })
+}
+
+fn provider_param(c: &mut Checker, raw: &str) -> IntegrationProvider {
+    let schema = json!({"$ref": "#/components/schemas/IntegrationProvider"});
+    match c.path_param("name", raw, &schema) {
+        Some(Value::String(s)) => IntegrationProvider::from(s.as_str()),
+        _ => IntegrationProvider::Unknown(raw.to_owned()),
+    }
+}
+
+/// Fills the create schema's top-level defaults the body left out (as
+/// pydantic does when it parses the body).
+fn with_defaults(mut public: Map<String, Value>, create_schema: &str) -> Map<String, Value> {
+    let props = component(create_schema)
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object);
+    for (k, schema) in props.into_iter().flatten() {
+        if crate::api::SECRET_FIELDS.contains(&k.as_str()) || public.contains_key(k) {
+            continue;
+        }
+        if let Some(default) = schema.get("default") {
+            public.insert(k.clone(), default.clone());
+        }
+    }
+    public
+}
+
+/// PUT `/v2/integrations/{provider}` (spec operation 4).
+pub async fn put_integration(
+    caller: Caller,
+    ids: Ids,
+    State(app): State<Arc<App>>,
+    body: Body,
+) -> ApiResult<Response> {
+    let provider = IntegrationProvider::from(ids.get("name"));
+    let (create, _) = schemas(&provider).ok_or(ApiError::NoRoute)?;
+    let bytes = read_body(body).await?;
+    let mut c = Checker::new();
+    let body = c.body(&bytes, create);
+    c.finish()?;
+    caller.require_write()?;
+    let body = match body {
+        Some(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    let (public, secret_text) = split_secrets(&body);
+    let public = with_defaults(public, create);
+    let user = caller.user;
+    Ok(ok(app
+        .write(move |s| s.put_integration(provider, public, &secret_text, &user))
+        .await?))
+}
+
+/// GET `/v2/integrations/{name}`: the provider's read shape, never a secret.
+pub async fn get_integration(
+    caller: Caller,
+    ids: Ids,
+    State(app): State<Arc<App>>,
+) -> ApiResult<Response> {
+    let mut c = Checker::new();
+    let provider = provider_param(&mut c, ids.get("name"));
+    c.finish()?;
+    let (_, read) = schemas(&provider).ok_or_else(|| ApiError::not_found("Integration"))?;
+    let read_schema = component(read)
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let shape = app.read(|s| {
+        s.integration(&provider, &caller.user)
+            .map(|r| read_shape(r, &read_schema))
+            .ok_or_else(|| ApiError::not_found("Integration"))
+    })?;
+    Ok(ok(shape))
+}
+
+/// GET `/integrations`: the caller's integrations.
+pub async fn list_integrations(caller: Caller, State(app): State<Arc<App>>) -> ApiResult<Response> {
+    Ok(ok(app.read(|s| s.list_integrations(&caller.user))?))
+}
+
+/// DELETE `/integrations/{name}`.
+pub async fn delete_integration(
+    caller: Caller,
+    ids: Ids,
+    State(app): State<Arc<App>>,
+) -> ApiResult<Response> {
+    let mut c = Checker::new();
+    let provider = provider_param(&mut c, ids.get("name"));
+    c.finish()?;
+    caller.require_write()?;
+    let user = caller.user;
+    app.write(move |s| s.delete_integration(&provider, &user))
+        .await?;
+    Ok(ok(json!({})))
+}
