@@ -26,9 +26,9 @@ fn bench_project(n: usize) -> String {
 fn names(body: &Value, key: &str) -> Vec<String> {
     body[key]
         .as_array()
-        .unwrap()
+        .expect("a list")
         .iter()
-        .map(|l| l["name"].as_str().unwrap().to_owned())
+        .map(|l| l["name"].as_str().expect("a name").to_owned())
         .collect()
 }
 

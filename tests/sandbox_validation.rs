@@ -15,7 +15,10 @@ fn settings_path() -> String {
 fn detail_at<'a>(body: &'a Value, loc: &str) -> &'a Value {
     body["detail"]
         .as_array()
-        .and_then(|d| d.iter().find(|e| e["loc"].to_string() == loc))
+        .and_then(|d| {
+            let want: Value = serde_json::from_str(loc).expect("a JSON loc");
+            d.iter().find(|e| e["loc"] == want)
+        })
         .unwrap_or_else(|| panic!("no detail at {loc}: {body}"))
 }
 

@@ -102,7 +102,13 @@ impl App {
             return f(&mut state);
         };
         let before = state.clone();
-        let out = f(&mut state)?;
+        let out = match f(&mut state) {
+            Ok(out) => out,
+            Err(e) => {
+                *state = before;
+                return Err(e);
+            }
+        };
         if let Err(e) = file.save(&state) {
             *state = before;
             return Err(ApiError::Internal(format!("state not saved: {e}")));
@@ -163,6 +169,16 @@ impl Drop for LogEntry {
     fn drop(&mut self) {
         let mut record = self.record.clone();
         record.user = self.slot.get();
+        tracing::info!(
+            target: "evalctl::sandbox",
+            seq = record.seq,
+            method = %record.method,
+            path = %record.path,
+            status = record.status,
+            fault = ?record.fault,
+            user = record.user.as_deref(),
+            "request"
+        );
         self.app.record(record);
     }
 }

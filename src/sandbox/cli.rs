@@ -7,7 +7,7 @@
 
 use std::future::Future;
 use std::io::Write;
-use std::net::SocketAddr;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -158,6 +158,20 @@ impl SandboxArgs {
     }
 }
 
+/// Reads `HOST:PORT` (`127.0.0.1:8080`, `[::1]:8080`, `localhost:8080`).
+fn listen_addr(listen: &str) -> Result<SocketAddr, SandboxError> {
+    if let Ok(addr) = listen.parse() {
+        return Ok(addr);
+    }
+    listen
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut addrs| addrs.next())
+        .ok_or_else(|| SandboxError::BadAddress {
+            addr: listen.to_owned(),
+        })
+}
+
 /// Runs `evalctl sandbox` until Ctrl-C.
 pub async fn run(args: SandboxArgs) -> Result<(), SandboxError> {
     let mut stdout = std::io::stdout();
@@ -179,9 +193,7 @@ pub async fn run_with<W: Write>(
         let _ = writeln!(out, "{text}");
         return Ok(());
     }
-    let addr: SocketAddr = args.listen.parse().map_err(|_| SandboxError::BadAddress {
-        addr: args.listen.clone(),
-    })?;
+    let addr = listen_addr(&args.listen)?;
     let fixture = match &args.fixture {
         Some(path) => Fixture::load(path)?,
         None => Fixture::demo(),
@@ -248,6 +260,9 @@ mod tests {
         let cli = Cli::parse_from(["sandbox", "--fail-rate", "3"]);
         assert!(cli.args.faults().is_err());
         <Cli as clap::CommandFactory>::command().debug_assert();
+        assert!(listen_addr("localhost:0").unwrap().ip().is_loopback());
+        assert!(listen_addr("[::1]:0").is_ok());
+        assert!(listen_addr("nonsense").is_err());
     }
 
     #[tokio::test]

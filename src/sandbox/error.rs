@@ -44,9 +44,12 @@ pub enum SandboxError {
     /// The server stopped with an error.
     #[error("the sandbox server failed: {0}")]
     Serve(#[source] std::io::Error),
-    /// A fault option is out of range.
-    #[error("invalid fault option {option}: {reason}")]
-    BadFault {
+    /// The state could not be saved after an out-of-band change.
+    #[error("the state could not be saved: {0}")]
+    StateNotSaved(String),
+    /// An option (a fault rate, the key header name) is out of range.
+    #[error("invalid option {option}: {reason}")]
+    BadOption {
         /// The option.
         option: &'static str,
         /// What is wrong.

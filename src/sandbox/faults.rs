@@ -88,7 +88,7 @@ impl Faults {
             ("drop_after_rate", self.drop_after_rate),
         ] {
             if !(0.0..=1.0).contains(&rate) {
-                return Err(super::SandboxError::BadFault {
+                return Err(super::SandboxError::BadOption {
                     option,
                     reason: format!("{rate} is not a fraction between 0 and 1"),
                 });
@@ -97,7 +97,7 @@ impl Faults {
         if let Some(r) = self.rate_limit
             && !(r.is_finite() && r > 0.0)
         {
-            return Err(super::SandboxError::BadFault {
+            return Err(super::SandboxError::BadOption {
                 option: "rate_limit",
                 reason: format!("{r} is not a positive number of requests per second"),
             });

@@ -87,7 +87,7 @@ impl SandboxBuilder {
             .api_key_header
             .unwrap_or_else(|| DEFAULT_API_KEY_HEADER.to_owned());
         let header =
-            HeaderName::try_from(header_name.as_str()).map_err(|_| SandboxError::BadFault {
+            HeaderName::try_from(header_name.as_str()).map_err(|_| SandboxError::BadOption {
                 option: "api_key_header",
                 reason: format!("{header_name:?} is not a header name"),
             })?;
@@ -267,10 +267,7 @@ impl SandboxHandle {
     pub fn with_state<R>(&self, f: impl FnOnce(&mut State) -> R) -> Result<R, SandboxError> {
         self.app
             .write_blocking(|s| Ok(f(s)))
-            .map_err(|e| SandboxError::Io {
-                path: PathBuf::from("<state>"),
-                source: std::io::Error::other(e.to_string()),
-            })
+            .map_err(|e| SandboxError::StateNotSaved(e.to_string()))
     }
 
     /// Forgets every bearer token issued so far (as a restart does).
