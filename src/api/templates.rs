@@ -84,6 +84,7 @@ pub enum AnnotationConstraints {
     /// Tags from a list.
     Tags {
         /// The tags (each 1 to 255 characters).
+        #[schemars(inner(length(min = 1, max = 255)))]
         tags: Vec<String>,
         /// Whether other tags are allowed (default false).
         #[serde(default)]
@@ -94,6 +95,7 @@ pub enum AnnotationConstraints {
     /// One choice from a list.
     Choice {
         /// The choices (each 1 to 255 characters).
+        #[schemars(inner(length(min = 1, max = 255)))]
         choices: Vec<String>,
         /// Whether another answer is allowed (default false).
         #[serde(default)]
@@ -103,9 +105,11 @@ pub enum AnnotationConstraints {
     TreeChoice {
         /// The tree (at most 50 nodes per level).
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(max = 50))]
         choices_tree: Option<Vec<AnnotationTreeNode>>,
         /// The same tree as YAML (the service derives one from the other).
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(min = 1, max = 10000))]
         choices_tree_yaml: Option<String>,
     },
 }
@@ -114,11 +118,14 @@ pub enum AnnotationConstraints {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AnnotationTreeNode {
     /// Label, 1 to 255 characters.
+    #[schemars(length(min = 1, max = 255))]
     pub label: String,
     /// Id, 1 to 255 characters.
+    #[schemars(length(min = 1, max = 255))]
     pub id: String,
-    /// Children.
+    /// Children (at most 50).
     #[serde(default)]
+    #[schemars(length(max = 50))]
     pub children: Vec<AnnotationTreeNode>,
 }
 
@@ -141,7 +148,8 @@ pub enum FeedbackConstraints {
     },
     /// Tags from a list.
     Tags {
-        /// The tags.
+        /// The tags (each 1 to 255 characters).
+        #[schemars(inner(length(min = 1, max = 255)))]
         tags: Vec<String>,
         /// Whether other tags are allowed (default false).
         #[serde(default)]
@@ -151,8 +159,8 @@ pub enum FeedbackConstraints {
     Text,
     /// One choice from a list of 2 to 50.
     Choice {
-        /// The choices.
-        #[schemars(length(min = 2, max = 50))]
+        /// The choices (each 1 to 255 characters).
+        #[schemars(length(min = 2, max = 50), inner(length(min = 1, max = 255)))]
         choices: Vec<String>,
         /// Whether another answer is allowed (default false).
         #[serde(default)]
@@ -171,8 +179,10 @@ pub enum FeedbackConstraints {
 pub struct FeedbackTreeNode {
     /// Label, 1 to 255 characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 255))]
     pub label: Option<String>,
     /// Value, at least one character; unique among leaf paths.
+    #[schemars(length(min = 1))]
     pub value: String,
     /// Children.
     #[serde(default)]

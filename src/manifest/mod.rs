@@ -5,9 +5,21 @@
 //! - [`files`]: finding and reading manifest files, deterministically.
 //! - [`yaml`]: parsing YAML into JSON values with a span for every path, under budgets.
 //! - [`diagnostic`]: `file:line:column` diagnostics and their rendering.
+//! - [`load`](mod@load): files to a validated [`set::ManifestSet`] and every diagnostic, through
+//!   [`check`] (one document), [`interpolate`] (`${VAR}` and secrets), [`schema`] (the
+//!   generated JSON Schema), [`semantic`] (rules a schema cannot express) and [`mask`]
+//!   (literal secrets never quoted).
 
+pub mod check;
 pub mod diagnostic;
 pub mod files;
+pub mod interpolate;
+pub mod load;
+pub mod mask;
+pub mod schema;
+pub mod semantic;
 pub mod set;
 pub mod types;
 pub mod yaml;
+
+pub use load::{LoadOutcome, load};

@@ -282,6 +282,7 @@ pub enum FavoriteSpec {
 /// A template, generic over its constraints type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "TemplateSpec_{C}")]
 pub struct TemplateSpec<C> {
     /// Name, 1 to 255 characters; unique among the project's templates of this kind.
     #[schemars(length(min = 1, max = 255))]

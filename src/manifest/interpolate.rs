@@ -1,0 +1,442 @@
+//! Environment interpolation, and the rule that secrets are environment references.
+//!
+//! [`interpolate`] walks one document's JSON value:
+//! - In a string of a non-secret field, every `${NAME}` is replaced by the variable's
+//!   value; `$${` stands for a literal `${`. An undefined variable, or a `${` that does
+//!   not start a well-formed reference, is an error at the reference itself. Values are
+//!   always strings (`sample_rate: ${RATE}` is the string `"0.5"`, which the schema then
+//!   refuses), so a variable cannot change a document's structure.
+//! - A secret field (see [`is_secret_key`]) is not interpolated: its value must be exactly
+//!   one `${NAME}` reference, which stays in the manifest set as an
+//!   [`EnvRef`](super::types::EnvRef) and is read at apply time. A literal is refused
+//!   without ever being repeated (the value is replaced by a placeholder so no later
+//!   stage can echo it, and [`SecretSite`]s tell the renderer what to mask in the
+//!   source). An undefined secret variable is only a warning: a plan never needs it.
+//!
+//! Mapping keys are never interpolated.
+
+use serde_json::Value;
+
+use super::types::EnvRef;
+use crate::api::SECRET_FIELDS;
+
+/// The value a refused literal secret is replaced with, so later stages see a valid
+/// reference and the literal goes no further.
+pub const REDACTED_REF: &str = "${REDACTED}";
+
+/// Whether a mapping key names a secret field of an Integration document (`token`,
+/// `api_key_value`, `headers`, `service_account_credentials`). Under such a key a
+/// string is the secret; a mapping's values are secrets each (AWS `token`, `headers`).
+#[must_use]
+pub fn is_secret_key(key: &str) -> bool {
+    SECRET_FIELDS.contains(&key)
+}
+
+/// Severity of an [`Issue`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// The document cannot be used.
+    Error,
+    /// The document can be used; something is probably missing.
+    Warning,
+}
+
+/// Something interpolation found, at a place in the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    /// Error or warning.
+    pub level: Level,
+    /// JSON pointer of the string value.
+    pub pointer: String,
+    /// The reference's byte range in the string value's decoded text, when the issue is
+    /// about one reference of it (to point at it in the source when it is written there).
+    pub reference: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+    /// What to do.
+    pub help: Option<String>,
+}
+
+/// A scalar under a secret key, found while interpolating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretSite {
+    /// JSON pointer of the scalar.
+    pub pointer: String,
+    /// Whether it is a well-formed `${NAME}` reference (nothing to hide).
+    pub is_reference: bool,
+}
+
+/// What [`interpolate`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Errors and warnings, in document order.
+    pub issues: Vec<Issue>,
+    /// Every scalar under a secret key.
+    pub secrets: Vec<SecretSite>,
+}
+
+/// Interpolates `value` (one document) in place. `secret_fields` says whether the
+/// document has secret fields at all (Integration documents do).
+pub fn interpolate(
+    value: &mut Value,
+    secret_fields: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Outcome {
+    let provider = value
+        .get("provider")
+        .and_then(Value::as_str)
+        .filter(|p| p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or("provider")
+        .to_ascii_uppercase();
+    let mut walker = Walker {
+        env,
+        secret_fields,
+        provider,
+        out: Outcome::default(),
+    };
+    walker.walk(value, &mut String::new(), false);
+    walker.out
+}
+
+/// Finds the scalars under secret keys of `value`, without changing anything: for
+/// documents that are not interpolated (an unknown kind), so their literals are masked.
+#[must_use]
+pub fn secret_sites(value: &Value) -> Vec<SecretSite> {
+    let mut out = Vec::new();
+    find_secrets(value, &mut String::new(), false, &mut out);
+    out
+}
+
+fn find_secrets(value: &Value, path: &mut String, secret: bool, out: &mut Vec<SecretSite>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let len = path.len();
+                push_key(path, key);
+                find_secrets(child, path, secret || is_secret_key(key), out);
+                path.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            for (index, child) in items.iter().enumerate() {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&index.to_string());
+                find_secrets(child, path, secret, out);
+                path.truncate(len);
+            }
+        }
+        Value::Null => {}
+        scalar if secret => out.push(SecretSite {
+            pointer: path.clone(),
+            is_reference: scalar
+                .as_str()
+                .is_some_and(|s| EnvRef::try_from(s.to_owned()).is_ok()),
+        }),
+        _ => {}
+    }
+}
+
+fn push_key(path: &mut String, key: &str) {
+    path.push('/');
+    path.push_str(&super::yaml::escape_token(key));
+}
+
+struct Walker<'e> {
+    env: &'e dyn Fn(&str) -> Option<String>,
+    secret_fields: bool,
+    /// The document's provider, upper case, for suggested variable names.
+    provider: String,
+    out: Outcome,
+}
+
+impl Walker<'_> {
+    fn walk(&mut self, value: &mut Value, path: &mut String, secret: bool) {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map.iter_mut() {
+                    let len = path.len();
+                    push_key(path, key);
+                    let secret = secret || (self.secret_fields && is_secret_key(key));
+                    self.walk(child, path, secret);
+                    path.truncate(len);
+                }
+            }
+            Value::Array(items) => {
+                for (index, child) in items.iter_mut().enumerate() {
+                    let len = path.len();
+                    path.push('/');
+                    path.push_str(&index.to_string());
+                    self.walk(child, path, secret);
+                    path.truncate(len);
+                }
+            }
+            Value::Null => {}
+            scalar if secret => self.secret(scalar, path),
+            Value::String(text) => {
+                if let Some(replaced) = self.string(text, path) {
+                    *text = replaced;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A scalar under a secret key.
+    fn secret(&mut self, value: &mut Value, path: &str) {
+        let reference = value
+            .as_str()
+            .and_then(|s| EnvRef::try_from(s.to_owned()).ok());
+        self.out.secrets.push(SecretSite {
+            pointer: path.to_owned(),
+            is_reference: reference.is_some(),
+        });
+        match reference {
+            Some(reference) if (self.env)(reference.name()).is_none() => {
+                self.out.issues.push(Issue {
+                    level: Level::Warning,
+                    pointer: path.to_owned(),
+                    reference: None,
+                    message: format!(
+                        "environment variable `{}` is not set; `apply` will need it",
+                        reference.name()
+                    ),
+                    help: Some(format!(
+                        "set `{}` in the environment before running `evalctl apply` (`plan` does not read secrets)",
+                        reference.name()
+                    )),
+                });
+            }
+            Some(_) => {}
+            None if value.is_string() => {
+                self.out.issues.push(Issue {
+                    level: Level::Error,
+                    pointer: path.to_owned(),
+                    reference: None,
+                    message: "a secret must be an environment reference, not a literal value"
+                        .to_owned(),
+                    help: Some(format!(
+                        "write `${{{}}}` and set the variable in the environment; never commit secrets",
+                        self.suggested_name(path)
+                    )),
+                });
+                *value = Value::String(REDACTED_REF.to_owned());
+            }
+            // A number or a boolean: the schema reports the wrong type; the source
+            // line is masked all the same.
+            None => {}
+        }
+    }
+
+    /// A variable name for the secret at `path`: `OPENAI_API_KEY` for an openai `token`,
+    /// `AWS_ACCESS_KEY_ID` for that key of a `token` mapping, ...
+    fn suggested_name(&self, path: &str) -> String {
+        let tokens: Vec<String> = path
+            .split('/')
+            .skip(1)
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect();
+        let upper = |s: &str| -> String {
+            s.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        c.to_ascii_uppercase()
+                    } else {
+                        '_'
+                    }
+                })
+                .collect()
+        };
+        let provider = &self.provider;
+        match tokens
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice()
+        {
+            ["token"] if provider == "CUSTOM" => format!("{provider}_TOKEN"),
+            ["token"] | ["api_key_value"] => format!("{provider}_API_KEY"),
+            ["token", key] => upper(key),
+            ["headers", header] => format!("{provider}_HEADER_{}", upper(header)),
+            [.., "service_account_credentials"] => format!("{provider}_CREDENTIALS"),
+            _ => format!("{provider}_SECRET"),
+        }
+    }
+
+    /// The interpolated text of a non-secret string, or `None` when it has nothing to
+    /// replace (or has errors, which are recorded).
+    fn string(&mut self, text: &str, path: &str) -> Option<String> {
+        if !text.contains('$') {
+            return None;
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut failed = false;
+        let mut rest = text;
+        let mut at = 0;
+        while let Some(i) = rest.find('$') {
+            out.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            let start = at + i;
+            if let Some(after) = tail.strip_prefix("$${") {
+                out.push_str("${");
+                let used = tail.len() - after.len();
+                rest = after;
+                at += i + used;
+                continue;
+            }
+            let Some(body) = tail.strip_prefix("${") else {
+                out.push('$');
+                rest = &tail[1..];
+                at += i + 1;
+                continue;
+            };
+            let Some(close) = body.find('}') else {
+                self.error(
+                    path,
+                    (start, text.len()),
+                    "unterminated environment reference: `${` without a closing `}`",
+                    "write `${NAME}`, or `$${` for a literal `${`",
+                );
+                failed = true;
+                break;
+            };
+            let name = &body[..close];
+            let end = start + 2 + close + 1;
+            if EnvRef::new(name).is_err() {
+                self.error(
+                    path,
+                    (start, end),
+                    &format!("`{}` is not a valid environment reference", &text[start..end]),
+                    "a variable name is letters, digits and `_`, not starting with a digit; write `$${` for a literal `${`",
+                );
+                failed = true;
+            } else {
+                match (self.env)(name) {
+                    Some(value) => out.push_str(&value),
+                    None => {
+                        self.error(
+                            path,
+                            (start, end),
+                            &format!("environment variable `{name}` is not set"),
+                            &format!(
+                                "set `{name}` in the environment, or write `$${{{name}}}` for a literal `${{{name}}}`"
+                            ),
+                        );
+                        failed = true;
+                    }
+                }
+            }
+            rest = &body[close + 1..];
+            at = end;
+        }
+        out.push_str(rest);
+        (!failed && out != text).then_some(out)
+    }
+
+    fn error(&mut self, path: &str, range: (usize, usize), message: &str, help: &str) {
+        self.out.issues.push(Issue {
+            level: Level::Error,
+            pointer: path.to_owned(),
+            reference: Some(range),
+            message: message.to_owned(),
+            help: Some(help.to_owned()),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "TEAM" => Some("team-a".to_owned()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn replaces_references_and_unescapes() {
+        let mut doc = json!({"name": "${TEAM}-bot", "d": "cost $5, $${TEAM} stays, ${EMPTY}."});
+        let out = interpolate(&mut doc, false, &env);
+        assert_eq!(out.issues, vec![]);
+        assert_eq!(doc["name"], "team-a-bot");
+        assert_eq!(doc["d"], "cost $5, ${TEAM} stays, .");
+    }
+
+    #[test]
+    fn reports_undefined_and_malformed_references_at_their_place() {
+        let mut doc = json!({"a": ["x ${MISSING} y"], "b": "${1X}", "c": "${OPEN"});
+        let out = interpolate(&mut doc, false, &env);
+        let found: Vec<_> = out
+            .issues
+            .iter()
+            .map(|i| (i.pointer.as_str(), i.reference, i.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (
+                    "/a/0",
+                    Some((2, 12)),
+                    "environment variable `MISSING` is not set"
+                ),
+                (
+                    "/b",
+                    Some((0, 5)),
+                    "`${1X}` is not a valid environment reference"
+                ),
+                (
+                    "/c",
+                    Some((0, 6)),
+                    "unterminated environment reference: `${` without a closing `}`"
+                ),
+            ]
+        );
+        assert_eq!(doc["a"][0], "x ${MISSING} y", "left as written");
+    }
+
+    #[test]
+    fn secrets_are_references_and_literals_never_travel() {
+        let mut doc = json!({
+            "token": "sk-live-123",
+            "headers": {"X-Key": "${TEAM}", "X-Other": "${UNSET}"},
+            "gcs_config": {"service_account_credentials": "{\"k\": 1}", "bucket_name": "${TEAM}"},
+        });
+        let out = interpolate(&mut doc, true, &env);
+        assert_eq!(doc["token"], REDACTED_REF);
+        assert_eq!(doc["headers"]["X-Key"], "${TEAM}", "not interpolated");
+        assert_eq!(doc["gcs_config"]["bucket_name"], "team-a");
+        let levels: Vec<_> = out
+            .issues
+            .iter()
+            .map(|i| (i.pointer.as_str(), i.level))
+            .collect();
+        assert_eq!(
+            levels,
+            vec![
+                ("/token", Level::Error),
+                ("/headers/X-Other", Level::Warning),
+                ("/gcs_config/service_account_credentials", Level::Error),
+            ]
+        );
+        let text = format!("{out:?}");
+        assert!(!text.contains("sk-live-123"), "{text}");
+        assert_eq!(out.secrets.len(), 4);
+        assert_eq!(
+            secret_sites(&json!({"token": "x", "a": {"api_key_value": 5}})),
+            vec![
+                SecretSite {
+                    pointer: "/token".into(),
+                    is_reference: false
+                },
+                SecretSite {
+                    pointer: "/a/api_key_value".into(),
+                    is_reference: false
+                },
+            ]
+        );
+    }
+}
