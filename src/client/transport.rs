@@ -287,7 +287,8 @@ impl Client {
                             cause: format!("status {status}"),
                         });
                     }
-                    if status < 400 {
+                    if status < 500 {
+                        // An answer (even a 404) shows the service is not congested.
                         inner.throttle.success();
                     }
                     return Ok(Raw {
@@ -327,8 +328,9 @@ impl Client {
                         retry::next_wait(policy, attempt - 1, retry_after, &mut rng)
                     };
                     if is_429 {
-                        // The client backs off as a whole.
-                        inner.throttle.pause(wait);
+                        // The client backs off as a whole; a huge Retry-After
+                        // pauses it no longer than one operation's budget.
+                        inner.throttle.pause(wait.min(policy.max_elapsed));
                     }
                     let out_of_budget = attempt >= policy.max_attempts.max(1)
                         || elapsed() + wait > policy.max_elapsed;
