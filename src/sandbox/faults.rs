@@ -106,6 +106,9 @@ impl Faults {
     }
 }
 
+/// The longest delay the sandbox injects (longer settings are capped).
+pub const MAX_DELAY: Duration = Duration::from_secs(24 * 3600);
+
 /// The fault applied to one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind", content = "status")]
@@ -223,12 +226,13 @@ impl FaultState {
         let mut rng = fastrand::Rng::with_seed(mix(f.seed, seq));
         let mut delay = f.latency;
         if !f.jitter.is_zero() {
-            delay += f.jitter.mul_f64(rng.f64());
+            delay = delay.saturating_add(f.jitter.mul_f64(rng.f64()));
         }
         let spiked = rng.f64() < f.spike_rate;
         if spiked {
-            delay += f.spike;
+            delay = delay.saturating_add(f.spike);
         }
+        let delay = delay.min(MAX_DELAY);
         let code = [502u16, 503, 504][rng.usize(..3)];
         let draw = rng.f64();
         let mut at = 0.0;

@@ -13,7 +13,9 @@
 //! No secret value is ever held here: credentials are [`Credential`]s, which
 //! are sealed into salted fingerprints when a state is loaded.
 
+mod credential;
 pub mod integrations;
+mod lookup;
 pub mod model;
 pub mod projects;
 pub mod scorers;
@@ -23,6 +25,7 @@ pub mod templates;
 pub mod trends;
 pub mod users;
 
+pub use credential::Credential;
 pub use model::*;
 
 use chrono::{SecondsFormat, Utc};

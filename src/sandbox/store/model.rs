@@ -8,13 +8,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::super::fingerprint::{constant_time_eq, fingerprint, new_id};
+use super::Credential;
 use crate::api::{
     AnnotationConstraints, AuthMethod, FeedbackConstraints, InputType, IntegrationProvider,
     MetricSettingsResponse, ModelType, MultimodalCapability, OutputType, ProjectType, RollUpMethod,
-    ScorerDefaults, ScorerType, ScorerVersion, Secret, Section, Template, UserInfo, UserRole,
-    Widget,
+    ScorerDefaults, ScorerType, ScorerVersion, Section, Template, UserInfo, UserRole, Widget,
 };
+use crate::sandbox::fingerprint::new_id;
 
 /// Everything the sandbox holds. See the module docs of `store`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -63,75 +63,6 @@ pub struct Organization {
     pub id: String,
     /// Name.
     pub name: String,
-}
-
-/// A credential of a user (password or API key): a plain value only as read
-/// from a hand-written fixture, sealed into a salted fingerprint as soon as
-/// the state is loaded. A plain credential refuses to serialize, so no file
-/// the sandbox writes can hold one.
-#[derive(Clone, PartialEq, Eq)]
-pub enum Credential {
-    /// As written in a fixture file (`"password": "demo-password"`).
-    Plain(Secret),
-    /// `{"sha256": "<hex>"}`: the salted fingerprint.
-    Sealed(String),
-}
-
-impl Credential {
-    /// Replaces a plain value by its fingerprint under `salt`.
-    pub fn seal(&mut self, salt: &str) {
-        if let Credential::Plain(secret) = self {
-            *self = Credential::Sealed(fingerprint(salt, secret.expose()));
-        }
-    }
-
-    /// Whether `presented` is this credential.
-    pub fn matches(&self, salt: &str, presented: &str) -> bool {
-        match self {
-            Credential::Plain(secret) => constant_time_eq(secret.expose(), presented),
-            Credential::Sealed(fp) => constant_time_eq(fp, &fingerprint(salt, presented)),
-        }
-    }
-}
-
-impl std::fmt::Debug for Credential {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Credential::Plain(_) => f.write_str("Credential(plain, redacted)"),
-            Credential::Sealed(_) => f.write_str("Credential(sealed)"),
-        }
-    }
-}
-
-impl Serialize for Credential {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Credential::Sealed(fp) => {
-                use serde::ser::SerializeMap;
-                let mut map = s.serialize_map(Some(1))?;
-                map.serialize_entry("sha256", fp)?;
-                map.end()
-            }
-            Credential::Plain(_) => Err(serde::ser::Error::custom(
-                "refusing to write an unsealed credential",
-            )),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Credential {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Wire {
-            Plain(String),
-            Sealed { sha256: String },
-        }
-        Ok(match Wire::deserialize(d)? {
-            Wire::Plain(s) => Credential::Plain(Secret::new(s)),
-            Wire::Sealed { sha256 } => Credential::Sealed(sha256),
-        })
-    }
 }
 
 /// A user of the organization.
@@ -485,131 +416,4 @@ pub struct FavoriteRecord {
     /// The user, or `None` for a project favorite.
     #[serde(default)]
     pub user_id: Option<String>,
-}
-
-impl State {
-    /// Seals every plain credential into a fingerprint. Called on every
-    /// state the sandbox loads, before anything can be written.
-    pub fn seal(&mut self) {
-        let salt = self.salt.clone();
-        for user in &mut self.users {
-            if let Some(p) = &mut user.password {
-                p.seal(&salt);
-            }
-            for k in &mut user.api_keys {
-                k.seal(&salt);
-            }
-        }
-    }
-
-    /// A user by id.
-    pub fn user(&self, id: &str) -> Option<&UserRecord> {
-        self.users.iter().find(|u| u.id == id)
-    }
-
-    /// The `created_by_user` summary of a user id, if the user exists.
-    pub fn user_info(&self, id: Option<&str>) -> Option<UserInfo> {
-        id.and_then(|id| self.user(id)).map(UserRecord::info)
-    }
-
-    /// A project by id.
-    pub fn project(&self, id: &str) -> Option<&ProjectRecord> {
-        self.projects.iter().find(|p| p.id == id)
-    }
-
-    /// The project, or 404 `Project not found`.
-    pub fn require_project(&self, id: &str) -> Result<&ProjectRecord, super::ApiError> {
-        self.project(id)
-            .ok_or_else(|| super::ApiError::not_found("Project"))
-    }
-
-    /// A log stream of a project.
-    pub fn log_stream(&self, project_id: &str, id: &str) -> Option<&LogStreamRecord> {
-        self.log_streams
-            .iter()
-            .find(|l| l.id == id && l.project_id == project_id)
-    }
-
-    /// The log stream (after its project), or 404.
-    pub fn require_log_stream(
-        &self,
-        project_id: &str,
-        id: &str,
-    ) -> Result<&LogStreamRecord, super::ApiError> {
-        self.require_project(project_id)?;
-        self.log_stream(project_id, id)
-            .ok_or_else(|| super::ApiError::not_found("Log stream"))
-    }
-
-    /// An experiment of a project.
-    pub fn experiment(&self, project_id: &str, id: &str) -> Option<&ExperimentRecord> {
-        self.experiments
-            .iter()
-            .find(|e| e.id == id && e.project_id == project_id)
-    }
-
-    /// The experiment (after its project), or 404.
-    pub fn require_experiment(
-        &self,
-        project_id: &str,
-        id: &str,
-    ) -> Result<&ExperimentRecord, super::ApiError> {
-        self.require_project(project_id)?;
-        self.experiment(project_id, id)
-            .ok_or_else(|| super::ApiError::not_found("Experiment"))
-    }
-
-    /// A scorer of the catalog.
-    pub fn scorer(&self, id: &str) -> Option<&ScorerRecord> {
-        self.scorers.iter().find(|s| s.id == id)
-    }
-
-    /// Adds a user (for tests and fixtures) and returns its id. The
-    /// credentials are sealed at once.
-    pub fn add_user(
-        &mut self,
-        email: &str,
-        role: UserRole,
-        password: Option<&str>,
-        api_key: Option<&str>,
-    ) -> String {
-        let id = new_id();
-        let now = super::now();
-        let salt = self.salt.clone();
-        let seal = |s: &str| Credential::Sealed(fingerprint(&salt, s));
-        self.users.push(UserRecord {
-            id: id.clone(),
-            email: email.to_owned(),
-            first_name: String::new(),
-            last_name: String::new(),
-            role,
-            auth_method: AuthMethod::Email,
-            email_is_verified: true,
-            created_at: now.clone(),
-            updated_at: now,
-            password: password.map(seal),
-            api_keys: api_key.map(seal).into_iter().collect(),
-        });
-        id
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn credentials_seal_and_never_serialize_plain() {
-        let mut c: Credential = serde_json::from_str("\"hunter2\"").unwrap();
-        assert!(serde_json::to_string(&c).is_err());
-        assert!(!format!("{c:?}").contains("hunter2"));
-        assert!(c.matches("salt", "hunter2"));
-        c.seal("salt");
-        let json = serde_json::to_string(&c).unwrap();
-        assert!(json.starts_with("{\"sha256\":\"") && !json.contains("hunter2"));
-        assert!(c.matches("salt", "hunter2"));
-        assert!(!c.matches("salt", "hunter3"));
-        let back: Credential = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, c);
-    }
 }

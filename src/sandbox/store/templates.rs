@@ -246,6 +246,18 @@ mod tests {
         let yaml = tree_to_yaml(&tree).unwrap();
         assert_eq!(tree_from_yaml(&yaml).unwrap(), tree);
         assert!(tree_from_yaml("just: a map").is_err());
+        // Hostile nesting within the schema's 10,000 characters is an error,
+        // not a stack overflow.
+        let deep = format!(
+            "{}{}",
+            "[{label: a, id: a, children: ".repeat(300),
+            "[]}]".repeat(300)
+        );
+        assert!(deep.len() <= 10_000);
+        let _ = tree_from_yaml(&deep);
+        let deeper = format!("{}{}", "[{children: ".repeat(700), "]}".repeat(700));
+        assert!(deeper.len() <= 10_000);
+        assert!(tree_from_yaml(&deeper).is_err());
         let c = AnnotationConstraints::TreeChoice {
             choices_tree: None,
             choices_tree_yaml: Some(yaml.clone()),
