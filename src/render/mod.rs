@@ -1,0 +1,114 @@
+//! Renderers: pure functions from a [`Plan`] or an [`ApplyReport`] to text.
+//!
+//! Three formats: [`Format::Text`] for terminals and CI logs (Terraform-like,
+//! optionally coloured), [`Format::Json`] for machines (versioned; a rendered
+//! plan reads back as a [`Plan`]) and [`Format::Markdown`] for pull-request
+//! comments (summary first, details folded to stay under GitHub's comment
+//! limit). [`Mode::Drift`] phrases the same plan as a drift report.
+//!
+//! Renderers never print and never look at the terminal: the caller decides
+//! colour (terminal, `NO_COLOR`) and passes it in [`RenderOptions`]. Output is
+//! deterministic (the plan's own order is kept), ends with one newline and has
+//! no trailing spaces. Text read from the manifests or the service (names,
+//! reasons, error details) has its control characters escaped, so it cannot
+//! move the cursor or recolour a terminal; markdown escapes it for GitHub.
+//! Secrets cannot appear: a plan holds only `${ENV}` references.
+
+mod entries;
+mod json;
+mod markdown;
+mod style;
+mod text;
+mod values;
+
+pub use json::APPLY_FORMAT_VERSION;
+pub use markdown::MARKDOWN_BUDGET;
+
+use crate::apply::ApplyReport;
+use crate::plan::Plan;
+
+/// An output format, chosen with `-o text|json|markdown`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Format {
+    /// Human-readable, Terraform-like; the default.
+    #[default]
+    Text,
+    /// One pretty-printed JSON document, versioned.
+    Json,
+    /// GitHub-flavoured markdown for a pull-request comment.
+    Markdown,
+}
+
+/// How a plan is phrased.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// What `evalctl plan` would change: "before → after".
+    #[default]
+    Plan,
+    /// What `evalctl drift` found: "configured X, live Y".
+    Drift,
+}
+
+impl Mode {
+    /// `plan` or `drift`, as written in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Plan => "plan",
+            Mode::Drift => "drift",
+        }
+    }
+}
+
+/// Choices the caller makes for a rendering.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Colour text output with ANSI escape codes. Ignored by JSON and markdown.
+    pub color: bool,
+    /// Plan or drift wording.
+    pub mode: Mode,
+}
+
+/// Renders a plan (or, with [`Mode::Drift`], a drift report) in `format`.
+pub fn render_plan(plan: &Plan, format: Format, opts: &RenderOptions) -> String {
+    let out = match format {
+        Format::Text => text::plan(plan, opts),
+        Format::Json => json::plan(plan, opts.mode),
+        Format::Markdown => markdown::plan(plan, opts.mode),
+    };
+    finish(out)
+}
+
+/// Renders what an apply did in `format`. The mode is not used.
+pub fn render_apply(report: &ApplyReport, format: Format, opts: &RenderOptions) -> String {
+    let out = match format {
+        Format::Text => text::apply(report, opts),
+        Format::Json => json::apply(report),
+        Format::Markdown => markdown::apply(report),
+    };
+    finish(out)
+}
+
+/// Drops trailing whitespace from every line and ends the text with exactly
+/// one newline.
+fn finish(out: String) -> String {
+    let mut result = String::with_capacity(out.len() + 1);
+    for line in out.trim_end().lines() {
+        result.push_str(line.trim_end());
+        result.push('\n');
+    }
+    if result.is_empty() {
+        result.push('\n');
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finish_trims_lines_and_ends_with_one_newline() {
+        assert_eq!(finish("a  \n b \n\n\n".to_owned()), "a\n b\n");
+        assert_eq!(finish(String::new()), "\n");
+    }
+}

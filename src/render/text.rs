@@ -1,0 +1,379 @@
+//! The text format: what people read in a terminal and in CI logs.
+//!
+//! Terraform-like: one line per change (`  ~ address (reason)`), its field
+//! changes indented under it (`      ~ path: 3 → 5`), long texts as unified
+//! diffs, warnings (`!`) and blast radius after them; notes grouped by kind;
+//! a one-line footer with the counts. Drift mode words fields as
+//! `configured: X  live: Y`. Colour, when asked for, marks only symbols,
+//! addresses, diff lines and warnings.
+
+use std::fmt::Write as _;
+
+use super::entries::{self, Entry, Wording, blast_radius_line};
+use super::style::{Painter, Role};
+use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
+use super::{Mode, RenderOptions};
+use crate::apply::{ApplyReport, OutcomeStatus};
+use crate::plan::{Action, Note, NoteKind, Plan, ResourceChange};
+
+/// Indentation of a change's lines.
+const CHANGE: &str = "  ";
+/// Indentation of a field's lines.
+const FIELD: &str = "      ";
+/// Indentation of what is nested under a field.
+const NESTED: &str = "          ";
+
+/// Renders a plan or drift report.
+pub(crate) fn plan(plan: &Plan, opts: &RenderOptions) -> String {
+    let p = Painter::new(opts.color);
+    let mut out = String::new();
+    let n = plan.changes.len();
+    if n > 0 {
+        let head = match opts.mode {
+            Mode::Plan => "evalctl will perform the following actions:".to_owned(),
+            Mode::Drift => format!("Drift detected in {n} object{}:", plural(n)),
+        };
+        let _ = writeln!(out, "{}\n", p.paint(Role::Strong, &head));
+        for change in &plan.changes {
+            change_block(&mut out, change, opts.mode, p);
+            out.push('\n');
+        }
+    }
+    notes(&mut out, &plan.notes, p);
+    let summary = plan.summary();
+    let footer = match (opts.mode, n) {
+        (Mode::Plan, 0) => "No changes. Live state matches the manifests.".to_owned(),
+        (Mode::Plan, _) => format!("Plan: {summary}."),
+        (Mode::Drift, 0) => "No drift.".to_owned(),
+        (Mode::Drift, _) => format!("To reconcile: {summary} (evalctl apply)."),
+    };
+    let _ = writeln!(out, "{}", p.paint(Role::Strong, &footer));
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn change_block(out: &mut String, change: &ResourceChange, mode: Mode, p: Painter) {
+    let symbol = p.paint(Role::of(change.action), change.action.symbol());
+    let address = p.paint(Role::Strong, &sanitize(&change.address.to_string()));
+    let _ = write!(out, "{CHANGE}{symbol} {address}");
+    let reason = sanitize(&change.reason);
+    if !reason.is_empty() {
+        let _ = write!(out, " ({reason})");
+    }
+    out.push('\n');
+    // A drift report words both sides only where both exist.
+    let wording = match (mode, change.action) {
+        (Mode::Drift, Action::Update | Action::Replace) => Wording::Drift,
+        _ => Wording::Plan,
+    };
+    for entry in entries::of_change(change) {
+        // A drift report is about state, not about what apply would send.
+        if mode == Mode::Drift && matches!(entry, Entry::Secret { .. }) {
+            continue;
+        }
+        entry_lines(out, &entry, wording, change.action, p);
+    }
+    for warning in &change.warnings {
+        for (i, line) in sanitize_lines(warning).iter().enumerate() {
+            let lead = if i == 0 { "! " } else { "  " };
+            let _ = writeln!(
+                out,
+                "{FIELD}{}",
+                p.paint(Role::Warning, &format!("{lead}{line}"))
+            );
+        }
+    }
+    for b in &change.blast_radius {
+        let _ = writeln!(out, "{FIELD}{}", sanitize(&blast_radius_line(b)));
+    }
+    if let Some(who) = &change.created_by {
+        let line = format!("created by {}", sanitize(who));
+        let _ = writeln!(out, "{FIELD}{}", p.paint(Role::Dim, &line));
+    }
+}
+
+/// `head` and the value after it: inline on the same line, a block or a
+/// literal indented by `indent` under it.
+fn put_shown(out: &mut String, head: &str, shown: &Shown, indent: &str) {
+    match shown {
+        Shown::Inline(s) => {
+            let _ = writeln!(out, "{head} {s}");
+        }
+        Shown::Block(lines) => {
+            let _ = writeln!(out, "{head}");
+            for line in lines {
+                let _ = writeln!(out, "{indent}{line}");
+            }
+        }
+        Shown::Literal(lines) => {
+            let _ = writeln!(out, "{head} |");
+            for line in lines {
+                let _ = writeln!(out, "{indent}{line}");
+            }
+        }
+    }
+}
+
+fn shown_or_absent(v: Option<&serde_json::Value>) -> Shown {
+    v.map_or_else(|| Shown::Inline("absent".to_owned()), show)
+}
+
+/// One entry of a change (or of an unconverged object, with [`Wording::Apply`]).
+fn entry_lines(out: &mut String, entry: &Entry, wording: Wording, action: Action, p: Painter) {
+    let sign = |role: Role, s: &str| match wording {
+        Wording::Apply => String::new(),
+        _ => format!("{} ", p.paint(role, s)),
+    };
+    match entry {
+        Entry::Changed {
+            path,
+            before,
+            after,
+        } => sides(
+            out,
+            &sign(Role::Change, "~"),
+            path,
+            Some(before),
+            Some(after),
+            wording,
+        ),
+        Entry::Added { path, value } => {
+            sides(out, &sign(Role::Add, "+"), path, None, Some(value), wording);
+        }
+        Entry::Removed { path, value } => {
+            sides(
+                out,
+                &sign(Role::Remove, "-"),
+                path,
+                Some(value),
+                None,
+                wording,
+            );
+        }
+        Entry::Text {
+            path,
+            before,
+            after,
+        } => {
+            let path = display_path(path);
+            let sign = sign(Role::Change, "~");
+            match wording {
+                Wording::Plan => {
+                    let _ = writeln!(out, "{FIELD}{sign}{path}:");
+                }
+                _ => {
+                    let (old, new) = wording.labels();
+                    let _ = writeln!(out, "{FIELD}{sign}{path}  (- {old}, + {new}):");
+                }
+            }
+            for line in text_diff(before, after) {
+                let text = match &line {
+                    DiffLine::Hunk(h) => p.paint(Role::Hunk, h),
+                    DiffLine::Same(s) => format!(" {s}"),
+                    DiffLine::Old(s) => p.paint(Role::Remove, &format!("-{s}")),
+                    DiffLine::New(s) => p.paint(Role::Add, &format!("+{s}")),
+                };
+                let _ = writeln!(out, "{NESTED}{text}");
+            }
+        }
+        Entry::Secret { path, reference } => {
+            if wording == Wording::Apply {
+                return;
+            }
+            let (role, s, how) = match action {
+                Action::Create | Action::Replace => (Role::Add, "+", "sent"),
+                Action::Update | Action::Delete => (Role::Change, "~", "sent again"),
+            };
+            let _ = writeln!(
+                out,
+                "{FIELD}{}{}: {} {}",
+                sign(role, s),
+                display_path(path),
+                sanitize(reference),
+                p.paint(
+                    Role::Dim,
+                    &format!("(write-only secret, {how} from the environment at apply)")
+                ),
+            );
+        }
+    }
+}
+
+fn display_path(path: &str) -> String {
+    if path.is_empty() {
+        "(the object)".to_owned()
+    } else {
+        sanitize(path)
+    }
+}
+
+/// A field with its two sides, worded for a plan, a drift report or an
+/// apply report.
+fn sides(
+    out: &mut String,
+    sign: &str,
+    path: &str,
+    before: Option<&serde_json::Value>,
+    after: Option<&serde_json::Value>,
+    wording: Wording,
+) {
+    let path = display_path(path);
+    if wording == Wording::Plan {
+        match (before, after) {
+            (Some(b), Some(a)) => {
+                if let (Shown::Inline(b), Shown::Inline(a)) = (show(b), show(a)) {
+                    let _ = writeln!(out, "{FIELD}{sign}{path}: {b} → {a}");
+                    return;
+                }
+            }
+            (None, Some(v)) | (Some(v), None) => {
+                put_shown(out, &format!("{FIELD}{sign}{path}:"), &show(v), NESTED);
+                return;
+            }
+            (None, None) => return,
+        }
+    }
+    let parts = wording.parts(before, after);
+    let shown: Vec<(&str, Shown)> = parts
+        .iter()
+        .map(|(label, v)| (*label, shown_or_absent(*v)))
+        .collect();
+    let all_inline: Option<Vec<(&str, &str)>> = shown
+        .iter()
+        .map(|(label, s)| match s {
+            Shown::Inline(s) => Some((*label, s.as_str())),
+            _ => None,
+        })
+        .collect();
+    match (wording, all_inline) {
+        (Wording::Drift, Some(parts)) => {
+            let joined: Vec<String> = parts.iter().map(|(l, v)| format!("{l}: {v}")).collect();
+            let _ = writeln!(out, "{FIELD}{sign}{path}  {}", joined.join("  "));
+        }
+        (Wording::Apply, Some(parts)) => {
+            let joined: Vec<String> = parts.iter().map(|(l, v)| format!("{l} {v}")).collect();
+            let _ = writeln!(out, "{FIELD}{sign}{path}: {}", joined.join(", "));
+        }
+        _ => {
+            let _ = writeln!(out, "{FIELD}{sign}{path}:");
+            let deeper = format!("{NESTED}  ");
+            for (label, s) in &shown {
+                put_shown(out, &format!("{NESTED}{label}:"), s, &deeper);
+            }
+        }
+    }
+}
+
+fn notes(out: &mut String, notes: &[Note], p: Painter) {
+    for (kind, heading) in [
+        (
+            NoteKind::Unmanaged,
+            "Unmanaged (live, not in the manifests):",
+        ),
+        (NoteKind::Unverifiable, "Not verifiable:"),
+        (NoteKind::Info, "Notes:"),
+    ] {
+        let of_kind: Vec<&Note> = notes.iter().filter(|n| n.kind == kind).collect();
+        if of_kind.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "{}", p.paint(Role::Strong, heading));
+        for note in of_kind {
+            let lines = sanitize_lines(&note.message);
+            let first = lines.first().map(String::as_str).unwrap_or_default();
+            match &note.address {
+                Some(a) => {
+                    let _ = writeln!(out, "{CHANGE}* {}: {first}", sanitize(&a.to_string()));
+                }
+                None => {
+                    let _ = writeln!(out, "{CHANGE}* {first}");
+                }
+            }
+            for line in lines.iter().skip(1) {
+                let _ = writeln!(out, "{CHANGE}  {line}");
+            }
+            if let Some(who) = &note.created_by {
+                let line = format!("created by {}", sanitize(who));
+                let _ = writeln!(out, "{CHANGE}  {}", p.paint(Role::Dim, &line));
+            }
+        }
+        out.push('\n');
+    }
+}
+
+/// Renders what an apply did.
+pub(crate) fn apply(report: &ApplyReport, opts: &RenderOptions) -> String {
+    let p = Painter::new(opts.color);
+    let mut out = String::new();
+    for o in &report.outcomes {
+        let (symbol, role, what) = match o.status {
+            OutcomeStatus::Succeeded => ("✓", Role::Add, past(o.action).to_owned()),
+            OutcomeStatus::Failed => ("✗", Role::Remove, format!("{} failed", o.action.verb())),
+            OutcomeStatus::Skipped => ("-", Role::Dim, format!("{} skipped", o.action.verb())),
+        };
+        let _ = writeln!(
+            out,
+            "{CHANGE}{} {}: {what}",
+            p.paint(role, symbol),
+            p.paint(Role::Strong, &sanitize(&o.address.to_string())),
+        );
+        if let Some(detail) = &o.detail {
+            for line in sanitize_lines(detail) {
+                let _ = writeln!(out, "{FIELD}{line}");
+            }
+        }
+    }
+    if !report.outcomes.is_empty() {
+        out.push('\n');
+    }
+    if !report.unconverged.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}",
+            p.paint(
+                Role::Warning,
+                "Did not converge (re-read after applying, live state still differs):"
+            )
+        );
+        for u in &report.unconverged {
+            let _ = writeln!(
+                out,
+                "{CHANGE}{} {}",
+                p.paint(Role::Warning, "!"),
+                p.paint(Role::Strong, &sanitize(&u.address.to_string()))
+            );
+            for entry in entries::of_fields(&u.fields) {
+                entry_lines(&mut out, &entry, Wording::Apply, Action::Update, p);
+            }
+        }
+        out.push('\n');
+    }
+    let c = report.counts();
+    let footer = format!(
+        "Apply: {} succeeded, {} failed, {} skipped.",
+        c.succeeded, c.failed, c.skipped
+    );
+    let _ = writeln!(out, "{}", p.paint(Role::Strong, &footer));
+    if !report.is_complete() {
+        let _ = writeln!(out, "{}", incomplete_line());
+    }
+    out
+}
+
+/// The line under an incomplete apply's footer.
+pub(crate) fn incomplete_line() -> &'static str {
+    "Not complete: a second `evalctl apply` plans afresh from live state and completes the rest."
+}
+
+/// `created`, `updated`, ...
+pub(crate) fn past(action: Action) -> &'static str {
+    match action {
+        Action::Create => "created",
+        Action::Update => "updated",
+        Action::Replace => "replaced",
+        Action::Delete => "deleted",
+    }
+}
