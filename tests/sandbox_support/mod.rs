@@ -6,6 +6,7 @@
 
 #![allow(
     dead_code,
+    unused_imports,
     reason = "each test file uses a different part of the harness"
 )]
 
@@ -13,8 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use base64::Engine;
-use evalctl::sandbox::fingerprint::stable_id;
-use evalctl::sandbox::fixture::catalog::{scorer_id, version_id};
+use evalctl::sandbox::fixture::ids::{scorer_id, version_id};
 use evalctl::sandbox::{Fixture, Sandbox, SandboxBuilder, SandboxHandle};
 use reqwest::Method;
 use serde_json::Value;
@@ -180,35 +180,9 @@ impl Ctx {
     }
 }
 
-/// Id of a default-fixture project.
-pub fn project(name: &str) -> String {
-    stable_id(&format!("project:{name}"))
-}
-
-/// Id of a default-fixture log stream.
-pub fn log_stream(project: &str, name: &str) -> String {
-    stable_id(&format!("log_stream:{project}:{name}"))
-}
-
-/// Id of a default-fixture experiment.
-pub fn experiment(project: &str, name: &str) -> String {
-    stable_id(&format!("experiment:{project}:{name}"))
-}
-
-/// Id of a default-fixture user.
-pub fn user(email: &str) -> String {
-    stable_id(&format!("user:{email}"))
-}
-
-/// Id of a log stream's default dashboard.
-pub fn default_dashboard(log_stream_id: &str) -> String {
-    stable_id(&format!("dashboard:{log_stream_id}:default"))
-}
-
-/// Id of a default-fixture template.
-pub fn template(project: &str, name: &str) -> String {
-    stable_id(&format!("template:{project}:{name}"))
-}
+pub use evalctl::sandbox::fixture::ids::{
+    default_dashboard, experiment, log_stream, project, template, user,
+};
 
 /// Id of a catalog scorer.
 pub fn scorer(name: &str) -> String {
