@@ -176,10 +176,14 @@ async fn a_refused_connection_is_retried_even_for_a_create() {
     }
     let text = err.to_string();
     assert!(
-        text.contains("could not reach the service after 4 attempt(s)"),
+        text.contains("the connection to the service failed after 4 attempt(s)"),
         "{text}"
     );
     assert!(text.contains("EVALCTL_BASE_URL"), "{text}");
+    assert!(
+        text.to_lowercase().contains("refused"),
+        "the OS cause is shown: {text}"
+    );
     assert!(std::error::Error::source(&err).is_some(), "cause kept");
     let c = client.stats().operations["POST create_trends_section"];
     assert_eq!((c.requests, c.retries, c.failures), (4, 3, 1));

@@ -93,7 +93,8 @@ pub struct RetryPolicy {
     /// Cap of the backoff ceiling.
     pub max_delay: Duration,
     /// Total time budget of one operation, all attempts and waits included:
-    /// no retry starts (and no wait is begun) that would end past it.
+    /// no wait before a retry is begun that would end past it (an attempt
+    /// already started runs to its request timeout).
     pub max_elapsed: Duration,
 }
 

@@ -144,8 +144,9 @@ pub enum ApiError {
     },
     /// The connection failed (refused, reset, DNS, TLS), after every allowed retry.
     #[error(
-        "{operation}: could not reach the service after {attempts} attempt(s) over {:.1}s; check --base-url / EVALCTL_BASE_URL and the network",
-        elapsed.as_secs_f64()
+        "{operation}: the connection to the service failed after {attempts} attempt(s) over {:.1}s ({}); check --base-url / EVALCTL_BASE_URL and the network",
+        elapsed.as_secs_f64(),
+        root_cause(source)
     )]
     Transport {
         /// The operation.
@@ -231,6 +232,17 @@ impl ApiError {
             _ => None,
         }
     }
+}
+
+/// The innermost cause of an error (e.g. `Connection refused (os error 111)`),
+/// bounded in length. Transport errors carry the URL and the OS error, never a
+/// header or a body.
+pub fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause: &(dyn std::error::Error + 'static) = err;
+    while let Some(inner) = cause.source() {
+        cause = inner;
+    }
+    cause.to_string().chars().take(MAX_DETAIL).collect()
 }
 
 fn detail_suffix(detail: &Option<String>) -> String {

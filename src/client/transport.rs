@@ -232,9 +232,7 @@ impl Client {
                         .get(RETRY_AFTER)
                         .and_then(|v| v.to_str().ok())
                         .and_then(|v| retry::parse_retry_after(v, std::time::SystemTime::now()));
-                    resp.bytes()
-                        .await
-                        .map(|b| (status, b.to_vec(), retry_after))
+                    read_body(resp).await.map(|b| (status, b, retry_after))
                 }
                 Err(e) => Err(e),
             };
@@ -246,6 +244,18 @@ impl Client {
                     c.retries += 1;
                 }
             });
+            if let Ok((status, body, _)) = &result
+                && body.len() > MAX_RESPONSE_BYTES
+            {
+                return Err(ApiError::Decode {
+                    operation: op,
+                    status: *status,
+                    message: format!(
+                        "the response body is larger than {} MiB",
+                        MAX_RESPONSE_BYTES >> 20
+                    ),
+                });
+            }
             let class = match &result {
                 Ok((status, body, retry_after)) => {
                     tracing::debug!(
@@ -468,6 +478,22 @@ impl Client {
             _ => Err(self.status_error(call.op, &raw)),
         }
     }
+}
+
+/// The largest response body read; a larger one is an error, not an
+/// allocation without bound.
+const MAX_RESPONSE_BYTES: usize = 64 << 20;
+
+/// Reads a body, stopping one byte past [`MAX_RESPONSE_BYTES`].
+async fn read_body(mut resp: reqwest::Response) -> Result<Vec<u8>, reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await? {
+        body.extend_from_slice(&chunk);
+        if body.len() > MAX_RESPONSE_BYTES {
+            break;
+        }
+    }
+    Ok(body)
 }
 
 fn sensitive(value: &str, op: &'static Operation) -> Result<HeaderValue, ApiError> {
