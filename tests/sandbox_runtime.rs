@@ -312,3 +312,20 @@ async fn faults_can_target_paths() {
         502..=504
     ));
 }
+
+#[tokio::test]
+async fn no_secret_reaches_debug_output_or_the_request_log() {
+    let cx = Ctx::new();
+    let token = cx.login("demo@example.com", "demo-password").await;
+    let r = cx
+        .put(
+            "/v2/integrations/openai",
+            json!({"token": "sk-never-shown"}),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    let debug = format!("{:?} {:?}", cx.sb, cx.sb.requests());
+    for secret in ["demo-password", KEY, "sk-never-shown", token.as_str()] {
+        assert!(!debug.contains(secret), "{secret} leaked");
+    }
+}
