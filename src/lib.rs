@@ -24,7 +24,9 @@
 
 pub mod api;
 pub mod apply;
+pub mod cli;
 pub mod client;
+pub mod commands;
 pub mod exit;
 pub mod live;
 pub mod logging;
@@ -34,3 +36,41 @@ pub mod plan;
 pub mod render;
 pub mod sandbox;
 pub mod schemacheck;
+
+use std::ffi::OsString;
+
+use clap::Parser;
+
+use crate::exit::ExitStatus;
+
+/// Runs the command line `args` (program name first) and returns the exit
+/// status. clap's usage errors become [`ExitStatus::Usage`] (64), so a typo
+/// can never look like "changes present" (2); `--help` and `--version` are 0.
+pub fn run_cli(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitStatus {
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let status = if e.use_stderr() {
+                ExitStatus::Usage
+            } else {
+                ExitStatus::Success
+            };
+            // clap prints help to stdout and errors to stderr; a closed pipe is fine.
+            let _ = e.print();
+            return status;
+        }
+    };
+    let printer = output::Printer::new(cli.global.color, cli.global.quiet);
+    logging::init(cli.global.verbose, cli.global.quiet, printer.color_stderr());
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            printer.error(&format!("cannot start the async runtime: {e}"));
+            return ExitStatus::Failure;
+        }
+    };
+    runtime.block_on(commands::run(cli, &printer))
+}

@@ -21,7 +21,7 @@ fn origin() -> Origin {
 }
 
 fn desired(project: serde_json::Value) -> ManifestSet {
-    let spec: ProjectSpec = serde_json::from_value(project).unwrap();
+    let spec: ProjectSpec = serde_json::from_value(project).expect("a project spec");
     ManifestSet {
         projects: vec![Located {
             origin: origin(),
@@ -71,7 +71,7 @@ fn live(settings: serde_json::Value, sections: serde_json::Value, favorited: boo
         "integrations": {},
         "catalog": catalog()
     }))
-    .unwrap()
+    .expect("live state")
 }
 
 fn project(log_stream: serde_json::Value) -> serde_json::Value {

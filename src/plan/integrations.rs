@@ -47,7 +47,7 @@ pub(crate) fn plan_integration(planner: &mut Planner<'_>, origin: &Origin, spec:
         return;
     };
     let operation = Operation::PutIntegration {
-        body: spec.config.clone(),
+        body: Box::new(spec.config.clone()),
     };
     let Some(live) = live else {
         planner.changes.push(change::<NormIntegration, _>(

@@ -321,8 +321,8 @@ pub enum Operation {
     },
     /// PUT the calling user's integration (spec operation 4).
     PutIntegration {
-        /// The body, secrets as `${ENV}` references.
-        body: IntegrationCreate<EnvRef>,
+        /// The body, secrets as `${ENV}` references (boxed: it is the largest variant).
+        body: Box<IntegrationCreate<EnvRef>>,
     },
 }
 

@@ -196,7 +196,7 @@ pub fn integration_create() -> ResourceChange {
         None,
         Some(json!({"provider": "openai", "organization_id": "org-8f2e"})),
         vec![Operation::PutIntegration {
-            body: openai_body(),
+            body: Box::new(openai_body()),
         }],
         &[],
     )

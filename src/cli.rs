@@ -1,0 +1,288 @@
+//! The command line: clap definitions of every command and flag.
+//!
+//! Thin by design: each command's behaviour lives in `commands/`. A test calls
+//! `Cli::command().debug_assert()` so a broken definition fails CI, not users.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::client::config::ConnectionArgs;
+use crate::output::ColorChoice;
+use crate::render::Format;
+use crate::sandbox::cli::SandboxArgs;
+
+/// Declarative configuration for the evaluation service, GitOps style.
+///
+/// Manifests (YAML) in a config repo describe the desired configuration of
+/// projects: scorers and sampling rules per log stream and experiment, trends
+/// sections and favorites, templates, and the calling user's model-provider
+/// integrations. evalctl shows what would change (`plan`), makes it so
+/// (`apply`), and reports drift (`drift`).
+#[derive(Debug, Parser)]
+#[command(
+    name = "evalctl",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+#[command(
+    after_help = "Exit status: 0 success/no changes, 1 error, 2 changes present \
+(plan --detailed-exitcode, drift), 3 apply incomplete or not converged, 64 usage error, \
+65 invalid manifests."
+)]
+pub struct Cli {
+    /// Options of every command.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options of every command.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// More logging on stderr: -v info, -vv debug, -vvv trace. Secrets are never logged.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// Only errors on stderr.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// When to use colour (auto honours NO_COLOR and needs a terminal).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check manifests offline: syntax, fields, the service's rules, environment references.
+    #[command(after_help = "Example:\n  evalctl validate config/")]
+    Validate(ValidateArgs),
+    /// Write the JSON Schema of the manifest format (for editors and CI).
+    #[command(after_help = "Example:\n  evalctl schema --out schemas/")]
+    Schema(SchemaArgs),
+    /// Show what apply would change, without changing anything.
+    #[command(
+        after_help = "Examples:\n  evalctl plan config/\n  evalctl plan config/ -o markdown --out plan.json --detailed-exitcode\n  evalctl plan examples/quickstart --sandbox"
+    )]
+    Plan(PlanArgs),
+    /// Make live state match the manifests (or execute a saved plan).
+    #[command(
+        after_help = "Examples:\n  evalctl apply config/\n  evalctl apply --plan plan.json --auto-approve\n  evalctl apply examples/quickstart --sandbox --auto-approve"
+    )]
+    Apply(ApplyArgs),
+    /// Report drift: exit 0 when live matches, 2 when it drifted, 1 on error.
+    #[command(after_help = "Example:\n  evalctl drift config/ -o markdown")]
+    Drift(DriftArgs),
+    /// Run the local sandbox: a faithful implementation of the service.
+    #[command(
+        after_help = "Example:\n  evalctl sandbox --listen 127.0.0.1:8080 --state sandbox.json"
+    )]
+    Sandbox(SandboxArgs),
+    /// Show who the credentials resolve to: user, role, organization.
+    #[command(
+        after_help = "Example:\n  EVALCTL_API_KEY=... evalctl whoami --base-url https://api.example.com"
+    )]
+    Whoami(WhoamiArgs),
+    /// Scorer catalog tools.
+    #[command(subcommand)]
+    Scorers(ScorersCommand),
+    /// Print shell completions for bash, zsh, fish, elvish or powershell.
+    #[command(after_help = "Example:\n  evalctl completions bash > /etc/bash_completion.d/evalctl")]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), or write one page per command into a directory.
+    #[command(
+        after_help = "Examples:\n  evalctl man | man -l -\n  evalctl man --out-dir target/man"
+    )]
+    Man(ManArgs),
+}
+
+/// `evalctl whoami`.
+#[derive(Debug, Clone, Args)]
+pub struct WhoamiArgs {
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    pub output: Format,
+    /// Live state.
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// `evalctl scorers …`.
+#[derive(Debug, Subcommand)]
+pub enum ScorersCommand {
+    /// List the projects that use a scorer version (its blast radius).
+    #[command(
+        after_help = "Example:\n  evalctl scorers usage 6f1c2d3e-0000-4000-8000-000000000000"
+    )]
+    Usage(ScorerUsageArgs),
+}
+
+/// `evalctl scorers usage`.
+#[derive(Debug, Clone, Args)]
+pub struct ScorerUsageArgs {
+    /// The scorer version's id.
+    #[arg(value_name = "SCORER_VERSION_ID")]
+    pub scorer_version_id: String,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    pub output: Format,
+    /// Live state.
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// `evalctl completions`.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `evalctl man`.
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// Write `evalctl.1` and one page per command (`evalctl-plan.1`, …) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+}
+
+/// Where manifests are.
+#[derive(Debug, Clone, Args)]
+pub struct ManifestArgs {
+    /// Manifest files or directories (searched recursively for *.yaml, *.yml).
+    #[arg(value_name = "PATH", default_value = ".")]
+    pub paths: Vec<PathBuf>,
+}
+
+/// How to reach live state.
+#[derive(Debug, Clone, Args)]
+pub struct LiveArgs {
+    /// Use an in-process sandbox with the built-in demo fixture instead of a
+    /// service (no account needed; state is discarded at exit).
+    #[arg(long, help_heading = "Sandbox")]
+    pub sandbox: bool,
+    /// Like --sandbox, keeping the sandbox's state in FILE between runs.
+    #[arg(long, value_name = "FILE", help_heading = "Sandbox")]
+    pub sandbox_state: Option<PathBuf>,
+    /// Objects loaded or changed at once (the service is rate limited).
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub concurrency: u16,
+    /// Connection to the service.
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+}
+
+/// `evalctl validate`.
+#[derive(Debug, Clone, Args)]
+pub struct ValidateArgs {
+    /// Manifests.
+    #[command(flatten)]
+    pub manifests: ManifestArgs,
+    /// Output format: diagnostics and a summary (text), or one JSON document (json).
+    #[arg(short, long, value_enum, default_value_t = crate::commands::validate::DiagnosticsFormat::Text)]
+    pub output: crate::commands::validate::DiagnosticsFormat,
+}
+
+/// `evalctl schema`.
+#[derive(Debug, Clone, Args)]
+pub struct SchemaArgs {
+    /// Directory to write the schema into.
+    #[arg(long, value_name = "DIR", default_value = "schemas")]
+    pub out: PathBuf,
+    /// Only check that the files in DIR are up to date (exit 1 when stale).
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// What narrows and shapes a plan.
+#[derive(Debug, Clone, Args)]
+pub struct PlanShapeArgs {
+    /// Only objects at or under this address, e.g. `project[demo].log_stream[production]` (repeatable).
+    #[arg(long, value_name = "ADDRESS")]
+    pub target: Vec<String>,
+    /// Delete live objects of managed scopes that the manifests do not declare.
+    #[arg(long)]
+    pub prune: bool,
+    /// Re-send every integration's secrets (they cannot be read back to compare).
+    #[arg(long)]
+    pub rotate_secrets: bool,
+}
+
+/// `evalctl plan`.
+#[derive(Debug, Clone, Args)]
+pub struct PlanArgs {
+    /// Manifests.
+    #[command(flatten)]
+    pub manifests: ManifestArgs,
+    /// Targets, prune, rotation.
+    #[command(flatten)]
+    pub shape: PlanShapeArgs,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    pub output: Format,
+    /// Save the plan to FILE, for `evalctl apply --plan FILE`. Holds no secrets.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Exit 2 when the plan has changes (0 when none, 1 on error).
+    #[arg(long)]
+    pub detailed_exitcode: bool,
+    /// Live state.
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// `evalctl apply`.
+#[derive(Debug, Clone, Args)]
+pub struct ApplyArgs {
+    /// Manifests (not with --plan).
+    #[command(flatten)]
+    pub manifests: ManifestArgs,
+    /// Execute this saved plan instead of planning again; refused when any
+    /// object it touches changed since it was made.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// Targets, prune, rotation (not with --plan).
+    #[command(flatten)]
+    pub shape: PlanShapeArgs,
+    /// Apply without asking (required when stdin is not a terminal).
+    #[arg(long)]
+    pub auto_approve: bool,
+    /// Output format of the plan and the report.
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    pub output: Format,
+    /// Live state.
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// `evalctl drift`.
+#[derive(Debug, Clone, Args)]
+pub struct DriftArgs {
+    /// Manifests.
+    #[command(flatten)]
+    pub manifests: ManifestArgs,
+    /// Only objects at or under this address (repeatable).
+    #[arg(long, value_name = "ADDRESS")]
+    pub target: Vec<String>,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    pub output: Format,
+    /// Live state.
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

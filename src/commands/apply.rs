@@ -1,0 +1,222 @@
+//! `evalctl apply`: make live state match the manifests, or execute a saved
+//! plan after checking, object by object, that nothing it touches moved.
+
+use std::io::{BufRead, IsTerminal};
+
+use crate::api::ListScorersRequest;
+use crate::apply::secrets::referenced_variables;
+use crate::apply::{ApplyOptions, apply, check_unchanged};
+use crate::cli::ApplyArgs;
+use crate::exit::ExitStatus;
+use crate::live::Catalog;
+use crate::live::fetch::fetch;
+use crate::output::Printer;
+use crate::plan::{Operation, Plan, PlanOptions, plan};
+use crate::render::{Format, Mode, RenderOptions, render_apply, render_plan};
+
+use super::connect::{Connection, connect};
+use super::reconcile::{plan_from_manifests, process_env};
+use super::saved_plan;
+
+/// Runs `evalctl apply`.
+pub async fn run(args: &ApplyArgs, printer: &Printer) -> ExitStatus {
+    let prepared = match &args.plan {
+        Some(path) => from_saved_plan(args, path, printer).await,
+        None => from_manifests(args, printer).await,
+    };
+    let (plan, connection, catalog) = match prepared {
+        Ok(p) => p,
+        Err(status) => return status,
+    };
+    let render_options = RenderOptions {
+        color: printer.color_stdout(),
+        mode: Mode::Plan,
+    };
+    if args.output != Format::Json || plan.is_empty() {
+        printer.out(&render_plan(&plan, args.output, &render_options));
+    }
+    if plan.is_empty() {
+        return ExitStatus::Success;
+    }
+    if let Err(status) = check_secrets_available(&plan, printer) {
+        return status;
+    }
+    if let Err(status) = confirm(args, printer) {
+        return status;
+    }
+    let env = |name: &str| process_env(name);
+    let options = ApplyOptions {
+        concurrency: usize::from(args.live.concurrency),
+        env: &env,
+    };
+    let report = apply(&plan, &connection.client, &catalog, &options).await;
+    printer.out(&render_apply(&report, args.output, &render_options));
+    if connection.sandbox.is_some() && args.live.sandbox_state.is_none() && args.plan.is_none() {
+        // The in-process sandbox is discarded at exit: show the plan against it now.
+        if let Ok(replanned) = replan(args, &connection, printer).await {
+            printer.out("\nPlan after apply, against the same sandbox:\n");
+            printer.out(&render_plan(&replanned, args.output, &render_options));
+        }
+    }
+    if report.is_complete() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Incomplete
+    }
+}
+
+async fn from_manifests(
+    args: &ApplyArgs,
+    printer: &Printer,
+) -> Result<(Plan, Connection, Catalog), ExitStatus> {
+    let options = PlanOptions {
+        prune: args.shape.prune,
+        rotate_secrets: args.shape.rotate_secrets,
+    };
+    let planned = plan_from_manifests(
+        &args.manifests,
+        &args.live,
+        &options,
+        &args.shape.target,
+        printer,
+    )
+    .await?;
+    Ok((planned.plan, planned.connection, planned.live.catalog))
+}
+
+async fn replan(
+    args: &ApplyArgs,
+    connection: &Connection,
+    printer: &Printer,
+) -> Result<Plan, ExitStatus> {
+    let desired = super::reconcile::load_manifests(&args.manifests, printer)?;
+    let live = fetch(&connection.client, &desired).await.map_err(|e| {
+        printer.error(&e.to_string());
+        ExitStatus::Failure
+    })?;
+    let options = PlanOptions {
+        prune: args.shape.prune,
+        rotate_secrets: false,
+    };
+    let mut plan = plan(&desired, &live, &options).map_err(|e| {
+        printer.error(&e.to_string());
+        ExitStatus::Failure
+    })?;
+    plan.retain_targets(&args.shape.target);
+    Ok(plan)
+}
+
+async fn from_saved_plan(
+    args: &ApplyArgs,
+    path: &std::path::Path,
+    printer: &Printer,
+) -> Result<(Plan, Connection, Catalog), ExitStatus> {
+    let usage = |message: &str| {
+        printer.error(message);
+        ExitStatus::Usage
+    };
+    if !args.shape.target.is_empty() || args.shape.prune || args.shape.rotate_secrets {
+        return Err(usage(
+            "--target, --prune and --rotate-secrets shape a new plan; a saved plan is applied as it was saved",
+        ));
+    }
+    if args.manifests.paths.iter().any(|p| p.as_os_str() != ".") {
+        return Err(usage("give either manifest paths or --plan FILE, not both"));
+    }
+    let saved = saved_plan::load(path).map_err(|e| {
+        printer.error(&e);
+        ExitStatus::Failure
+    })?;
+    let connection = connect(&args.live).map_err(|e| {
+        printer.error(&e);
+        ExitStatus::Failure
+    })?;
+    if saved.service != connection.service_label() {
+        printer.error(&format!(
+            "the plan was made against {}, but this run targets {}; plan again against this service",
+            saved.service,
+            connection.service_label()
+        ));
+        return Err(ExitStatus::Failure);
+    }
+    let fail = |e: crate::client::ApiError| {
+        printer.error(&e.to_string());
+        ExitStatus::Failure
+    };
+    let scorers = connection
+        .client
+        .list_scorers(ListScorersRequest::default())
+        .await
+        .map_err(fail)?;
+    let catalog = Catalog {
+        scorers,
+        ..Catalog::default()
+    };
+    let concurrency = usize::from(args.live.concurrency);
+    let moved = check_unchanged(&saved.plan, &connection.client, &catalog, concurrency)
+        .await
+        .map_err(fail)?;
+    if !moved.is_empty() {
+        let lines: Vec<String> = moved
+            .iter()
+            .map(|m| format!("  - {}: {}", m.address, m.detail))
+            .collect();
+        printer.error(&format!(
+            "refusing to apply {}: {} object(s) changed since the plan was made:\n{}\nRun `evalctl plan` again and review the new plan.",
+            path.display(),
+            moved.len(),
+            lines.join("\n")
+        ));
+        return Err(ExitStatus::Failure);
+    }
+    Ok((saved.plan, connection, catalog))
+}
+
+/// Refuses before any write when an integration's secret variable is not set.
+fn check_secrets_available(plan: &Plan, printer: &Printer) -> Result<(), ExitStatus> {
+    let mut missing = Vec::new();
+    for change in &plan.changes {
+        for op in &change.operations {
+            if let Operation::PutIntegration { body } = op {
+                for name in referenced_variables(body) {
+                    if process_env(&name).is_none_or(|v| v.is_empty()) {
+                        missing.push(format!("{name} (for {})", change.address));
+                    }
+                }
+            }
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    printer.error(&format!(
+        "nothing was applied: these environment variables hold integration secrets and are not set: {}",
+        missing.join(", ")
+    ));
+    Err(ExitStatus::Failure)
+}
+
+/// Asks for confirmation on a terminal; without one, requires --auto-approve.
+fn confirm(args: &ApplyArgs, printer: &Printer) -> Result<(), ExitStatus> {
+    if args.auto_approve {
+        return Ok(());
+    }
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        printer.error("stdin is not a terminal, so apply cannot ask for confirmation; pass --auto-approve to apply");
+        return Err(ExitStatus::Usage);
+    }
+    eprint_prompt("Apply these changes? Only 'yes' will be accepted: ");
+    let mut answer = String::new();
+    if stdin.lock().read_line(&mut answer).is_err() || answer.trim() != "yes" {
+        printer.info("Apply cancelled; nothing was changed.");
+        return Err(ExitStatus::Failure);
+    }
+    Ok(())
+}
+
+fn eprint_prompt(text: &str) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
+}

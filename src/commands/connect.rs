@@ -1,0 +1,61 @@
+//! Connecting a command to live state: the configured service, or an
+//! in-process sandbox (`--sandbox`, `--sandbox-state FILE`).
+
+use crate::api::Secret;
+use crate::cli::LiveArgs;
+use crate::client::{Client, ClientConfig, Credentials};
+use crate::sandbox::fixture::Fixture;
+use crate::sandbox::{Sandbox, SandboxHandle};
+
+/// The demo API key of the sandbox's built-in fixture (public, documented).
+pub const SANDBOX_DEMO_API_KEY: &str = "demo-api-key";
+
+/// A client, and the in-process sandbox it talks to, if any (kept alive as
+/// long as the connection).
+pub struct Connection {
+    /// The client.
+    pub client: Client,
+    /// The in-process sandbox, when one was started.
+    pub sandbox: Option<SandboxHandle>,
+}
+
+impl Connection {
+    /// What the client talks to, for messages and saved plans: the base URL,
+    /// or `sandbox` for an in-process sandbox.
+    pub fn service_label(&self) -> String {
+        match &self.sandbox {
+            Some(_) => "sandbox".to_owned(),
+            None => self.client.config().base_url.clone(),
+        }
+    }
+}
+
+/// Connects as `args` says.
+pub fn connect(args: &LiveArgs) -> Result<Connection, String> {
+    if args.sandbox || args.sandbox_state.is_some() {
+        let mut builder = Sandbox::builder().fixture(Fixture::demo());
+        if let Some(path) = &args.sandbox_state {
+            builder = builder.state_file(path.clone());
+        }
+        let handle = builder
+            .start()
+            .map_err(|e| format!("could not start the sandbox: {e}"))?;
+        let mut config = ClientConfig::new(
+            handle.base_url().to_owned(),
+            Credentials::ApiKey(Secret::new(SANDBOX_DEMO_API_KEY)),
+        );
+        config.max_in_flight = usize::from(args.concurrency);
+        let client = Client::new(config).map_err(|e| e.to_string())?;
+        return Ok(Connection {
+            client,
+            sandbox: Some(handle),
+        });
+    }
+    let mut config = args.connection.to_config().map_err(|e| e.to_string())?;
+    config.max_in_flight = usize::from(args.concurrency);
+    let client = Client::new(config).map_err(|e| e.to_string())?;
+    Ok(Connection {
+        client,
+        sandbox: None,
+    })
+}

@@ -1,0 +1,33 @@
+//! `evalctl drift`: the scheduled check. Exit 0 when live matches the
+//! manifests, 2 when it drifted, 1 on error.
+
+use crate::cli::DriftArgs;
+use crate::exit::ExitStatus;
+use crate::output::Printer;
+use crate::plan::PlanOptions;
+use crate::render::{Mode, RenderOptions, render_plan};
+
+use super::reconcile::plan_from_manifests;
+
+/// Runs `evalctl drift`.
+pub async fn run(args: &DriftArgs, printer: &Printer) -> ExitStatus {
+    // Drift compares what is declared; it never proposes deletions or secret rotation.
+    let options = PlanOptions::default();
+    let planned =
+        match plan_from_manifests(&args.manifests, &args.live, &options, &args.target, printer)
+            .await
+        {
+            Ok(p) => p,
+            Err(status) => return status,
+        };
+    let render_options = RenderOptions {
+        color: printer.color_stdout(),
+        mode: Mode::Drift,
+    };
+    printer.out(&render_plan(&planned.plan, args.output, &render_options));
+    if planned.plan.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Changes
+    }
+}

@@ -1,0 +1,82 @@
+//! The shared first half of plan, apply and drift: load the manifests,
+//! connect, fetch live state, compute the plan.
+
+use crate::cli::{LiveArgs, ManifestArgs};
+use crate::exit::ExitStatus;
+use crate::live::{Live, blast_radius::add_blast_radius, fetch::fetch, people::name_people};
+use crate::manifest::{self, set::ManifestSet};
+use crate::output::Printer;
+use crate::plan::{Plan, PlanOptions, plan};
+
+use super::connect::{Connection, connect};
+
+/// Everything a reconciling command has after planning.
+pub struct Planned {
+    /// The manifests.
+    pub desired: ManifestSet,
+    /// The connection.
+    pub connection: Connection,
+    /// Live state.
+    pub live: Live,
+    /// The plan, narrowed to the targets.
+    pub plan: Plan,
+}
+
+/// Reads environment variables for the manifests.
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// Loads the manifests, printing their diagnostics; `Err` carries the exit status.
+pub fn load_manifests(args: &ManifestArgs, printer: &Printer) -> Result<ManifestSet, ExitStatus> {
+    let outcome = manifest::load(&args.paths, &process_env);
+    let rendered = outcome.render_diagnostics(printer.color_stderr());
+    if !rendered.is_empty() {
+        printer.info(&rendered);
+    }
+    if outcome.has_errors() {
+        printer.error(&format!(
+            "the manifests are invalid ({} error(s)); `evalctl validate` checks them offline",
+            outcome.error_count()
+        ));
+        return Err(ExitStatus::InvalidManifests);
+    }
+    Ok(outcome.set)
+}
+
+/// Loads, connects, fetches and plans.
+pub async fn plan_from_manifests(
+    manifests: &ManifestArgs,
+    live_args: &LiveArgs,
+    options: &PlanOptions,
+    targets: &[String],
+    printer: &Printer,
+) -> Result<Planned, ExitStatus> {
+    let desired = load_manifests(manifests, printer)?;
+    let connection = connect(live_args).map_err(|e| {
+        printer.error(&e);
+        ExitStatus::Failure
+    })?;
+    let live = fetch(&connection.client, &desired).await.map_err(|e| {
+        printer.error(&e.to_string());
+        ExitStatus::Failure
+    })?;
+    let mut plan = plan(&desired, &live, options).map_err(|e| {
+        printer.error(&e.to_string());
+        ExitStatus::Failure
+    })?;
+    plan.retain_targets(targets);
+    if let Err(e) = add_blast_radius(&connection.client, &live, &mut plan).await {
+        // Informational: a failed lookup must not block the plan.
+        printer.warn(&format!(
+            "could not list the other projects using the affected scorer versions: {e}"
+        ));
+    }
+    name_people(&connection.client, &mut plan).await;
+    Ok(Planned {
+        desired,
+        connection,
+        live,
+        plan,
+    })
+}

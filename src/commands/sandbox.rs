@@ -1,0 +1,16 @@
+//! `evalctl sandbox`: run the local sandbox server.
+
+use crate::exit::ExitStatus;
+use crate::output::Printer;
+use crate::sandbox::cli::{SandboxArgs, run as run_sandbox};
+
+/// Runs `evalctl sandbox` until interrupted.
+pub async fn run(args: SandboxArgs, printer: &Printer) -> ExitStatus {
+    match run_sandbox(args).await {
+        Ok(()) => ExitStatus::Success,
+        Err(e) => {
+            printer.error(&e.to_string());
+            ExitStatus::Failure
+        }
+    }
+}

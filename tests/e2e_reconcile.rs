@@ -1,0 +1,321 @@
+//! End to end: the real binary against an in-process sandbox. The defining
+//! invariant (after apply, plan is empty), drift, saved plans, and recovery
+//! from partial failure.
+
+mod e2e_support;
+
+use e2e_support::{TestContext, repo_root};
+use evalctl::api::SectionUpdateRequest;
+use evalctl::sandbox::Faults;
+
+const OPENAI_TOKEN: &str = "sk-test-e2e-0123456789abcdef";
+
+fn context() -> TestContext {
+    TestContext::new()
+        .env("OPENAI_API_KEY", OPENAI_TOKEN)
+        .env("ANTHROPIC_API_KEY", "sk-ant-e2e-secret")
+        .env("MISTRAL_API_KEY", "mistral-e2e-secret")
+}
+
+fn example_dirs() -> Vec<String> {
+    let mut dirs: Vec<String> = std::fs::read_dir(repo_root().join("examples"))
+        .expect("examples/ exists")
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir() && e.file_name() != "ci")
+        .map(|e| format!("examples/{}", e.file_name().to_string_lossy()))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+#[test]
+fn every_example_applies_and_then_plans_empty() {
+    let examples = example_dirs();
+    assert!(
+        examples.iter().any(|e| e.ends_with("quickstart")),
+        "{examples:?}"
+    );
+    for example in examples {
+        let ctx = context();
+        let repo = ctx.copy_dir(&example, "repo");
+        let repo = repo.to_str().unwrap();
+        ctx.evalctl(&["plan", repo, "--detailed-exitcode"])
+            .expect(2);
+        ctx.evalctl(&["apply", repo, "--auto-approve"]).expect(0);
+        let after = ctx.evalctl(&["plan", repo, "--detailed-exitcode"]);
+        after.expect(0);
+        assert!(
+            after.stdout.contains("No changes"),
+            "{example}: {}",
+            after.stdout
+        );
+    }
+}
+
+const DRIFT_REPO: &str = r##"
+kind: Project
+name: demo-project
+log_streams:
+  - name: production
+    metric_settings:
+      scorers:
+        - name: correctness
+          num_judges: 3
+    trends:
+      sections:
+        - name: Quality
+          description: Quality charts
+          color: "#2ca02c"
+"##;
+
+#[test]
+fn an_out_of_band_change_is_drift_naming_the_field() {
+    let ctx = context();
+    ctx.write("repo/project.yaml", DRIFT_REPO);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    ctx.evalctl(&["drift", "repo"]).expect(0);
+
+    // Someone recolours the section in the UI.
+    let client = ctx.client();
+    ctx.block_on(async {
+        let project = client
+            .find_project_by_name("demo-project")
+            .await
+            .unwrap()
+            .unwrap();
+        let ls = client
+            .find_log_stream_by_name(&project.id, "production")
+            .await
+            .unwrap()
+            .unwrap();
+        let dashboard = client
+            .get_dashboard(&project.id, &ls.id, None)
+            .await
+            .unwrap()
+            .unwrap();
+        let section = dashboard
+            .sections
+            .iter()
+            .find(|s| s.name == "Quality")
+            .unwrap();
+        let body = SectionUpdateRequest {
+            color: Some("#ff0000".into()),
+            ..Default::default()
+        };
+        client
+            .update_section(&project.id, &ls.id, &section.id, None, &body)
+            .await
+            .unwrap();
+    });
+
+    let drift = ctx.evalctl(&["drift", "repo"]);
+    drift.expect(2);
+    assert!(
+        drift.stdout.contains("trends.section[Quality]"),
+        "{}",
+        drift.stdout
+    );
+    assert!(drift.stdout.contains("color"), "{}", drift.stdout);
+    assert!(
+        drift.stdout.contains("#ff0000") && drift.stdout.contains("#2ca02c"),
+        "{}",
+        drift.stdout
+    );
+    let json = ctx.evalctl(&["drift", "repo", "-o", "json"]);
+    json.expect(2);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["changes"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_saved_plan_is_refused_after_a_concurrent_change() {
+    let ctx = context();
+    ctx.write("repo/project.yaml", DRIFT_REPO);
+    ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
+        .expect(0);
+    let saved = std::fs::read_to_string(ctx.path("plan.json")).unwrap();
+    assert!(saved.contains("\"format_version\": 1"));
+
+    // Between plan and apply, someone changes the object the plan touches.
+    let client = ctx.client();
+    ctx.block_on(async {
+        let project = client
+            .find_project_by_name("demo-project")
+            .await
+            .unwrap()
+            .unwrap();
+        let ls = client
+            .find_log_stream_by_name(&project.id, "production")
+            .await
+            .unwrap()
+            .unwrap();
+        let dashboard = client
+            .get_dashboard(&project.id, &ls.id, None)
+            .await
+            .unwrap()
+            .unwrap();
+        let section = dashboard
+            .sections
+            .iter()
+            .find(|s| s.name == "Quality")
+            .unwrap();
+        let body = SectionUpdateRequest {
+            description: Some("edited in the UI".into()),
+            ..Default::default()
+        };
+        client
+            .update_section(&project.id, &ls.id, &section.id, None, &body)
+            .await
+            .unwrap();
+    });
+
+    let refused = ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"]);
+    refused.expect(1);
+    assert!(
+        refused.stderr.contains("refusing to apply"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused
+            .stderr
+            .contains("project[demo-project].log_stream[production].trends.section[Quality]"),
+        "{}",
+        refused.stderr
+    );
+    // Nothing was written: the scorer change of the same plan was not applied either.
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(2);
+
+    // A fresh plan applies.
+    ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
+        .expect(0);
+    ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"])
+        .expect(0);
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}
+
+const MANY_SECTIONS: &str = r##"
+kind: Project
+name: demo-project
+log_streams:
+  - name: staging
+    trends:
+      sections:
+        - {name: S1, color: "#000001"}
+        - {name: S2, color: "#000002"}
+        - {name: S3, color: "#000003"}
+        - {name: S4, color: "#000004"}
+        - {name: S5, color: "#000005"}
+        - {name: S6, color: "#000006"}
+        - {name: S7, color: "#000007"}
+        - {name: S8, color: "#000008"}
+"##;
+
+#[test]
+fn a_partial_failure_then_a_second_apply_converges_without_duplicates() {
+    let ctx = context();
+    ctx.write("repo/project.yaml", MANY_SECTIONS);
+    // Section creates are processed, then half of them answer 502 or lose
+    // the connection: the outcome of those creates is unknown to evalctl.
+    ctx.faults(Faults {
+        fail_after_rate: 0.3,
+        drop_after_rate: 0.2,
+        fail_rate: 0.2,
+        seed: 7,
+        path_contains: Some("/trends/sections".into()),
+        ..Faults::default()
+    });
+    let first = ctx.evalctl(&["apply", "repo", "--auto-approve"]);
+    assert!(
+        first.status == 0 || first.status == 3,
+        "{}",
+        first.all_output()
+    );
+    ctx.faults(Faults::none());
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+
+    let client = ctx.client();
+    let names = ctx.block_on(async {
+        let project = client
+            .find_project_by_name("demo-project")
+            .await
+            .unwrap()
+            .unwrap();
+        let ls = client
+            .find_log_stream_by_name(&project.id, "staging")
+            .await
+            .unwrap()
+            .unwrap();
+        let dashboard = client
+            .get_dashboard(&project.id, &ls.id, None)
+            .await
+            .unwrap()
+            .unwrap();
+        dashboard
+            .sections
+            .into_iter()
+            .map(|s| s.name)
+            .collect::<Vec<_>>()
+    });
+    let mut sorted = names.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(
+        sorted.len(),
+        names.len(),
+        "no section was created twice: {names:?}"
+    );
+    assert_eq!(sorted, ["S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8"]);
+}
+
+#[test]
+fn apply_without_a_terminal_requires_auto_approve() {
+    let ctx = context();
+    ctx.write("repo/project.yaml", DRIFT_REPO);
+    let run = ctx.evalctl(&["apply", "repo"]);
+    run.expect(64);
+    assert!(run.stderr.contains("--auto-approve"), "{}", run.stderr);
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(2);
+}
+
+#[test]
+fn missing_objects_name_the_nearest_existing_ones() {
+    let ctx = context();
+    ctx.write(
+        "repo/project.yaml",
+        "kind: Project\nname: demo-projet\nlog_streams:\n  - name: production\n    trends: {favorite: user}\n",
+    );
+    let run = ctx.evalctl(&["plan", "repo"]);
+    run.expect(1);
+    assert!(
+        run.stderr
+            .contains("project `demo-projet` not found; did you mean `demo-project`?"),
+        "{}",
+        run.stderr
+    );
+    ctx.write(
+        "repo/project.yaml",
+        "kind: Project\nname: demo-project\nlog_streams:\n  - name: prodution\n    trends: {favorite: user}\n",
+    );
+    let run = ctx.evalctl(&["plan", "repo"]);
+    run.expect(1);
+    assert!(
+        run.stderr.contains(
+            "log stream `prodution` not found in project `demo-project`; did you mean `production`?"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn usage_errors_exit_64_not_2() {
+    let ctx = context();
+    ctx.evalctl(&["plan", "--no-such-flag"]).expect(64);
+    ctx.evalctl(&["--version"]).expect(0);
+}
