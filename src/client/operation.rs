@@ -277,6 +277,34 @@ mod tests {
         );
     }
 
+    fn percent_decode(s: &str) -> String {
+        let bytes = s.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'%' {
+                out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+                i += 3;
+            } else {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_id_is_exactly_one_segment(id in "\\PC{1,24}") {
+            proptest::prop_assume!(id != "." && id != "..");
+            let url = GET_LOG_STREAM.url(&base("https://h/api"), &["p", &id], &[]).unwrap();
+            let segments: Vec<&str> = url.path_segments().unwrap().collect();
+            proptest::prop_assert_eq!(segments.len(), 6);
+            proptest::prop_assert_eq!(percent_decode(segments[5]), id);
+            proptest::prop_assert!(url.query().is_none() && url.fragment().is_none());
+        }
+    }
+
     #[test]
     fn keeps_a_base_path_prefix() {
         for b in ["https://h/api", "https://h/api/"] {

@@ -193,6 +193,27 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn waits_never_exceed_the_cap(
+            base_ms in 1u64..5_000,
+            cap_ms in 1u64..60_000,
+            retry in 0u32..1_000,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let p = RetryPolicy {
+                base_delay: Duration::from_millis(base_ms),
+                max_delay: Duration::from_millis(cap_ms),
+                ..RetryPolicy::default()
+            };
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let ceiling = backoff_ceiling(&p, retry);
+            proptest::prop_assert!(ceiling <= p.max_delay);
+            proptest::prop_assert!(ceiling >= p.base_delay.min(p.max_delay));
+            proptest::prop_assert!(next_wait(&p, retry, None, &mut rng) <= ceiling);
+        }
+    }
+
     #[test]
     fn statuses_classify() {
         assert_eq!(classify_status(200, None), Class::Final);
