@@ -12,8 +12,9 @@ use super::interpolate::{self, Level};
 use super::schema::{self, INTEGRATION_DOCUMENT, KINDS, PROJECT_DOCUMENT};
 use super::semantic::{self, Anchor};
 use super::types::{API_VERSION, IntegrationSpec, ProjectSpec};
+use super::violations;
 use super::yaml::{Document, NodeSpan};
-use crate::schemacheck::{Expected, Violation, ViolationKind, suggest};
+use crate::schemacheck::{ViolationKind, suggest};
 
 /// A document's typed spec.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,7 +60,8 @@ impl Input<'_> {
         self.node(pointer).value.line
     }
 
-    fn at(&self, pointer: &str, anchor: Anchor) -> Span {
+    /// Where to point for the value at `pointer`: its key or the value itself.
+    pub fn at(&self, pointer: &str, anchor: Anchor) -> Span {
         let node = self.node(pointer);
         match anchor {
             Anchor::Key => node.key_or_value(),
@@ -67,7 +69,8 @@ impl Input<'_> {
         }
     }
 
-    fn error(&self, span: Span, message: impl Into<String>) -> Diagnostic {
+    /// An error at `span` of this file.
+    pub fn error(&self, span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic::error(self.file, Some(span), message)
     }
 }
@@ -134,9 +137,17 @@ pub fn check(input: &Input<'_>, env: &dyn Fn(&str) -> Option<String>) -> Checked
         PROJECT_DOCUMENT
     };
     let violations = schema::validator().validate(pointer, &working);
-    for diagnostic in violation_diagnostics(input, &violations, azure) {
-        out.diagnostics.push(diagnostic);
-    }
+    let keys_checked: &[&str] = if azure {
+        &["/kind"]
+    } else {
+        &["/kind", "/api_version"]
+    };
+    out.diagnostics.extend(violations::diagnostics(
+        input,
+        &working,
+        &violations,
+        keys_checked,
+    ));
     if integration {
         // A misspelt secret field is still a secret: do not quote its value.
         for v in &violations {
@@ -270,147 +281,7 @@ fn reference_span(input: &Input<'_>, pointer: &str, range: Option<(usize, usize)
     }
 }
 
-/// Schema violations as diagnostics. The document keys are checked before (with better
-/// words); wrong types reported by each branch of a union at one place are merged.
-fn violation_diagnostics(
-    input: &Input<'_>,
-    violations: &[Violation],
-    azure: bool,
-) -> Vec<Diagnostic> {
-    let mut out: Vec<Diagnostic> = Vec::new();
-    let mut merged: Vec<(String, Vec<Expected>)> = Vec::new();
-    for v in violations {
-        let pointer = v.pointer();
-        if pointer == "/kind" || (pointer == "/api_version" && !azure) {
-            continue;
-        }
-        if let ViolationKind::WrongType { expected } = &v.kind
-            && v.path
-                .iter()
-                .any(|s| matches!(s, crate::schemacheck::PathSeg::Tag(_)))
-        {
-            match merged.iter_mut().find(|(p, _)| *p == pointer) {
-                Some((_, all)) => all.push(expected.clone()),
-                None => merged.push((pointer, vec![expected.clone()])),
-            }
-            continue;
-        }
-        out.push(violation_diagnostic(input, v));
-    }
-    for (pointer, expected) in merged {
-        let found = input
-            .document
-            .value
-            .pointer(&pointer)
-            .map_or("nothing", describe);
-        let v = Violation {
-            path: Vec::new(),
-            kind: ViolationKind::WrongType {
-                expected: if expected.len() == 1 {
-                    expected.into_iter().next().unwrap_or(Expected::Null)
-                } else {
-                    Expected::Either(expected)
-                },
-            },
-            input: Value::Null,
-        };
-        let message = match &v.kind {
-            ViolationKind::WrongType { expected } => format!("expected {expected}, found {found}"),
-            _ => v.message(),
-        };
-        out.push(input.error(
-            input.at(&pointer, Anchor::Value),
-            format!("{}: {message}", location(&pointer)),
-        ));
-    }
-    out
-}
-
-fn violation_diagnostic(input: &Input<'_>, v: &Violation) -> Diagnostic {
-    let pointer = v.pointer();
-    let place = v.location();
-    match &v.kind {
-        ViolationKind::UnknownField { field, allowed } => {
-            let help = match suggest(field, allowed) {
-                Some(s) => format!("did you mean `{s}`?"),
-                None => {
-                    let list: Vec<String> = allowed.iter().map(|a| format!("`{a}`")).collect();
-                    format!("expected one of {}", list.join(", "))
-                }
-            };
-            input
-                .error(input.at(&pointer, Anchor::Key), format!("unknown field `{field}`"))
-                .with_help(help)
-        }
-        ViolationKind::Missing { field } => {
-            let parent = parent_pointer(&pointer);
-            let span = input.at(parent, Anchor::Key);
-            let what = if parent.is_empty() {
-                "the document".to_owned()
-            } else {
-                format!("`{}`", location(parent))
-            };
-            input.error(span, format!("{what} is missing the required field `{field}`"))
-        }
-        ViolationKind::NotInEnum { allowed, .. } => {
-            let names: Vec<String> = allowed
-                .iter()
-                .filter_map(|a| a.as_str().map(str::to_owned))
-                .collect();
-            let found = input.document.value.pointer(&pointer).and_then(Value::as_str);
-            let diagnostic = input.error(input.at(&pointer, Anchor::Value), format!("{place}: {}", v.message()));
-            match found.and_then(|f| suggest(f, &names)) {
-                Some(s) => diagnostic.with_help(format!("did you mean `{s}`?")),
-                None => diagnostic,
-            }
-        }
-        ViolationKind::UnionTagInvalid { discriminator, .. }
-        | ViolationKind::UnionTagMissing { discriminator, .. } => {
-            let tag = format!("{pointer}/{discriminator}");
-            let span = match input.document.span(&tag) {
-                Some(node) => node.value,
-                None => input.at(&pointer, Anchor::Key),
-            };
-            input.error(span, format!("{place}: {}", v.message()))
-        }
-        ViolationKind::PatternMismatch { pattern } if pattern == super::types::EnvRef::PATTERN => input
-            .error(input.at(&pointer, Anchor::Value), format!("{place}: a secret must be an environment reference"))
-            .with_help("write a reference such as `${OPENAI_API_KEY}` and set the variable in the environment"),
-        ViolationKind::PatternMismatch { pattern } if pattern.starts_with("^#") => input
-            .error(input.at(&pointer, Anchor::Value), format!("{place}: {}", v.message()))
-            .with_help("write a colour as `#RRGGBB`, e.g. `#1F77B4`"),
-        ViolationKind::WrongType { .. } if v.input.is_null() => input
-            .error(input.at(&pointer, Anchor::Value), format!("{place}: {}", v.message()))
-            .with_help("give a value, or remove the key to leave the field unmanaged (write `[]` for an empty list)"),
-        _ => input.error(input.at(&pointer, Anchor::Value), format!("{place}: {}", v.message())),
-    }
-}
-
-fn parent_pointer(pointer: &str) -> &str {
-    pointer.rfind('/').map_or("", |i| &pointer[..i])
-}
-
-/// A pointer for people: `log_streams[0].trends`.
-fn location(pointer: &str) -> String {
-    let v = Violation {
-        path: pointer
-            .split('/')
-            .skip(1)
-            .map(|token| {
-                let token = token.replace("~1", "/").replace("~0", "~");
-                match token.parse::<usize>() {
-                    Ok(index) => crate::schemacheck::PathSeg::Index(index),
-                    Err(_) => crate::schemacheck::PathSeg::Key(token),
-                }
-            })
-            .collect(),
-        kind: ViolationKind::NotAllowed,
-        input: Value::Null,
-    };
-    v.location()
-}
-
-fn describe(v: &Value) -> &'static str {
+pub(super) fn describe(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -7,8 +7,8 @@
 //! - [`diagnostic`]: `file:line:column` diagnostics and their rendering.
 //! - [`load`](mod@load): files to a validated [`set::ManifestSet`] and every diagnostic, through
 //!   [`check`] (one document), [`interpolate`] (`${VAR}` and secrets), [`schema`] (the
-//!   generated JSON Schema), [`semantic`] (rules a schema cannot express) and [`mask`]
-//!   (literal secrets never quoted).
+//!   generated JSON Schema, its violations as diagnostics in [`violations`]), [`semantic`]
+//!   (rules a schema cannot express) and [`mask`] (literal secrets never quoted).
 
 pub mod check;
 pub mod diagnostic;
@@ -20,6 +20,7 @@ pub mod schema;
 pub mod semantic;
 pub mod set;
 pub mod types;
+pub mod violations;
 pub mod yaml;
 
 pub use load::{LoadOutcome, load};

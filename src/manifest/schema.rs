@@ -186,7 +186,7 @@ fn integration_document(spec: Value) -> Value {
         "properties".to_owned(),
         json!({ "kind": kind_property("Integration") }),
     );
-    out.insert("required".to_owned(), json!(["kind", "provider"]));
+    out.insert("required".to_owned(), json!(["kind"]));
     out.insert("oneOf".to_owned(), Value::Array(branches));
     Value::Object(out)
 }

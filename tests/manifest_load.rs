@@ -1,0 +1,309 @@
+//! `manifest::load` end to end: the examples load cleanly, a file with many mistakes
+//! reports all of them at once (snapshot), literal secrets never appear in any output,
+//! rules across documents and files hold, and hostile YAML is refused quickly.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use evalctl::manifest::{LoadOutcome, load};
+
+const MANY_ERRORS: &str = "tests/manifest_fixtures/many-errors.yaml";
+const LEAKED: &str = "sk-live-DO-NOT-LEAK-0123456789";
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+fn example_env(name: &str) -> Option<String> {
+    match name {
+        "OPENAI_API_KEY" => Some("sk-test-openai".to_owned()),
+        "ANTHROPIC_API_KEY" => Some("sk-test-anthropic".to_owned()),
+        _ => None,
+    }
+}
+
+fn load_paths(paths: &[&Path], env: &dyn Fn(&str) -> Option<String>) -> LoadOutcome {
+    let paths: Vec<PathBuf> = paths.iter().map(|p| p.to_path_buf()).collect();
+    load(&paths, env)
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write a test manifest");
+    path
+}
+
+fn messages(outcome: &LoadOutcome) -> Vec<String> {
+    outcome
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let at = d
+                .span
+                .map(|s| format!("{}:{}", s.line, s.column))
+                .unwrap_or_default();
+            format!("{:?} {at} {}", d.severity, d.message)
+        })
+        .collect()
+}
+
+#[test]
+fn every_example_loads_without_a_diagnostic() {
+    for (dir, projects, integrations) in [("examples/quickstart", 1, 0), ("examples/full", 1, 2)] {
+        let outcome = load_paths(&[Path::new(dir)], &example_env);
+        assert!(
+            outcome.diagnostics.is_empty(),
+            "{dir}:\n{}",
+            outcome.render_diagnostics(false)
+        );
+        assert_eq!(outcome.set.projects.len(), projects, "{dir}");
+        assert_eq!(outcome.set.integrations.len(), integrations, "{dir}");
+    }
+}
+
+#[test]
+fn examples_start_with_the_schema_comment() {
+    let mut stack = vec![PathBuf::from("examples")];
+    let mut seen = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read examples") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                if !path.ends_with("ci") {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if !matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml")
+            ) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("read example");
+            let first = text.lines().next().unwrap_or_default();
+            let depth = path.components().count() - 1;
+            let expected = format!(
+                "# yaml-language-server: $schema={}schemas/evalctl-manifest.schema.json",
+                "../".repeat(depth)
+            );
+            assert_eq!(first, expected, "{}", path.display());
+            seen += 1;
+        }
+    }
+    assert!(seen >= 3, "found {seen} example files");
+}
+
+#[test]
+fn undefined_secret_variables_are_warnings_only() {
+    let outcome = load_paths(&[Path::new("examples/full")], &no_env);
+    assert!(
+        !outcome.has_errors(),
+        "{}",
+        outcome.render_diagnostics(false)
+    );
+    assert_eq!(outcome.warning_count(), 2);
+    assert_eq!(outcome.set.integrations.len(), 2);
+}
+
+#[test]
+fn many_errors_are_reported_at_once_and_the_literal_secret_nowhere() {
+    let outcome = load_paths(&[Path::new(MANY_ERRORS)], &no_env);
+    let rendered = outcome.render_diagnostics(false);
+    insta::assert_snapshot!("many_errors", rendered);
+    assert_eq!(outcome.error_count(), 9, "{rendered}");
+    assert_eq!(outcome.warning_count(), 0);
+    assert!(outcome.set.integrations.is_empty() && outcome.set.projects.is_empty());
+
+    let coloured = outcome.render_diagnostics(true);
+    let json = serde_json::to_string(&outcome.diagnostics).expect("serialize");
+    let debug = format!("{outcome:?}");
+    for (what, text) in [
+        ("text", &rendered),
+        ("coloured", &coloured),
+        ("json", &json),
+        ("debug", &debug),
+    ] {
+        assert!(
+            !text.contains(LEAKED),
+            "the literal secret leaks into {what}"
+        );
+        assert!(
+            !text.contains("DO-NOT-LEAK"),
+            "part of the secret leaks into {what}"
+        );
+    }
+    assert!(rendered.contains("token: ********"), "{rendered}");
+}
+
+#[test]
+fn diagnostics_are_deterministic_and_sorted() {
+    let a = load_paths(&[Path::new(MANY_ERRORS)], &no_env);
+    let b = load_paths(&[Path::new(MANY_ERRORS)], &no_env);
+    assert_eq!(a.diagnostics, b.diagnostics);
+    let mut sorted = a.diagnostics.clone();
+    evalctl::manifest::diagnostic::sort(&mut sorted);
+    assert_eq!(sorted, a.diagnostics);
+}
+
+#[test]
+fn interpolation_replaces_non_secret_strings_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(
+        dir.path(),
+        "p.yaml",
+        "kind: Project\nname: ${TEAM}-project\nlog_streams:\n  - name: prod\n    trends:\n      sections:\n        - name: \"$${TEAM} is literal\"\n          description: ${TEAM}\n---\nkind: Integration\nprovider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: ${TEAM}\n",
+    );
+    let env = |name: &str| match name {
+        "TEAM" => Some("payments".to_owned()),
+        "OPENAI_API_KEY" => Some("sk-value".to_owned()),
+        _ => None,
+    };
+    let outcome = load_paths(&[&path], &env);
+    assert_eq!(messages(&outcome), Vec::<String>::new());
+    let project = &outcome.set.projects[0];
+    assert_eq!(project.spec.name.as_deref(), Some("payments-project"));
+    assert_eq!(project.origin.line, 1);
+    let sections = project.spec.log_streams[0]
+        .trends
+        .as_ref()
+        .and_then(|t| t.sections.clone())
+        .unwrap_or_default();
+    assert_eq!(sections[0].name, "${TEAM} is literal");
+    assert_eq!(sections[0].description.as_deref(), Some("payments"));
+    let integration = serde_json::to_string(&outcome.set.integrations[0].spec).expect("json");
+    assert!(
+        integration.contains("\"token\":\"${OPENAI_API_KEY}\""),
+        "{integration}"
+    );
+    assert!(
+        integration.contains("\"organization_id\":\"payments\""),
+        "{integration}"
+    );
+    assert!(!integration.contains("sk-value"));
+    assert_eq!(outcome.set.integrations[0].origin.line, 10);
+}
+
+#[test]
+fn projects_and_providers_are_declared_once_across_files() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "a.yaml",
+        "kind: Project\nname: demo-project\n---\nkind: Integration\nprovider: openai\ntoken: ${K}\n",
+    );
+    write(
+        dir.path(),
+        "b.yaml",
+        "# again\nkind: Project\nname: demo-project\n---\nkind: Integration\nprovider: openai\ntoken: ${K}\n",
+    );
+    let env = |_: &str| Some("x".to_owned());
+    let outcome = load_paths(&[dir.path()], &env);
+    let a = dir.path().join("a.yaml").display().to_string();
+    assert_eq!(
+        messages(&outcome),
+        vec![
+            format!("Error 3:7 project `demo-project` is declared twice: here and at {a}:1"),
+            format!(
+                "Error 6:11 a second Integration document for provider `openai` (the first is at {a}:4)"
+            ),
+        ]
+    );
+    assert_eq!((outcome.files, outcome.documents), (2, 4));
+}
+
+#[test]
+fn the_loader_names_files_in_path_order_whatever_the_argument_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let b = write(dir.path(), "b.yaml", "kind: Project\nname: b\n");
+    let a = write(dir.path(), "a.yaml", "kind: Project\nname: a\n");
+    let outcome = load_paths(&[&b, &a], &no_env);
+    let names: Vec<_> = outcome
+        .set
+        .projects
+        .iter()
+        .map(|p| p.spec.name.clone().unwrap_or_default())
+        .collect();
+    assert_eq!(names, ["a", "b"]);
+}
+
+#[test]
+fn missing_paths_are_unreadable_not_invalid() {
+    let outcome = load_paths(
+        &[Path::new("tests/manifest_fixtures/does-not-exist")],
+        &no_env,
+    );
+    assert!(outcome.has_errors() && outcome.unreadable());
+    let outcome = load_paths(&[Path::new(MANY_ERRORS)], &no_env);
+    assert!(!outcome.unreadable());
+}
+
+/// Loads `text` as one file and asserts it is refused within a few seconds.
+fn refused_quickly(name: &str, text: &str) -> String {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(dir.path(), name, text);
+    let started = Instant::now();
+    let outcome = load_paths(&[&path], &no_env);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(10), "{name} took {took:?}");
+    assert!(outcome.has_errors(), "{name} was accepted");
+    outcome.diagnostics[0].message.clone()
+}
+
+#[test]
+fn hostile_yaml_is_refused_quickly_with_a_clear_error() {
+    let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\nkind: Project\n";
+    let message = refused_quickly("bomb.yaml", bomb);
+    assert!(message.contains("aliases expand to more than"), "{message}");
+
+    let deep = format!(
+        "kind: Project\nname: {}x{}\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let message = refused_quickly("deep.yaml", &deep);
+    assert!(message.contains("nesting is deeper than"), "{message}");
+
+    let block_deep: String = (0..200)
+        .map(|i| format!("{}k{i}:\n", "  ".repeat(i)))
+        .collect();
+    let message = refused_quickly("block.yaml", &block_deep);
+    assert!(message.contains("nesting is deeper than"), "{message}");
+
+    let huge = format!(
+        "kind: Project\nname: x\n# {}\n",
+        "x".repeat(9 * 1024 * 1024)
+    );
+    let message = refused_quickly("huge.yaml", &huge);
+    assert!(message.contains("over the limit"), "{message}");
+
+    let many: String = (0..1_100)
+        .map(|i| format!("---\nkind: Project\nname: p{i}\n"))
+        .collect();
+    let message = refused_quickly("many.yaml", &many);
+    assert!(message.contains("documents in one file"), "{message}");
+}
+
+#[test]
+fn a_large_but_sound_file_loads_fast() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut text = String::from("kind: Project\nname: big\nlog_streams:\n");
+    for i in 0..2_000 {
+        text.push_str(&format!(
+            "  - name: stream-{i}\n    metric_settings:\n      scorers:\n        - name: correctness\n      segment_filters:\n        - sample_rate: 0.5\n          filter: {{name: node_name, operator: one_of, value: [llm, chat]}}\n"
+        ));
+    }
+    let path = write(dir.path(), "big.yaml", &text);
+    let started = Instant::now();
+    let outcome = load_paths(&[&path], &no_env);
+    assert!(
+        !outcome.has_errors(),
+        "{}",
+        outcome.render_diagnostics(false)
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -1,0 +1,156 @@
+//! `evalctl validate` as users run it: the real binary, its streams and exit statuses,
+//! text and JSON output. Offline: no sandbox, no service.
+
+use std::process::Command;
+
+const MANY_ERRORS: &str = "tests/manifest_fixtures/many-errors.yaml";
+
+struct Run {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `evalctl` in the package root, with a clean colour environment and only the
+/// variables given.
+fn evalctl(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_evalctl"));
+    command
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("CLICOLOR_FORCE")
+        .env("NO_COLOR", "1");
+    for name in ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TEAM_NAME"] {
+        command.env_remove(name);
+    }
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().expect("evalctl runs");
+    Run {
+        status: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+const KEYS: [(&str, &str); 2] = [
+    ("OPENAI_API_KEY", "sk-test"),
+    ("ANTHROPIC_API_KEY", "sk-ant-test"),
+];
+
+#[test]
+fn valid_manifests_exit_zero_with_a_summary_on_stdout() {
+    let run = evalctl(&["validate", "examples/full"], &KEYS);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "2 files, 3 documents: valid\n");
+    assert_eq!(run.stderr, "");
+    let run = evalctl(&["validate", "examples/quickstart/demo-project.yaml"], &[]);
+    assert_eq!(
+        (run.status, run.stdout.as_str()),
+        (0, "1 file, 1 document: valid\n")
+    );
+}
+
+#[test]
+fn warnings_keep_manifests_valid() {
+    let run = evalctl(&["validate", "examples/full"], &[]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "2 files, 3 documents: valid (2 warnings)\n");
+    assert!(
+        run.stderr
+            .starts_with("warning: environment variable `ANTHROPIC_API_KEY` is not set")
+            || run
+                .stderr
+                .contains("warning: environment variable `OPENAI_API_KEY` is not set"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn invalid_manifests_exit_65_with_every_diagnostic_on_stderr() {
+    let run = evalctl(&["validate", MANY_ERRORS], &[]);
+    assert_eq!(run.status, 65);
+    assert_eq!(run.stdout, "9 errors in 1 file\n");
+    let rendered =
+        evalctl::manifest::load(&[MANY_ERRORS.into()], &|_| None).render_diagnostics(false);
+    assert_eq!(
+        format!("{}\n", run.stderr.trim_end()),
+        format!("{}\n", rendered.trim_end())
+    );
+    assert!(!run.stderr.contains("DO-NOT-LEAK") && !run.stdout.contains("DO-NOT-LEAK"));
+}
+
+#[test]
+fn json_output_has_the_documented_shape() {
+    let run = evalctl(&["validate", "-o", "json", MANY_ERRORS], &[]);
+    assert_eq!(run.status, 65);
+    assert_eq!(run.stderr, "");
+    assert!(!run.stdout.contains("DO-NOT-LEAK"));
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    insta::assert_json_snapshot!("validate_json_many_errors", report);
+
+    let run = evalctl(
+        &["validate", "--output", "json", "examples/quickstart"],
+        &[],
+    );
+    assert_eq!(run.status, 0);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    assert_eq!(
+        report,
+        serde_json::json!({"valid": true, "files": 1, "documents": 1, "diagnostics": []})
+    );
+}
+
+#[test]
+fn unreadable_paths_exit_one() {
+    let run = evalctl(&["validate", "no/such/dir"], &[]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("path `no/such/dir` does not exist"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout, "1 error in 0 files\n");
+}
+
+#[test]
+fn markdown_is_not_a_validate_format() {
+    let run = evalctl(&["validate", "-o", "markdown", "examples/quickstart"], &[]);
+    assert_eq!(run.status, 64, "{}", run.stderr);
+}
+
+#[test]
+fn colour_is_used_only_when_asked() {
+    let run = evalctl(&["--color", "always", "validate", MANY_ERRORS], &[]);
+    assert!(run.stderr.contains("\x1b["), "{}", run.stderr);
+    assert!(!run.stderr.contains("DO-NOT-LEAK"));
+    let plain = evalctl(&["validate", MANY_ERRORS], &[]);
+    assert!(!plain.stderr.contains('\x1b'));
+}
+
+#[test]
+fn directories_are_searched_recursively_and_checked_together() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let nested = dir.path().join("team-a");
+    std::fs::create_dir_all(nested.join(".hidden")).expect("mkdir");
+    std::fs::write(nested.join("a.yaml"), "kind: Project\nname: demo-project\n").expect("write");
+    std::fs::write(
+        dir.path().join("b.yml"),
+        "kind: Project\nname: demo-project\n",
+    )
+    .expect("write");
+    std::fs::write(nested.join(".hidden/c.yaml"), "not: [a manifest").expect("write");
+    std::fs::write(nested.join("notes.txt"), "ignored").expect("write");
+    let root = dir.path().to_str().expect("utf-8 path");
+    let run = evalctl(&["validate", root], &[]);
+    assert_eq!(run.status, 65, "{}", run.stderr);
+    assert_eq!(run.stdout, "1 error in 2 files\n");
+    assert!(
+        run.stderr
+            .contains("project `demo-project` is declared twice"),
+        "{}",
+        run.stderr
+    );
+}
