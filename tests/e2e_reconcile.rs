@@ -228,6 +228,7 @@ fn a_partial_failure_then_a_second_apply_converges_without_duplicates() {
         ..Faults::default()
     });
     let first = ctx.evalctl(&["apply", "repo", "--auto-approve"]);
+    eprintln!("FIRST APPLY:\n{}", first.all_output());
     assert!(
         first.status == 0 || first.status == 3,
         "{}",
