@@ -389,6 +389,28 @@ async fn projects_listing_and_reads() {
 }
 
 #[tokio::test]
+async fn reference_listings_of_log_streams_and_providers() {
+    let cx = Ctx::new();
+    let pid = project("demo-project");
+    let r = cx
+        .get(&format!(
+            "/v2/projects/{pid}/log_streams/paginated?limit=1&include_counts=true"
+        ))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_schema("ListLogStreamResponse", &r.body);
+    assert_eq!(r.body["paginated"], true);
+    assert_eq!(r.body["next_starting_token"], 1);
+    assert!(r.body["log_streams"][0]["num_spans"].is_i64());
+    let r = cx.get(&format!("/v2/projects/{pid}/log_streams")).await;
+    assert_schema_array("LogStreamResponse", &r.body);
+    assert_eq!(r.body.as_array().unwrap().len(), 2);
+    let r = cx.get("/v2/integrations/available").await;
+    assert_schema("AvailableIntegrations", &r.body);
+    assert_eq!(r.body["integrations"].as_array().unwrap().len(), 12);
+}
+
+#[tokio::test]
 async fn unknown_paths_methods_and_objects_use_fastapi_words() {
     let cx = Ctx::new();
     let r = cx.get("/v2/nope").await;

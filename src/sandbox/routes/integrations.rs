@@ -115,6 +115,15 @@ pub async fn get_integration(
     Ok(ok(shape))
 }
 
+/// GET `/v2/integrations/available`: every provider (`AvailableIntegrations`).
+pub async fn available_integrations(_caller: Caller) -> ApiResult<Response> {
+    let all: Vec<&str> = IntegrationProvider::ALL
+        .iter()
+        .map(IntegrationProvider::as_str)
+        .collect();
+    Ok(ok(json!({ "integrations": all })))
+}
+
 /// GET `/integrations`: the caller's integrations.
 pub async fn list_integrations(caller: Caller, State(app): State<Arc<App>>) -> ApiResult<Response> {
     Ok(ok(app.read(|s| s.list_integrations(&caller.user))?))

@@ -100,6 +100,7 @@ pub fn router(app: Arc<App>) -> Router {
             get(runs::list_log_streams).post(runs::create_log_stream),
         )
         .route(&p("/log_streams/search"), post(runs::search_log_streams))
+        .route(&p("/log_streams/paginated"), get(runs::page_log_streams))
         .route(LOG_STREAM, get(runs::get_log_stream))
         .route(
             &ls("/metric_settings"),
@@ -125,6 +126,10 @@ pub fn router(app: Arc<App>) -> Router {
         .route(
             &ls("/trends/dashboards/favorite"),
             delete(trends::unfavorite),
+        )
+        .route(
+            "/v2/integrations/available",
+            get(integrations::available_integrations),
         )
         .route(
             "/v2/integrations/{name}",

@@ -71,6 +71,30 @@ pub async fn list_log_streams(
     Ok(ok(app.read(|s| s.list_log_streams(&pid, counts))?))
 }
 
+/// GET `/v2/projects/{project_id}/log_streams/paginated?include_counts=&starting_token=&limit=`
+/// (`ListLogStreamResponse`, default order: created_at descending).
+pub async fn page_log_streams(
+    _caller: Caller,
+    ids: Ids,
+    State(app): State<Arc<App>>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<Response> {
+    let query = Query::parse(raw.as_deref());
+    let mut c = Checker::new();
+    let pid = c.path_uuid("project_id", ids.get("project_id"));
+    let counts = c.query_bool(&query, "include_counts", false);
+    let start = c.query_int(&query, "starting_token", 0);
+    let limit = c.query_int(&query, "limit", crate::api::DEFAULT_PAGE_LIMIT);
+    c.finish()?;
+    let request = RunSearchRequest {
+        starting_token: Some(start),
+        limit: Some(limit),
+        include_counts: Some(counts),
+        ..RunSearchRequest::default()
+    };
+    Ok(ok(app.read(|s| s.search_log_streams(&pid, &request))?))
+}
+
 /// POST `/v2/projects/{project_id}/log_streams`.
 pub async fn create_log_stream(
     caller: Caller,
