@@ -307,3 +307,37 @@ fn a_large_but_sound_file_loads_fast() {
         started.elapsed()
     );
 }
+
+#[test]
+fn many_problems_in_one_document_cost_linear_time() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut integration =
+        String::from("kind: Integration\nprovider: custom\nendpoint: https://x\nheaders:\n");
+    for i in 0..5_000 {
+        integration.push_str(&format!("  X-{i}: literal-{i}\n"));
+    }
+    for i in 0..5_000 {
+        integration.push_str(&format!("unknown_{i}: secret-{i}\n"));
+    }
+    let mut project = String::from(
+        "kind: Project\nname: p\nlog_streams:\n  - name: l\n    trends:\n      sections:\n",
+    );
+    for i in 0..5_000 {
+        project.push_str(&format!(
+            "        - {{name: s{i}, renamed_from: [old, s{}]}}\n",
+            i + 1
+        ));
+    }
+    let a = write(dir.path(), "integration.yaml", &integration);
+    let b = write(dir.path(), "project.yaml", &project);
+    let started = Instant::now();
+    let outcome = load_paths(&[&a, &b], &no_env);
+    let rendered = outcome.render_diagnostics(false);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(outcome.error_count(), 5_000 + 5_000 + 4_999 + 4_999);
+    assert!(!rendered.contains("literal-") && !rendered.contains("secret-"));
+}

@@ -5,6 +5,8 @@
 //! its key, a wrong value at the value, a missing field at the mapping that lacks it, an
 //! undefined variable at the `${NAME}` itself when the source spells it out.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::diagnostic::{Diagnostic, Span};
@@ -101,13 +103,16 @@ pub fn check(input: &Input<'_>, env: &dyn Fn(&str) -> Option<String>) -> Checked
     if !azure {
         check_api_version(input, map.get("api_version"), &mut out.diagnostics);
     }
+    // Pointers of values never to quote.
+    let mut hidden: Vec<String> = Vec::new();
     let Some(kind) = kind else {
         // Not interpolated or validated; literals under secret keys are still hidden.
         for site in interpolate::secret_sites(value) {
             if !site.is_reference {
-                hide(input, &site.pointer, &mut out.hidden);
+                hidden.push(site.pointer);
             }
         }
+        out.hidden = hidden_spans(input, &hidden);
         return out;
     };
     let integration = kind == "Integration";
@@ -116,7 +121,7 @@ pub fn check(input: &Input<'_>, env: &dyn Fn(&str) -> Option<String>) -> Checked
     let interpolated = interpolate::interpolate(&mut working, integration, env);
     for site in &interpolated.secrets {
         if !site.is_reference {
-            hide(input, &site.pointer, &mut out.hidden);
+            hidden.push(site.pointer.clone());
         }
     }
     for issue in interpolated.issues {
@@ -152,7 +157,7 @@ pub fn check(input: &Input<'_>, env: &dyn Fn(&str) -> Option<String>) -> Checked
         // A misspelt secret field is still a secret: do not quote its value.
         for v in &violations {
             if matches!(v.kind, ViolationKind::UnknownField { .. }) {
-                hide(input, &v.pointer(), &mut out.hidden);
+                hidden.push(v.pointer());
             }
         }
     } else {
@@ -172,25 +177,43 @@ pub fn check(input: &Input<'_>, env: &dyn Fn(&str) -> Option<String>) -> Checked
     if !out.diagnostics.iter().any(Diagnostic::is_error) {
         out.spec = typed(input, &working, integration, azure, &mut out.diagnostics);
     }
+    out.hidden = hidden_spans(input, &hidden);
     out.value = working;
     out
 }
 
-/// The scalars under `pointer` (the value itself, or every scalar inside it), where they
-/// are written and, for aliases, where they are defined.
-fn hide(input: &Input<'_>, pointer: &str, hidden: &mut Vec<Span>) {
-    if let Some(node) = input.document.span(pointer) {
-        hidden.push(node.value);
-        hidden.extend(node.defined);
-    }
-    // Containers: their scalars too (a misspelt `headers` mapping).
-    let prefix = format!("{pointer}/");
-    for (path, node) in input.document.spans() {
-        if path.starts_with(&prefix) {
-            hidden.push(node.value);
-            hidden.extend(node.defined);
+/// The spans of the values at `pointers` and of everything inside them, where they are
+/// written and, for aliases, where they are defined. One pass over the document's spans
+/// at most, so a document with many hidden values costs no more than a large one.
+fn hidden_spans(input: &Input<'_>, pointers: &[String]) -> Vec<Span> {
+    let mut out = Vec::new();
+    let mut containers: HashSet<&str> = HashSet::new();
+    for pointer in pointers {
+        if let Some(node) = input.document.span(pointer) {
+            out.push(node.value);
+            out.extend(node.defined);
+        }
+        if input
+            .document
+            .value
+            .pointer(pointer)
+            .is_some_and(|v| v.is_object() || v.is_array())
+        {
+            containers.insert(pointer);
         }
     }
+    if !containers.is_empty() {
+        for (path, node) in input.document.spans() {
+            let inside = path
+                .match_indices('/')
+                .any(|(i, _)| i > 0 && containers.contains(&path[..i]));
+            if inside {
+                out.push(node.value);
+                out.extend(node.defined);
+            }
+        }
+    }
+    out
 }
 
 fn check_kind<'v>(

@@ -304,6 +304,10 @@ fn renames(
     what: &str,
     out: &mut Vec<Finding>,
 ) {
+    let mut declared: BTreeMap<&str, &String> = BTreeMap::new();
+    for (name, pointer) in named {
+        declared.entry(name).or_insert(pointer);
+    }
     let mut claimed: BTreeMap<&str, String> = BTreeMap::new();
     for (index, item) in items.iter().enumerate() {
         let own = item.get("name").and_then(Value::as_str);
@@ -321,7 +325,7 @@ fn renames(
                     )
                     .help("list only earlier names of this one"),
                 );
-            } else if let Some((_, other)) = named.iter().find(|(name, _)| *name == old) {
+            } else if let Some(other) = declared.get(old) {
                 out.push(
                     Finding::new(
                         at,
@@ -329,7 +333,7 @@ fn renames(
                         format!("`{old}` is declared as a {what} of its own, so no {what} can be renamed from it"),
                     )
                     .help(format!("remove `{old}` from `renamed_from`, or remove the other {what}"))
-                    .first(other.clone()),
+                    .first((*other).clone()),
                 );
             } else if let Some(earlier) = claimed.get(old) {
                 out.push(
