@@ -122,3 +122,17 @@ fn user_controlled_names_are_escaped() {
         assert_eq!(separators, 4, "{row}");
     }
 }
+
+#[test]
+fn large_apply_reports_fold_too() {
+    let mut report = render_support::apply_report();
+    let template = report.outcomes.clone();
+    for _ in 0..800 {
+        report.outcomes.extend(template.iter().cloned());
+    }
+    let out = render_apply(&report, Format::Markdown, &opts(Mode::Plan));
+    assert!(out.len() < MARKDOWN_BUDGET, "{} bytes", out.len());
+    assert!(out.contains("| ✓ succeeded | 2403 |"), "the summary table");
+    assert!(out.contains("more changes not listed (the comment is limited to 60,000 characters); run with `-o text` or `-o json` for the full report."));
+    assert!(out.contains("### Did not converge") || out.contains("more objects not shown"));
+}

@@ -140,3 +140,88 @@ fn names_cannot_send_escape_sequences_to_the_terminal() {
     assert!(!out.contains('\u{202e}'), "{out}");
     assert!(out.contains(r"Evil\u{1b}]0;pwned\u{7}\u{1b}[2J"), "{out}");
 }
+
+/// The planner's own output (not hand-built changes) renders as expected.
+#[test]
+fn real_planner_output() {
+    use evalctl::live::Live;
+    use evalctl::manifest::set::{Located, ManifestSet, Origin};
+    use serde_json::json;
+
+    const CORRECTNESS: &str = "44444444-4444-4444-8444-444444444444";
+    const BLEU: &str = "55555555-5555-4555-8555-555555555555";
+    const LS: &str = "22222222-2222-4222-8222-222222222222";
+    fn from<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
+        match serde_json::from_value(v) {
+            Ok(x) => x,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let live: Live = from(json!({
+        "projects": {"demo": {
+            "id": "11111111-1111-4111-8111-111111111111", "name": "demo",
+            "log_streams": {"production": {
+                "id": LS, "name": "production",
+                "metric_settings": {
+                    "scorers": [
+                        {"id": CORRECTNESS, "scorer_type": "preset", "name": "correctness", "num_judges": 3},
+                        {"id": BLEU, "scorer_type": "preset", "name": "bleu"}
+                    ],
+                    "segment_filters": [{"sample_rate": 0.5}]
+                },
+                "dashboard": {
+                    "id": "33333333-3333-4333-8333-333333333333", "name": "Default", "is_default": true,
+                    "visibility": "project", "is_favorited": false, "log_stream_id": LS,
+                    "project_id": "11111111-1111-4111-8111-111111111111",
+                    "sections": [{"id": "88888888-8888-4888-8888-888888888888", "name": "Old", "widgets": []}],
+                    "widgets": [], "layout_map": {}, "interval_mins": 60, "start_time": 0, "end_time": 0
+                }
+            }},
+            "experiments": {},
+            "annotation_templates": [],
+            "feedback_templates": null
+        }},
+        "integrations": {"openai": null},
+        "catalog": {
+            "scorers": [
+                {"id": CORRECTNESS, "name": "correctness", "scorer_type": "preset", "tags": [],
+                 "output_type": "boolean", "input_type": "basic", "model_type": "llm", "roll_up_method": "average"},
+                {"id": BLEU, "name": "bleu", "scorer_type": "preset", "tags": []}
+            ],
+            "versions": {}
+        }
+    }));
+    let origin = Origin {
+        file: "team/project.yaml".into(),
+        line: 1,
+    };
+    let desired = ManifestSet {
+        projects: vec![Located {
+            origin: origin.clone(),
+            spec: from(json!({"name": "demo", "log_streams": [{
+                "name": "production",
+                "metric_settings": {
+                    "scorers": [{"name": "correctness", "num_judges": 5,
+                                 "filters": [{"name": "node_name", "operator": "one_of", "value": ["llm", "chat"]}]}],
+                    "segment_filters": [{"sample_rate": 0.5}, {"sample_rate": 0.1, "llm_scorers": true}]
+                },
+                "trends": {"sections": [{"name": "Latency", "color": "#FF8800"}], "favorite": "project"}
+            }]})),
+        }],
+        integrations: vec![Located {
+            origin,
+            spec: from(
+                json!({"provider": "openai", "token": "${OPENAI_API_KEY}", "organization_id": "org-1"}),
+            ),
+        }],
+    };
+    let options = evalctl::plan::PlanOptions {
+        prune: true,
+        ..Default::default()
+    };
+    let plan = match evalctl::plan::plan(&desired, &live, &options) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    insta::assert_snapshot!(text(&plan, Mode::Plan));
+}

@@ -8,11 +8,12 @@
 //! changed diffed field by field; and a change of a long string becomes a
 //! text diff.
 
-use serde::Serialize;
 use serde_json::Value;
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 use super::values::{is_inline, is_long_string};
+use crate::api::IntegrationCreate;
+use crate::manifest::types::EnvRef;
 use crate::plan::diff::field_changes;
 use crate::plan::{BlastRadius, FieldChange, Operation, ResourceChange};
 
@@ -214,7 +215,7 @@ fn elements(path: &str, before: &[Value], after: &[Value], out: &mut Vec<Entry>)
 /// The secret fields of an integration body: every string the body holds
 /// where its public form holds nothing. Anything that is not an `${ENV}`
 /// reference (which a plan never holds) is shown as `[redacted]`.
-fn secrets<S: Serialize>(body: &crate::api::IntegrationCreate<S>, out: &mut Vec<Entry>) {
+fn secrets(body: &IntegrationCreate<EnvRef>, out: &mut Vec<Entry>) {
     let Ok(Value::Object(full)) = serde_json::to_value(body) else {
         return;
     };

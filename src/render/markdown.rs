@@ -57,17 +57,17 @@ impl Doc {
         self.out.len() + extra.len() + RESERVE <= MARKDOWN_BUDGET
     }
 
-    /// Pushes `items` while they fit; returns how many did not.
-    fn push_while_fits(&mut self, items: impl IntoIterator<Item = String>) -> usize {
-        let mut left_out = 0;
-        for item in items {
-            if left_out == 0 && self.fits(&item) {
-                self.push(&item);
-            } else {
-                left_out += 1;
+    /// Pushes `render(item)` for `items` in order while they fit; returns
+    /// how many did not (those after the first that did not are not rendered).
+    fn push_while_fits<T>(&mut self, items: &[T], render: impl Fn(&T) -> String) -> usize {
+        for (i, item) in items.iter().enumerate() {
+            let text = render(item);
+            if !self.fits(&text) {
+                return items.len() - i;
             }
+            self.push(&text);
         }
-        left_out
+        0
     }
 
     fn fold_line(&mut self, left_out: usize, what: &str, how: &str) {
@@ -259,8 +259,7 @@ pub(crate) fn plan(plan: &Plan, mode: Mode) -> String {
 
     if n > 0 {
         doc.push("### Changes\n\n| | Address | Reason |\n|:-:|:--|:--|\n");
-        let rows = plan.changes.iter().map(change_row);
-        let left_out = doc.push_while_fits(rows);
+        let left_out = doc.push_while_fits(&plan.changes, change_row);
         doc.fold_line(left_out, "changes not listed", rerun);
         doc.push("\n");
     }
@@ -269,8 +268,7 @@ pub(crate) fn plan(plan: &Plan, mode: Mode) -> String {
 
     if n > 0 {
         doc.push("### Details\n\n");
-        let sections = plan.changes.iter().map(|c| details(c, mode));
-        let left_out = doc.push_while_fits(sections);
+        let left_out = doc.push_while_fits(&plan.changes, |c| details(c, mode));
         doc.fold_line(left_out, "changes not shown in detail", rerun);
     }
     doc.out
@@ -331,7 +329,7 @@ fn notes(doc: &mut Doc, notes: &[Note], rerun: &str) {
             items.push(item);
         }
     }
-    let left_out = doc.push_while_fits(items);
+    let left_out = doc.push_while_fits(&items, String::clone);
     doc.fold_line(left_out, "notes not shown", rerun);
 }
 
@@ -477,7 +475,7 @@ pub(crate) fn apply(report: &ApplyReport) -> String {
     );
     if !report.outcomes.is_empty() {
         doc.push("### Changes\n\n| | Address | Result | Detail |\n|:-:|:--|:--|:--|\n");
-        let rows = report.outcomes.iter().map(|o| {
+        let left_out = doc.push_while_fits(&report.outcomes, |o| {
             let (symbol, what) = match o.status {
                 OutcomeStatus::Succeeded => ("✓", past(o.action).to_owned()),
                 OutcomeStatus::Failed => ("✗", format!("{} failed", o.action.verb())),
@@ -493,14 +491,12 @@ pub(crate) fn apply(report: &ApplyReport) -> String {
                 code(&o.address.to_string(), true)
             )
         });
-        let left_out = doc.push_while_fits(rows);
         doc.fold_line(left_out, "changes not listed", how);
         doc.push("\n");
     }
     if !report.unconverged.is_empty() {
         doc.push("### Did not converge\n\nRe-read after applying, live state still differs:\n\n");
-        let sections = report.unconverged.iter().map(unconverged);
-        let left_out = doc.push_while_fits(sections);
+        let left_out = doc.push_while_fits(&report.unconverged, unconverged);
         doc.fold_line(left_out, "objects not shown", how);
     }
     doc.out
