@@ -29,12 +29,26 @@ pub const ENV_PASSWORD: &str = "EVALCTL_PASSWORD";
 /// Environment variable holding a bearer access token.
 pub const ENV_ACCESS_TOKEN: &str = "EVALCTL_ACCESS_TOKEN";
 
+/// The text of [`CREDENTIALS_HELP`], as a literal for `concat!`.
+macro_rules! credentials_help {
+    () => {
+        "Credentials are read from the environment only (never from flags). When several are \
+         set, the first of these wins: EVALCTL_ACCESS_TOKEN (a bearer token, used as is), then \
+         EVALCTL_API_KEY (sent in the API-key header), then EVALCTL_USERNAME + EVALCTL_PASSWORD \
+         (HTTP Basic where the operation accepts it, else a bearer token from POST \
+         {base_url}/login)."
+    };
+}
+
 /// What `--help` says about credentials; commands may repeat it in their
 /// `after_help`.
-pub const CREDENTIALS_HELP: &str = "Credentials are read from the environment only (never from flags). \
-When several are set, the first of these wins: EVALCTL_ACCESS_TOKEN (a bearer token, used as is), \
-then EVALCTL_API_KEY (sent in the API-key header), then EVALCTL_USERNAME + EVALCTL_PASSWORD \
-(HTTP Basic where the operation accepts it, else a bearer token from POST {base_url}/login).";
+pub const CREDENTIALS_HELP: &str = credentials_help!();
+
+/// The long help of `--base-url`: the URL, then where credentials come from.
+const BASE_URL_LONG_HELP: &str = concat!(
+    "Base URL of the service, e.g. https://api.example.com.\n\n",
+    credentials_help!()
+);
 
 /// The credentials the client authenticates with. `Debug` never shows a secret.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -289,14 +303,14 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 #[derive(Clone, Debug, clap::Args)]
 #[command(next_help_heading = "Connection")]
 pub struct ConnectionArgs {
-    /// Base URL of the service, e.g. https://api.example.com.
-    ///
-    /// Credentials are read from the environment only (never from flags). When
-    /// several are set, the first of these wins: EVALCTL_ACCESS_TOKEN (a bearer
-    /// token, used as is), then EVALCTL_API_KEY (sent in the API-key header),
-    /// then EVALCTL_USERNAME + EVALCTL_PASSWORD (HTTP Basic where the operation
-    /// accepts it, else a bearer token from POST {base_url}/login).
-    #[arg(long, env = ENV_BASE_URL, value_name = "URL")]
+    /// Base URL of the service (the help text says where credentials come from).
+    #[arg(
+        long,
+        env = ENV_BASE_URL,
+        value_name = "URL",
+        help = "Base URL of the service, e.g. https://api.example.com",
+        long_help = BASE_URL_LONG_HELP
+    )]
     pub base_url: Option<String>,
 
     /// Name of the header carrying the API key (for deployments that use another).

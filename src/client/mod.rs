@@ -4,7 +4,7 @@
 //! [`ConnectionArgs`]) and offers one typed method per operation (see the
 //! `ops` modules: metric settings, runs, projects, trends, integrations,
 //! scorers, templates, users). Every method goes through the same pipeline
-//! ([`transport`]): authentication per the spec's table ([`auth`]), one
+//! (`transport`): authentication per the spec's table ([`auth`]), one
 //! throttle shared by the whole client ([`throttle`]), retries of idempotent
 //! requests with backoff and `Retry-After` ([`retry`]), never a blind retry of
 //! a create, pagination with a loop guard ([`paginate`]), counters
