@@ -86,6 +86,12 @@ impl Printer {
         }
     }
 
+    /// Writes diagnostics (already rendered) to stderr, always: `-q` quiets
+    /// progress and chatter, never the reasons a command failed.
+    pub fn diagnostics(&self, text: &str) {
+        write_line(&mut io::stderr().lock(), text);
+    }
+
     /// Writes an error to stderr, always.
     pub fn error(&self, text: &str) {
         let prefix = if self.color_stderr {

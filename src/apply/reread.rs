@@ -12,7 +12,8 @@ use crate::client::{ApiError, Client};
 use crate::live::Catalog;
 use crate::plan::integrations::NormIntegration;
 use crate::plan::normalize::{
-    NormSection, NormTemplate, integration_live_fields, metric_settings_from_wire,
+    NormSection, NormTemplate, align_constraints, integration_live_fields,
+    metric_settings_from_wire,
 };
 use crate::plan::trends::FavoriteState;
 use crate::plan::{Address, Operation, ResourceChange, RunKind, TemplateKind};
@@ -196,7 +197,12 @@ async fn read_template(
                 Some(i) => tid == i,
                 None => tname == n,
             })
-            .map(|(_, _, t)| to_json(&t))
+            .map(|(_, _, mut t)| {
+                if let Some(declared) = change.after.as_ref().and_then(|a| a.get("constraints")) {
+                    align_constraints(&mut t.constraints, declared);
+                }
+                to_json(&t)
+            })
     };
     let items: Vec<(String, String, NormTemplate)> = match kind {
         TemplateKind::Annotation => client

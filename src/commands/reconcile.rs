@@ -32,7 +32,7 @@ pub fn load_manifests(args: &ManifestArgs, printer: &Printer) -> Result<Manifest
     let outcome = manifest::load(&args.paths, &process_env);
     let rendered = outcome.render_diagnostics(printer.color_stderr());
     if !rendered.is_empty() {
-        printer.info(&rendered);
+        printer.diagnostics(&rendered);
     }
     if outcome.has_errors() {
         printer.error(&format!(

@@ -44,7 +44,7 @@ pub fn run(args: &ValidateArgs, printer: &Printer) -> ExitStatus {
             let rendered = outcome.render_diagnostics(printer.color_stderr());
             if !rendered.is_empty() {
                 // Ends in a blank line, which separates the diagnostics from the summary.
-                printer.info(rendered.trim_end_matches('\n'));
+                printer.diagnostics(rendered.trim_end_matches('\n'));
             }
             printer.out(&format!("{}\n", summary(&outcome)));
         }

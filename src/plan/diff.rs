@@ -13,15 +13,18 @@ use super::types::FieldChange;
 /// compared element by element (`[i]`); arrays whose length changed are one
 /// change of the whole array.
 pub fn field_changes(before: &Value, after: &Value, keyed_sets: &[&str]) -> Vec<FieldChange> {
+    object_changes(Some(before), Some(after), keyed_sets)
+}
+
+/// Like [`field_changes`], for objects that may not exist: a missing side is
+/// `None` in every resulting [`FieldChange`] (never a JSON `null`).
+pub fn object_changes(
+    before: Option<&Value>,
+    after: Option<&Value>,
+    keyed_sets: &[&str],
+) -> Vec<FieldChange> {
     let mut out = Vec::new();
-    walk(
-        String::new(),
-        Some(before),
-        Some(after),
-        keyed_sets,
-        false,
-        &mut out,
-    );
+    walk(String::new(), before, after, keyed_sets, false, &mut out);
     out
 }
 

@@ -122,12 +122,7 @@ pub(crate) fn change<B: Serialize, A: Serialize>(
     let to_json = |v: serde_json::Result<serde_json::Value>| v.unwrap_or(serde_json::Value::Null);
     let before = before.map(|b| to_json(serde_json::to_value(b)));
     let after = after.map(|a| to_json(serde_json::to_value(a)));
-    let null = serde_json::Value::Null;
-    let fields = diff::field_changes(
-        before.as_ref().unwrap_or(&null),
-        after.as_ref().unwrap_or(&null),
-        keyed_sets,
-    );
+    let fields = diff::object_changes(before.as_ref(), after.as_ref(), keyed_sets);
     ResourceChange {
         address,
         action,

@@ -7,7 +7,8 @@
 //!   `output_type`, `input_type`, `model_type` and `roll_up_method` from the
 //!   catalog scorer when the config leaves them out (what the service stores).
 //! - Server-owned fields are dropped: ids, timestamps, `created_by`, widgets,
-//!   `usage_count`, `position`, a tree-choice template's derived YAML.
+//!   `usage_count`, `position`; a tree-choice template is compared in the
+//!   form it is declared in (tree or YAML), the other being derived.
 //! - Lists: `scorers` is a set keyed by scorer (shown by name);
 //!   `segment_filters` and a scorer's `filters` are ordered;
 //!   `scoreable_node_types`, `multimodal_capabilities` and the values of
@@ -406,16 +407,24 @@ pub struct NormTemplate {
     pub constraints: serde_json::Value,
 }
 
-/// Normalizes constraints: an annotation tree choice given as a tree drops its
-/// YAML (the service derives it).
+/// Constraints as JSON, for comparison.
 pub fn constraints_json<C: Serialize>(c: &C) -> serde_json::Value {
-    let mut v = serde_json::to_value(c).unwrap_or(serde_json::Value::Null);
-    if let Some(obj) = v.as_object_mut()
-        && obj.get("choices_tree").is_some_and(|t| !t.is_null())
-    {
+    serde_json::to_value(c).unwrap_or(serde_json::Value::Null)
+}
+
+/// Compares an annotation tree choice the way it was declared: declared as a
+/// tree, the live YAML (which the service derives) is left out; declared as
+/// YAML only, the live tree is left out.
+pub fn align_constraints(live: &mut serde_json::Value, declared: &serde_json::Value) {
+    let present = |key: &str| declared.get(key).is_some_and(|v| !v.is_null());
+    let Some(obj) = live.as_object_mut() else {
+        return;
+    };
+    if present("choices_tree") && !present("choices_tree_yaml") {
         obj.remove("choices_tree_yaml");
+    } else if present("choices_tree_yaml") && !present("choices_tree") {
+        obj.remove("choices_tree");
     }
-    v
 }
 
 impl NormTemplate {

@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use super::address::{Address, TemplateKind};
-use super::normalize::NormTemplate;
+use super::normalize::{NormTemplate, align_constraints};
 use super::types::{Action, NoteKind, Operation, TemplateBody};
 use super::{Planner, change};
 use crate::api::{
@@ -119,7 +119,8 @@ pub(crate) fn plan_templates<C: Constraints>(
         };
         used[index] = true;
         let current = &live[index];
-        let before = norm_live(current);
+        let mut before = norm_live(current);
+        align_constraints(&mut before.constraints, &after.constraints);
         if before == after {
             continue;
         }
