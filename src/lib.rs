@@ -33,6 +33,7 @@ pub mod logging;
 pub mod manifest;
 pub mod output;
 pub mod plan;
+pub mod progress;
 pub mod render;
 pub mod sandbox;
 pub mod schemacheck;

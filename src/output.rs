@@ -69,6 +69,11 @@ impl Printer {
         self.color_stderr
     }
 
+    /// Whether `-q` was given.
+    pub fn is_quiet(&self) -> bool {
+        self.quiet
+    }
+
     /// Whether stderr is a terminal (progress indicators show only then).
     pub fn stderr_is_terminal(&self) -> bool {
         io::stderr().is_terminal()

@@ -12,6 +12,7 @@ use crate::live::Catalog;
 use crate::live::fetch::fetch;
 use crate::output::Printer;
 use crate::plan::{Operation, Plan, PlanOptions, plan};
+use crate::progress::Progress;
 use crate::render::{Format, Mode, RenderOptions, render_apply, render_plan};
 
 use super::connect::{Connection, connect};
@@ -49,7 +50,13 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> ExitStatus {
         concurrency: usize::from(args.live.concurrency),
         env: &env,
     };
+    let progress = Progress::start(
+        printer,
+        &connection.client,
+        &format!("Applying {} change(s)", plan.changes.len()),
+    );
     let report = apply(&plan, &connection.client, &catalog, &options).await;
+    drop(progress);
     printer.out(&render_apply(&report, args.output, &render_options));
     if connection.sandbox.is_some() && args.live.sandbox_state.is_none() && args.plan.is_none() {
         // The in-process sandbox is discarded at exit: show the plan against it now.

@@ -7,6 +7,7 @@ use crate::live::{Live, blast_radius::add_blast_radius, fetch::fetch, people::na
 use crate::manifest::{self, set::ManifestSet};
 use crate::output::Printer;
 use crate::plan::{Plan, PlanOptions, plan};
+use crate::progress::Progress;
 
 use super::connect::{Connection, connect};
 
@@ -57,7 +58,10 @@ pub async fn plan_from_manifests(
         printer.error(&e);
         ExitStatus::Failure
     })?;
-    let live = fetch(&connection.client, &desired).await.map_err(|e| {
+    let progress = Progress::start(printer, &connection.client, "Loading live state");
+    let live = fetch(&connection.client, &desired).await;
+    drop(progress);
+    let live = live.map_err(|e| {
         printer.error(&e.to_string());
         ExitStatus::Failure
     })?;
