@@ -40,7 +40,8 @@ pub struct NormMetricSettings {
 /// A normalized scorer config.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NormScorer {
-    /// Scorer id.
+    /// Scorer id (compared, not shown: scorers are shown by name).
+    #[serde(skip)]
     pub id: String,
     /// Scorer kind.
     pub scorer_type: ScorerType,

@@ -271,7 +271,7 @@ fn notes(out: &mut String, notes: &[Note], p: Painter) {
     for (kind, heading) in [
         (
             NoteKind::Unmanaged,
-            "Unmanaged (live, not in the manifests):",
+            "Unmanaged (live, not declared; deleted only with --prune):",
         ),
         (NoteKind::Unverifiable, "Not verifiable:"),
         (NoteKind::Info, "Notes:"),
@@ -282,6 +282,16 @@ fn notes(out: &mut String, notes: &[Note], p: Painter) {
         }
         let _ = writeln!(out, "{}", p.paint(Role::Strong, heading));
         for note in of_kind {
+            if let (NoteKind::Unmanaged, Some(address)) = (kind, &note.address) {
+                // The heading says what these are: one line per object.
+                let who = note
+                    .created_by
+                    .as_ref()
+                    .map(|w| p.paint(Role::Dim, &format!(" (created by {})", sanitize(w))))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "{CHANGE}* {}{who}", sanitize(&address.to_string()));
+                continue;
+            }
             let lines = sanitize_lines(&note.message);
             let first = lines.first().map(String::as_str).unwrap_or_default();
             match &note.address {
