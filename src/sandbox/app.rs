@@ -24,6 +24,9 @@ use super::persist::StateFile;
 use super::reply::ApiError;
 use super::store::State;
 
+/// The most requests the log keeps; beyond it the oldest tenth is dropped.
+pub const REQUEST_LOG_CAP: usize = 100_000;
+
 /// The state shared by all handlers of one sandbox.
 #[derive(Debug)]
 pub struct App {
@@ -141,7 +144,7 @@ impl App {
         lock(&self.faults).set(faults);
     }
 
-    /// The request log so far.
+    /// The request log so far (at most [`REQUEST_LOG_CAP`] records).
     pub fn requests(&self) -> Vec<RequestRecord> {
         lock(&self.log).clone()
     }
@@ -152,7 +155,12 @@ impl App {
     }
 
     fn record(&self, r: RequestRecord) {
-        lock(&self.log).push(r);
+        let mut log = lock(&self.log);
+        if log.len() >= REQUEST_LOG_CAP {
+            // A long-running sandbox keeps the most recent requests only.
+            log.drain(..REQUEST_LOG_CAP / 10);
+        }
+        log.push(r);
     }
 }
 
