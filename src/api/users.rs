@@ -56,7 +56,7 @@ fn default_role() -> UserRole {
 }
 
 impl User {
-    /// "First Last <email>", or the email alone when no name is set.
+    /// `First Last <email>`, or the email alone when no name is set.
     pub fn display(&self) -> String {
         let name = [self.first_name.as_deref(), self.last_name.as_deref()]
             .into_iter()

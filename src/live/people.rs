@@ -9,7 +9,7 @@ use futures::future::join_all;
 use crate::client::Client;
 use crate::plan::Plan;
 
-/// Replaces user ids in `created_by` fields of `plan` with "Name <email>".
+/// Replaces user ids in `created_by` fields of `plan` with `Name <email>`.
 /// A user that cannot be looked up keeps its id (the lookup is informational).
 pub async fn name_people(client: &Client, plan: &mut Plan) {
     let ids: BTreeSet<String> = plan

@@ -8,7 +8,7 @@
 //!   refuses), so a variable cannot change a document's structure.
 //! - A secret field (see [`is_secret_key`]) is not interpolated: its value must be exactly
 //!   one `${NAME}` reference, which stays in the manifest set as an
-//!   [`EnvRef`](super::types::EnvRef) and is read at apply time. A literal is refused
+//!   [`EnvRef`] and is read at apply time. A literal is refused
 //!   without ever being repeated (the value is replaced by a placeholder so no later
 //!   stage can echo it, and [`SecretSite`]s tell the renderer what to mask in the
 //!   source). An undefined secret variable is only a warning: a plan never needs it.

@@ -155,7 +155,7 @@ pub struct ResourceChange {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blast_radius: Vec<BlastRadius>,
     /// Who created the live object: a user id as the service reports it,
-    /// replaced by the person ("Name <email>") when evalctl could look them up.
+    /// replaced by the person (`Name <email>`) when evalctl could look them up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_by: Option<String>,
 }
