@@ -1,55 +1,73 @@
 //! `evalctl schema`: write the JSON Schema of the manifest format
-//! (`schemas/evalctl-manifest.schema.json`), for editors and CI, or check with `--check`
-//! that the file in the directory is up to date.
+//! (`schemas/evalctl-manifest.schema.json`), for editors and CI, and the manifest
+//! reference generated from it (`schemas/REFERENCE.md`), or check with `--check` that
+//! both files in the directory are up to date.
 
 use std::path::Path;
 
 use crate::cli::SchemaArgs;
 use crate::exit::ExitStatus;
-use crate::manifest::schema::{SCHEMA_FILE, render};
+use crate::manifest::reference::{self, REFERENCE_FILE};
+use crate::manifest::schema::{self, SCHEMA_FILE};
 use crate::output::Printer;
 
 /// Runs `evalctl schema`.
 pub fn run(args: &SchemaArgs, printer: &Printer) -> ExitStatus {
-    let path = args.out.join(SCHEMA_FILE);
-    let wanted = render();
-    if args.check {
-        return match std::fs::read_to_string(&path) {
-            Ok(found) if found == wanted => {
-                printer.info(&format!("{} is up to date", path.display()));
-                ExitStatus::Success
-            }
-            Ok(_) => {
-                printer.error(&format!(
-                    "{} is stale; regenerate it with `{}`",
-                    path.display(),
-                    regenerate(&args.out)
-                ));
-                ExitStatus::Failure
-            }
-            Err(e) => {
-                printer.error(&format!(
-                    "cannot read {}: {e}; generate it with `{}`",
-                    path.display(),
-                    regenerate(&args.out)
-                ));
-                ExitStatus::Failure
+    let files = [
+        (SCHEMA_FILE, schema::render()),
+        (REFERENCE_FILE, reference::render()),
+    ];
+    let mut status = ExitStatus::Success;
+    for (name, wanted) in &files {
+        let path = args.out.join(name);
+        let ok = if args.check {
+            check(&args.out, &path, wanted, printer)
+        } else {
+            match write(&args.out, &path, wanted) {
+                Ok(()) => {
+                    printer.info(&format!("wrote {}", path.display()));
+                    true
+                }
+                Err(e) => {
+                    printer.error(&format!("cannot write {}: {e}", path.display()));
+                    false
+                }
             }
         };
+        if !ok {
+            status = ExitStatus::Failure;
+        }
     }
-    match write(&args.out, &path, &wanted) {
-        Ok(()) => {
-            printer.info(&format!("wrote {}", path.display()));
-            ExitStatus::Success
+    status
+}
+
+/// Whether the file at `path` holds `wanted`, saying so (or how to fix it).
+fn check(dir: &Path, path: &Path, wanted: &str, printer: &Printer) -> bool {
+    match std::fs::read_to_string(path) {
+        Ok(found) if found == wanted => {
+            printer.info(&format!("{} is up to date", path.display()));
+            true
+        }
+        Ok(_) => {
+            printer.error(&format!(
+                "{} is stale; regenerate it with `{}`",
+                path.display(),
+                regenerate(dir)
+            ));
+            false
         }
         Err(e) => {
-            printer.error(&format!("cannot write {}: {e}", path.display()));
-            ExitStatus::Failure
+            printer.error(&format!(
+                "cannot read {}: {e}; generate it with `{}`",
+                path.display(),
+                regenerate(dir)
+            ));
+            false
         }
     }
 }
 
-/// The command that regenerates the schema into `dir`.
+/// The command that regenerates the files into `dir`.
 fn regenerate(dir: &Path) -> String {
     if dir == Path::new("schemas") {
         "evalctl schema".to_owned()
@@ -59,7 +77,7 @@ fn regenerate(dir: &Path) -> String {
 }
 
 /// Writes the file atomically: a temporary file in the same directory, then a rename,
-/// so a reader never sees half a schema.
+/// so a reader never sees half a file.
 fn write(dir: &Path, path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write as _;
     std::fs::create_dir_all(dir)?;

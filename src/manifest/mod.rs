@@ -16,6 +16,7 @@ pub mod files;
 pub mod interpolate;
 pub mod load;
 pub mod mask;
+pub mod reference;
 pub mod schema;
 pub mod semantic;
 pub mod set;
