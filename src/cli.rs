@@ -76,6 +76,11 @@ pub enum Command {
     /// Report drift: exit 0 when live matches, 2 when it drifted, 1 on error.
     #[command(after_help = "Example:\n  evalctl drift config/ -o markdown")]
     Drift(DriftArgs),
+    /// Write live configuration as manifests: one file per project, and integrations.yaml.
+    #[command(
+        after_help = "Examples:\n  evalctl export --dir config/ --verify\n  evalctl export --project demo-project --dir config/ --force\n  evalctl export --sandbox --dir /tmp/demo"
+    )]
+    Export(ExportArgs),
     /// Run the local sandbox: a faithful implementation of the service.
     #[command(
         after_help = "Example:\n  evalctl sandbox --listen 127.0.0.1:8080 --state sandbox.json"
@@ -271,6 +276,33 @@ pub struct DriftArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
+    /// Live state.
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// `evalctl export`.
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// Export only this project (repeatable); without it, every project the
+    /// credentials can see, and the caller's integrations.
+    #[arg(long = "project", value_name = "NAME")]
+    pub projects: Vec<String>,
+    /// Directory to write into (created when missing).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// After writing, plan the written files against live state: exit 0 only
+    /// when the plan is empty.
+    #[arg(long)]
+    pub verify: bool,
+    /// Overwrite files that exist.
+    #[arg(long)]
+    pub force: bool,
+    /// The schema for the files' `yaml-language-server` line (default: the
+    /// relative path of schemas/evalctl-manifest.schema.json in DIR or an
+    /// ancestor, when there is one).
+    #[arg(long, value_name = "URL")]
+    pub schema_url: Option<String>,
     /// Live state.
     #[command(flatten)]
     pub live: LiveArgs,

@@ -20,6 +20,7 @@
 //!   manifest loader as `file:line:column` diagnostics.
 //! - [`manifest`]: desired state: manifest types, YAML loading, validation.
 //! - [`plan`], [`render`], [`apply`], [`live`]: the reconciler.
+//! - [`export`]: live configuration written as manifests (adoption).
 //! - [`cli`], [`commands`], [`exit`], [`output`]: the command line.
 
 pub mod api;
@@ -28,6 +29,7 @@ pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod exit;
+pub mod export;
 pub mod live;
 pub mod logging;
 pub mod manifest;

@@ -179,6 +179,9 @@ ops! {
     /// Read an integration's non-secret configuration.
     GET_INTEGRATION = "get_integration",
         GET "/v2/integrations/{name}", basic: true, Idempotent, log_body: true;
+    /// List the caller's integrations (`IntegrationDB[]`, never a secret).
+    LIST_INTEGRATIONS = "list_integrations",
+        GET "/integrations", basic: true, Idempotent, log_body: true;
     /// Spec op 5.
     PATCH_EXPERIMENT_METRIC_SETTINGS = "update_experiment_metric_settings",
         PATCH "/v2/projects/{project_id}/experiments/{experiment_id}/metric_settings", basic: true, Idempotent, log_body: true;

@@ -5,6 +5,7 @@ pub mod apply;
 pub mod connect;
 pub mod docs;
 pub mod drift;
+pub mod export;
 pub mod plan;
 pub mod reconcile;
 pub mod sandbox;
@@ -26,6 +27,7 @@ pub async fn run(cli: Cli, printer: &Printer) -> ExitStatus {
         Command::Plan(args) => plan::run(&args, printer).await,
         Command::Apply(args) => apply::run(&args, printer).await,
         Command::Drift(args) => drift::run(&args, printer).await,
+        Command::Export(args) => export::run(&args, printer).await,
         Command::Sandbox(args) => sandbox::run(args, printer).await,
         Command::Whoami(args) => whoami::run(&args, printer).await,
         Command::Scorers(command) => scorers::run(&command, printer).await,

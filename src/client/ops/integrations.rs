@@ -1,7 +1,8 @@
-//! Model-provider integrations: spec operation 4 (PUT, create or update) and
-//! the read of an integration's non-secret configuration.
+//! Model-provider integrations: spec operation 4 (PUT, create or update),
+//! the read of an integration's non-secret configuration, and the listing of
+//! the caller's integrations.
 
-use super::super::operation::{GET_INTEGRATION, PUT_INTEGRATION};
+use super::super::operation::{GET_INTEGRATION, LIST_INTEGRATIONS, PUT_INTEGRATION};
 use super::super::transport::Call;
 use super::super::{ApiError, Client};
 use crate::api::{IntegrationConfig, IntegrationCreate, IntegrationRecord, Secret};
@@ -23,5 +24,11 @@ impl Client {
     /// non-secret configuration; `None` when the caller has none.
     pub async fn get_integration(&self, name: &str) -> Result<Option<IntegrationConfig>, ApiError> {
         self.fetch_opt(Call::new(&GET_INTEGRATION, &[name])).await
+    }
+
+    /// GET `/integrations`: the caller's integrations (`IntegrationDB`), one
+    /// record per integration; no read returns a secret.
+    pub async fn list_integrations(&self) -> Result<Vec<IntegrationRecord>, ApiError> {
+        self.fetch(Call::new(&LIST_INTEGRATIONS, &[])).await
     }
 }

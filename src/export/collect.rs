@@ -1,0 +1,340 @@
+//! Loading everything an export writes: the selected projects with every log
+//! stream and experiment (metric settings, and each log stream's default
+//! trends dashboard), both kinds of templates, the scorer catalog, and the
+//! caller's integrations.
+//!
+//! Reads run concurrently; the client bounds how many are in flight. The
+//! result reuses the plan's live types ([`LiveProject`], [`LiveRun`],
+//! [`Catalog`]), keyed by id, so what is exported is read exactly as `plan`
+//! reads it.
+//!
+//! Requests, for P projects of L log streams and E experiments: the project
+//! listing, the scorer catalog, the integration listing and one read per
+//! provider; per project, one log stream search, one experiment search and
+//! one listing per template kind; one metric-settings read per run and one
+//! dashboard read per log stream.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use futures::future::try_join_all;
+
+use crate::api::{IntegrationConfig, ListScorersRequest, ProjectItem, RunSearchRequest};
+use crate::client::{ApiError, Client};
+use crate::live::fetch::FetchError;
+use crate::live::{Catalog, LiveProject, LiveRun, MissingObject, ObjectKey};
+use crate::plan::resolve::nearest;
+
+/// What to export.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Project names to export (exact, case-sensitive); empty: every project
+    /// the credentials can see.
+    pub projects: Vec<String>,
+    /// Whether to export the caller's integrations.
+    pub integrations: bool,
+}
+
+/// A project the credentials can see: its id and name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ProjectRef {
+    /// Name.
+    pub name: String,
+    /// Id.
+    pub id: String,
+}
+
+/// Everything an export writes, as the service returned it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Snapshot {
+    /// Every project the credentials can see, sorted by name then id (file
+    /// names are derived from all of them, so they do not depend on the
+    /// selection).
+    pub visible: Vec<ProjectRef>,
+    /// The selected projects, loaded completely, sorted by name then id. Runs
+    /// are keyed by id ([`ObjectKey::Id`]); templates are always `Some`.
+    pub projects: Vec<LiveProject>,
+    /// The scorer catalog.
+    pub catalog: Catalog,
+    /// The caller's integrations, by provider, when selected.
+    pub integrations: Option<Vec<IntegrationConfig>>,
+    /// Things that were listed but could not be read (they changed during
+    /// the export), for the user.
+    pub warnings: Vec<String>,
+}
+
+/// Why loading failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CollectError {
+    /// A read failed.
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    /// Projects named in the selection do not exist (with the nearest names).
+    #[error("{}", render_missing(.0))]
+    UnknownProjects(Vec<MissingObject>),
+}
+
+fn render_missing(missing: &[MissingObject]) -> String {
+    let lines: Vec<String> = missing.iter().map(ToString::to_string).collect();
+    lines.join("\n")
+}
+
+fn ctx(what: impl FnOnce() -> String) -> impl FnOnce(ApiError) -> FetchError {
+    move |source| FetchError {
+        what: what(),
+        source,
+    }
+}
+
+/// Loads everything `selection` names.
+pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot, CollectError> {
+    let listing = async {
+        client
+            .list_projects(Default::default())
+            .await
+            .map_err(ctx(|| "the projects".to_owned()))
+    };
+    let catalog = async {
+        client
+            .list_scorers(ListScorersRequest::default())
+            .await
+            .map_err(ctx(|| "the scorer catalog".to_owned()))
+    };
+    let integrations = async {
+        if selection.integrations {
+            collect_integrations(client).await.map(Some)
+        } else {
+            Ok(None)
+        }
+    };
+    let (listed, scorers, integrations) = tokio::try_join!(listing, catalog, integrations)?;
+    let (integrations, mut warnings) = match integrations {
+        Some((found, warnings)) => (Some(found), warnings),
+        None => (None, Vec::new()),
+    };
+    let mut visible: Vec<ProjectRef> = listed
+        .iter()
+        .map(|p| ProjectRef {
+            name: p.name.clone(),
+            id: p.id.clone(),
+        })
+        .collect();
+    visible.sort();
+    visible.dedup();
+    let selected = select(&listed, &selection.projects)?;
+    let loads = selected.iter().map(|p| load_project(client, p));
+    let mut projects = Vec::new();
+    for (project, project_warnings) in try_join_all(loads).await? {
+        projects.push(project);
+        warnings.extend(project_warnings);
+    }
+    projects.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+    Ok(Snapshot {
+        visible,
+        projects,
+        catalog: Catalog {
+            scorers,
+            versions: BTreeMap::new(),
+        },
+        integrations,
+        warnings,
+    })
+}
+
+/// The listed projects the selection names (every one when it names none),
+/// or every name that matched nothing, with the nearest names.
+fn select<'p>(
+    listed: &'p [ProjectItem],
+    names: &[String],
+) -> Result<Vec<&'p ProjectItem>, CollectError> {
+    let mut seen = BTreeSet::new();
+    let mut out: Vec<&ProjectItem> = listed
+        .iter()
+        .filter(|p| names.is_empty() || names.contains(&p.name))
+        .filter(|p| seen.insert(p.id.clone()))
+        .collect();
+    out.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+    let mut missing: Vec<MissingObject> = names
+        .iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .filter(|n| !listed.iter().any(|p| &&p.name == n))
+        .map(|n| MissingObject {
+            kind: "project".to_owned(),
+            key: ObjectKey::Name(n.clone()),
+            project: None,
+            suggestions: nearest(n, listed.iter().map(|p| p.name.as_str())),
+        })
+        .collect();
+    if missing.is_empty() {
+        Ok(out)
+    } else {
+        missing.sort_by(|a, b| a.key.cmp(&b.key));
+        Err(CollectError::UnknownProjects(missing))
+    }
+}
+
+async fn collect_integrations(
+    client: &Client,
+) -> Result<(Vec<IntegrationConfig>, Vec<String>), FetchError> {
+    let records = client
+        .list_integrations()
+        .await
+        .map_err(ctx(|| "the integrations".to_owned()))?;
+    let providers: BTreeSet<String> = records
+        .iter()
+        .map(|r| r.provider.as_str().to_owned())
+        .collect();
+    let reads = providers.into_iter().map(|provider| async move {
+        let found = client
+            .get_integration(&provider)
+            .await
+            .map_err(ctx(|| format!("integration `{provider}`")))?;
+        Ok::<_, FetchError>((provider, found))
+    });
+    let mut found = Vec::new();
+    let mut warnings = Vec::new();
+    for (provider, config) in try_join_all(reads).await? {
+        match config {
+            Some(config) => found.push(config),
+            None => warnings.push(format!(
+                "integration `{provider}` is listed but could not be read; it was not exported"
+            )),
+        }
+    }
+    Ok((found, warnings))
+}
+
+async fn load_project(
+    client: &Client,
+    project: &ProjectItem,
+) -> Result<(LiveProject, Vec<String>), FetchError> {
+    let id = project.id.as_str();
+    let name = project.name.as_str();
+    let (log_streams, experiments, annotation, feedback) = tokio::try_join!(
+        async {
+            client
+                .search_log_streams_all(id, RunSearchRequest::default())
+                .await
+                .map_err(ctx(|| format!("the log streams of project `{name}`")))
+        },
+        async {
+            client
+                .search_experiments_all(id, RunSearchRequest::default())
+                .await
+                .map_err(ctx(|| format!("the experiments of project `{name}`")))
+        },
+        async {
+            client.list_annotation_templates(id).await.map_err(ctx(|| {
+                format!("the annotation templates of project `{name}`")
+            }))
+        },
+        async {
+            client.list_feedback_templates(id).await.map_err(ctx(|| {
+                format!("the feedback templates of project `{name}`")
+            }))
+        },
+    )?;
+    let log_stream_reads = log_streams.iter().map(|ls| async move {
+        let what = || format!("log stream `{}` of project `{name}`", ls.name);
+        let (settings, dashboard) = tokio::try_join!(
+            async {
+                client
+                    .get_log_stream_metric_settings(id, &ls.id)
+                    .await
+                    .map_err(ctx(|| format!("the metric settings of {}", what())))
+            },
+            async {
+                client
+                    .get_dashboard(id, &ls.id, None)
+                    .await
+                    .map_err(ctx(|| format!("the trends dashboard of {}", what())))
+            },
+        )?;
+        Ok::<_, FetchError>(LiveRun {
+            id: ls.id.clone(),
+            name: ls.name.clone(),
+            metric_settings: settings,
+            dashboard,
+        })
+    });
+    let experiment_reads = experiments.iter().map(|e| async move {
+        let settings = client
+            .get_experiment_metric_settings(id, &e.id)
+            .await
+            .map_err(ctx(|| {
+                format!(
+                    "the metric settings of experiment `{}` of project `{name}`",
+                    e.name
+                )
+            }))?;
+        Ok::<_, FetchError>(LiveRun {
+            id: e.id.clone(),
+            name: e.name.clone(),
+            metric_settings: settings,
+            dashboard: None,
+        })
+    });
+    let (log_streams, experiments) = tokio::try_join!(
+        try_join_all(log_stream_reads),
+        try_join_all(experiment_reads)
+    )?;
+    let mut warnings = Vec::new();
+    for (kind, run) in log_streams
+        .iter()
+        .map(|r| ("log stream", r))
+        .chain(experiments.iter().map(|r| ("experiment", r)))
+    {
+        if run.metric_settings.is_none() {
+            warnings.push(format!(
+                "{kind} `{}` of project `{name}` disappeared while it was exported; it was left out",
+                run.name
+            ));
+        }
+    }
+    let keyed = |runs: Vec<LiveRun>| -> BTreeMap<ObjectKey, LiveRun> {
+        runs.into_iter()
+            .filter(|r| r.metric_settings.is_some())
+            .map(|r| (ObjectKey::Id(r.id.clone()), r))
+            .collect()
+    };
+    Ok((
+        LiveProject {
+            id: project.id.clone(),
+            name: project.name.clone(),
+            log_streams: keyed(log_streams),
+            experiments: keyed(experiments),
+            annotation_templates: Some(annotation),
+            feedback_templates: Some(feedback),
+        },
+        warnings,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(name: &str, id: &str) -> ProjectItem {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "name": name, "created_at": "t", "updated_at": "t"
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn selection_by_name_keeps_duplicates_and_names_the_nearest_for_unknowns() {
+        let listed = vec![item("b", "2"), item("a", "1"), item("a", "3")];
+        let all = select(&listed, &[]).unwrap();
+        let ids: Vec<&str> = all.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["1", "3", "2"]);
+        let some = select(&listed, &["a".to_owned()]).unwrap();
+        assert_eq!(some.len(), 2);
+        let Err(CollectError::UnknownProjects(missing)) =
+            select(&listed, &["demo-projct".to_owned(), "a".to_owned()])
+        else {
+            panic!("an unknown name is an error");
+        };
+        assert_eq!(missing.len(), 1);
+        assert_eq!(missing[0].key, ObjectKey::Name("demo-projct".into()));
+    }
+}

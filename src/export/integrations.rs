@@ -1,0 +1,318 @@
+//! Live integrations to `kind: Integration` documents: the provider, the
+//! non-secret fields the service returns (top level and `extra`; the custom
+//! provider's `base_url` is the manifest's `endpoint`), and every secret as
+//! an environment reference — never a value.
+//!
+//! Reads never return secrets; should one ever carry a secret field anyway,
+//! it is dropped before anything else happens. The references follow the
+//! names the manifest loader suggests: `${<PROVIDER>_API_KEY}` for a `token`
+//! or `api_key_value`, `${CUSTOM_TOKEN}` for the custom provider's OAuth2
+//! `token`, `${<KEY>}` for each key of an AWS `token` mapping, and
+//! `${<PROVIDER>_CREDENTIALS}` for Vertex AI's service account credentials.
+//!
+//! A field is exported only when planning it against the same read compares
+//! equal (a field the service returns in a shape a manifest cannot hold,
+//! such as a nested `null`, is left out and named in a comment), so the
+//! round trip stays empty.
+
+use serde_json::{Map, Value, json};
+
+use super::write::{Body, Document};
+use crate::api::{IntegrationConfig, IntegrationCreate, IntegrationProvider, SECRET_FIELDS};
+use crate::manifest::types::{EnvRef, IntegrationSpec};
+use crate::plan::normalize::integration_live_fields;
+
+/// Keys of a read that describe the record, not its configuration.
+const RECORD_KEYS: &[&str] = &["id", "name", "provider", "extra"];
+
+/// The Integration document of one live integration, or why it cannot be
+/// exported (an unknown provider, or a read missing a required field).
+pub fn integration_document(live: &IntegrationConfig) -> Result<Document, String> {
+    let provider = &live.provider;
+    if let IntegrationProvider::Unknown(name) = provider {
+        return Err(format!(
+            "integration `{name}`: this version of evalctl does not know the provider; it was not exported"
+        ));
+    }
+    let mut fields = Map::new();
+    for (key, value) in live
+        .fields
+        .iter()
+        .chain(live.extra.iter().flat_map(|e| e.iter()))
+    {
+        if RECORD_KEYS.contains(&key.as_str()) || value.is_null() {
+            continue;
+        }
+        let key = match (provider, key.as_str()) {
+            (IntegrationProvider::Custom, "base_url") => "endpoint".to_owned(),
+            _ => key.clone(),
+        };
+        fields.entry(key).or_insert_with(|| value.clone());
+    }
+    strip_secrets(&mut fields);
+    let (secrets, mut preamble) = secret_references(provider, &fields);
+    let mut config = typed(provider, &fields, &secrets)?;
+    // Keep only what compares equal to the read, as `plan` compares it.
+    let declared = config.public_fields();
+    let returned = integration_live_fields(live, &declared);
+    let differing: Vec<String> = declared
+        .iter()
+        .filter(|(k, v)| returned.get(*k) != Some(*v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    if !differing.is_empty() {
+        for key in &differing {
+            fields.remove(key);
+        }
+        config = typed(provider, &fields, &secrets)?;
+        preamble.push(format!(
+            "Not exported (the service returns it in a form a manifest cannot hold): {}.",
+            differing
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Ok(Document {
+        preamble,
+        body: Body::Integration(Box::new(IntegrationSpec {
+            rotate_secrets: None,
+            config,
+        })),
+        comments: Default::default(),
+    })
+}
+
+/// Removes secret fields at any depth.
+fn strip_secrets(map: &mut Map<String, Value>) {
+    map.retain(|k, _| !SECRET_FIELDS.contains(&k.as_str()));
+    for value in map.values_mut() {
+        if let Value::Object(inner) = value {
+            strip_secrets(inner);
+        }
+    }
+}
+
+fn reference(name: &str) -> Value {
+    Value::String(format!("${{{name}}}"))
+}
+
+/// The secret fields to write (as references) and comments about them.
+fn secret_references(
+    provider: &IntegrationProvider,
+    fields: &Map<String, Value>,
+) -> (Map<String, Value>, Vec<String>) {
+    let upper = provider.as_str().to_ascii_uppercase();
+    let mut secrets = Map::new();
+    let mut notes =
+        vec!["Secrets are environment references: set them before `evalctl apply`.".to_owned()];
+    match provider {
+        IntegrationProvider::AwsBedrock | IntegrationProvider::AwsSagemaker => {
+            let keys: &[&str] = match fields.get("credential_type").and_then(Value::as_str) {
+                Some("assumed_role") => &["aws_role_arn"],
+                _ => &["aws_access_key_id", "aws_secret_access_key"],
+            };
+            let token: Map<String, Value> = keys
+                .iter()
+                .map(|k| ((*k).to_owned(), reference(&k.to_ascii_uppercase())))
+                .collect();
+            secrets.insert("token".into(), Value::Object(token));
+            notes.push(
+                "The service does not return the keys of `token`: check them against your credentials."
+                    .to_owned(),
+            );
+        }
+        IntegrationProvider::Custom => {
+            match fields.get("authentication_type").and_then(Value::as_str) {
+                Some("api_key") => {
+                    secrets.insert(
+                        "api_key_value".into(),
+                        reference(&format!("{upper}_API_KEY")),
+                    );
+                }
+                Some("none") => {}
+                _ => {
+                    secrets.insert("token".into(), reference(&format!("{upper}_TOKEN")));
+                }
+            }
+            notes.push(
+                "Extra request `headers` are secret and never returned: add any as `${CUSTOM_HEADER_<NAME>}` references."
+                    .to_owned(),
+            );
+        }
+        _ => {
+            secrets.insert("token".into(), reference(&format!("{upper}_API_KEY")));
+        }
+    }
+    if *provider == IntegrationProvider::VertexAi && fields.get("gcs_config").is_some() {
+        secrets.insert(
+            "gcs_config.service_account_credentials".into(),
+            reference(&format!("{upper}_CREDENTIALS")),
+        );
+    }
+    (secrets, notes)
+}
+
+/// The typed body: the fields, the secret references, the provider tag.
+/// Fields the provider's body does not have are dropped (serde ignores them).
+fn typed(
+    provider: &IntegrationProvider,
+    fields: &Map<String, Value>,
+    secrets: &Map<String, Value>,
+) -> Result<IntegrationCreate<EnvRef>, String> {
+    let mut body = Map::new();
+    body.insert("provider".into(), json!(provider.as_str()));
+    for (k, v) in fields {
+        body.insert(k.clone(), v.clone());
+    }
+    for (k, v) in secrets {
+        match k.split_once('.') {
+            Some((outer, inner)) => {
+                if let Some(Value::Object(map)) = body.get_mut(outer) {
+                    map.insert(inner.to_owned(), v.clone());
+                }
+            }
+            None => {
+                body.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    match serde_json::from_value::<IntegrationCreate<EnvRef>>(Value::Object(body.clone())) {
+        Ok(config) => Ok(config),
+        Err(_) => typed_field_by_field(provider, fields, secrets, &body),
+    }
+}
+
+/// When the whole read does not fit the body type, keeps the fields that do,
+/// one by one, in key order.
+fn typed_field_by_field(
+    provider: &IntegrationProvider,
+    fields: &Map<String, Value>,
+    secrets: &Map<String, Value>,
+    full: &Map<String, Value>,
+) -> Result<IntegrationCreate<EnvRef>, String> {
+    let mut keys: Vec<&String> = fields.keys().collect();
+    keys.sort();
+    let base: Map<String, Value> = full
+        .iter()
+        .filter(|(k, _)| !fields.contains_key(*k) || secrets.contains_key(*k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut kept = base;
+    let fits = |m: &Map<String, Value>| {
+        serde_json::from_value::<IntegrationCreate<EnvRef>>(Value::Object(m.clone())).ok()
+    };
+    let mut result = fits(&kept);
+    for key in keys {
+        let mut tried = kept.clone();
+        if let Some(v) = full.get(key) {
+            tried.insert(key.clone(), v.clone());
+        }
+        if let Some(config) = fits(&tried) {
+            kept = tried;
+            result = Some(config);
+        }
+    }
+    result.ok_or_else(|| {
+        format!(
+            "integration `{provider}`: the service's read lacks a field its body needs; it was not exported"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(v: Value) -> IntegrationConfig {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn fields(doc: &Document) -> Value {
+        let Body::Integration(spec) = &doc.body else {
+            panic!("an integration")
+        };
+        serde_json::to_value(spec.as_ref()).unwrap()
+    }
+
+    #[test]
+    fn openai_gets_its_fields_and_a_token_reference() {
+        let doc = integration_document(&read(json!({
+            "id": "i1", "name": "openai", "provider": "openai",
+            "organization_id": "org-1", "extra": null
+        })))
+        .unwrap();
+        assert_eq!(
+            fields(&doc),
+            json!({"provider": "openai", "token": "${OPENAI_API_KEY}", "organization_id": "org-1"})
+        );
+    }
+
+    #[test]
+    fn a_returned_secret_is_never_written() {
+        let doc = integration_document(&read(json!({
+            "provider": "anthropic", "token": "sk-leaked", "authentication_type": "api_key",
+            "extra": {"headers": {"x": "leaked-too"}, "endpoint": "https://a"}
+        })))
+        .unwrap();
+        let text = fields(&doc).to_string();
+        assert!(!text.contains("leaked"), "{text}");
+        assert!(text.contains("${ANTHROPIC_API_KEY}"), "{text}");
+        assert!(text.contains("https://a"), "{text}");
+    }
+
+    #[test]
+    fn custom_endpoint_comes_from_base_url_and_nested_nulls_are_left_out() {
+        let doc = integration_document(&read(json!({
+            "provider": "custom", "base_url": "https://llm.internal", "authentication_type": "api_key",
+            "is_legacy_format": false,
+            "multi_modal_config": {"max_files": null, "max_file_size_bytes": 5}
+        })))
+        .unwrap();
+        let value = fields(&doc);
+        assert_eq!(value["endpoint"], "https://llm.internal");
+        assert_eq!(value["api_key_value"], "${CUSTOM_API_KEY}");
+        assert!(value.get("is_legacy_format").is_none());
+        assert!(value.get("multi_modal_config").is_none(), "{value}");
+        assert!(
+            doc.preamble
+                .iter()
+                .any(|l| l.contains("multi_modal_config"))
+        );
+    }
+
+    #[test]
+    fn aws_and_vertex_secrets_are_references_and_bad_reads_are_reported() {
+        let doc = integration_document(&read(json!({
+            "provider": "aws_bedrock", "region": "eu-west-1", "credential_type": "key_secret"
+        })))
+        .unwrap();
+        assert_eq!(
+            fields(&doc)["token"],
+            json!({"aws_access_key_id": "${AWS_ACCESS_KEY_ID}", "aws_secret_access_key": "${AWS_SECRET_ACCESS_KEY}"})
+        );
+        let doc = integration_document(&read(json!({
+            "provider": "vertex_ai",
+            "gcs_config": {"bucket_name": "b", "object_path_prefix": "p/"}
+        })))
+        .unwrap();
+        assert_eq!(
+            fields(&doc)["gcs_config"]["service_account_credentials"],
+            "${VERTEX_AI_CREDENTIALS}"
+        );
+        let err = integration_document(&read(json!({"provider": "azure"}))).unwrap_err();
+        assert!(err.contains("azure"), "{err}");
+        let err = integration_document(&read(json!({"provider": "acme"}))).unwrap_err();
+        assert!(err.contains("acme"), "{err}");
+        // A field of the wrong type is dropped, the rest kept.
+        let doc = integration_document(&read(json!({
+            "provider": "databricks", "hostname": "h", "llm": "not-a-bool", "storage": true
+        })))
+        .unwrap();
+        assert_eq!(
+            fields(&doc),
+            json!({"provider": "databricks", "token": "${DATABRICKS_API_KEY}", "hostname": "h", "storage": true})
+        );
+    }
+}

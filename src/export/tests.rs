@@ -1,0 +1,329 @@
+//! Export as a whole, from a literal snapshot: the files load back into the
+//! same specs, and planning them against the same live state is empty.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::collect::ProjectRef;
+use super::write::Body;
+use super::*;
+use crate::api::IntegrationConfig;
+use crate::live::{Catalog, Live, LiveProject, LiveRun, ObjectKey};
+use crate::manifest::types::ProjectSpec;
+use crate::plan::{PlanOptions, plan};
+
+fn from<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
+    serde_json::from_value(v).unwrap()
+}
+
+/// A catalog with a preset, two scorers of one name, and a code scorer.
+pub(super) fn catalog() -> Catalog {
+    let scorer = |id: &str, name: &str, kind: &str, extra: serde_json::Value| {
+        let mut v = json!({"id": id, "name": name, "scorer_type": kind});
+        if let (Some(obj), Some(more)) = (v.as_object_mut(), extra.as_object()) {
+            obj.extend(more.clone());
+        }
+        from::<crate::api::Scorer>(v)
+    };
+    Catalog {
+        scorers: vec![
+            scorer(
+                "s-correct",
+                "correctness",
+                "preset",
+                json!({"output_type": "boolean", "input_type": "llm_spans", "model_type": "llm",
+                    "roll_up_method": "percentage_true",
+                    "latest_version": {"id": "v-c2", "version": 2, "scorer_id": "s-correct"}}),
+            ),
+            scorer("s-dup1", "dup", "llm", json!({})),
+            scorer("s-dup2", "dup", "llm", json!({})),
+            scorer("s-code", "code-check", "code", json!({})),
+        ],
+        versions: BTreeMap::from([(
+            "s-correct".to_owned(),
+            vec![from(
+                json!({"id": "v-c1", "version": 1, "scorer_id": "s-correct", "created_at": "t", "updated_at": "t"}),
+            )],
+        )]),
+    }
+}
+
+fn run(
+    id: &str,
+    name: &str,
+    settings: serde_json::Value,
+    dashboard: Option<serde_json::Value>,
+) -> LiveRun {
+    LiveRun {
+        id: id.into(),
+        name: name.into(),
+        metric_settings: Some(from(settings)),
+        dashboard: dashboard.map(from),
+    }
+}
+
+fn dashboard(sections: serde_json::Value, favorited: bool) -> serde_json::Value {
+    json!({"id": "d1", "name": "Default", "is_default": true, "visibility": "project",
+        "is_favorited": favorited, "log_stream_id": "ls", "project_id": "p1",
+        "interval_mins": 60, "start_time": 0, "end_time": 0, "sections": sections})
+}
+
+/// A project with every kind of content, and twin log stream names.
+pub(super) fn project() -> LiveProject {
+    let production = run(
+        "ls1",
+        "production",
+        json!({
+            "scorers": [
+                {"id": "s-gone", "scorer_type": "llm", "name": "gone"},
+                {"id": "s-correct", "scorer_type": "preset", "name": "correctness",
+                 "output_type": "boolean", "model_type": "slm", "num_judges": 3, "cot_enabled": false,
+                 "scoreable_node_types": ["llm", "chat", "llm"],
+                 "scorer_version": {"id": "v-c1", "version": 1, "scorer_id": "s-correct"},
+                 "filters": [{"name": "node_name", "operator": "one_of", "value": ["llm", "chat"], "case_sensitive": true},
+                             {"name": "node_name", "operator": "eq", "value": "Yes", "case_sensitive": false}]},
+                {"id": "s-dup2", "scorer_type": "llm", "name": "dup", "model_name": "gpt-4.1-mini"}
+            ],
+            "segment_filters": [
+                {"filter": {"name": "metadata", "key": "env", "operator": "not_in", "value": ["test", "dev"]},
+                 "sample_rate": 0.5, "llm_scorers": true, "multimodal_scorers": false},
+                {"sample_rate": 1.0, "llm_scorers": false, "multimodal_scorers": false}
+            ]
+        }),
+        Some(dashboard(
+            json!([
+                {"id": "q1", "name": "Quality", "description": "Quality: charts #1", "color": "#1F77B4"},
+                {"id": "q2", "name": "Quality", "description": "again", "color": "#000000"},
+                {"id": "o1", "name": "Odd", "description": "", "color": "red"}
+            ]),
+            true,
+        )),
+    );
+    let twin_a = run(
+        "ls2",
+        "twin",
+        json!({"scorers": []}),
+        Some(dashboard(json!([]), false)),
+    );
+    let twin_b = run(
+        "ls3",
+        "twin",
+        json!({"scorers": [], "segment_filters": []}),
+        None,
+    );
+    let experiment = run(
+        "e1",
+        "exp: nightly",
+        json!({"scorers": [{"id": "s-code", "scorer_type": "code", "score_type": "bool",
+            "filters": [{"name": "modality", "operator": "one_of", "value": ["image", "audio"]}]}]}),
+        None,
+    );
+    let tree =
+        json!([{"label": "A", "id": "a", "children": [{"label": "B", "id": "b", "children": []}]}]);
+    LiveProject {
+        id: "p1".into(),
+        name: "demo".into(),
+        log_streams: [production, twin_a, twin_b]
+            .into_iter()
+            .map(|r| (ObjectKey::Id(r.id.clone()), r))
+            .collect(),
+        experiments: BTreeMap::from([(ObjectKey::Id("e1".into()), experiment)]),
+        annotation_templates: Some(vec![
+            from(
+                json!({"id": "t2", "name": "tree", "position": 1, "created_at": "t",
+                "criteria": "Pick ${one}\nthen explain.\n",
+                "constraints": {"annotation_type": "tree_choice", "choices_tree": tree,
+                    "choices_tree_yaml": "- label: A\n"}}),
+            ),
+            from(
+                json!({"id": "t1", "name": "stars", "position": 0, "created_at": "t",
+                "include_explanation": true, "constraints": {"annotation_type": "star"}}),
+            ),
+        ]),
+        feedback_templates: Some(vec![from(
+            json!({"id": "f1", "name": "resolved", "position": 0,
+            "created_at": "t",
+            "constraints": {"feedback_type": "choice", "choices": ["yes", "no"], "allow_other": false}}),
+        )]),
+    }
+}
+
+fn integration() -> IntegrationConfig {
+    from(
+        json!({"id": "i1", "name": "openai", "provider": "openai", "organization_id": "org-1",
+        "extra": null}),
+    )
+}
+
+pub(super) fn snapshot() -> Snapshot {
+    Snapshot {
+        visible: vec![
+            ProjectRef {
+                name: "demo".into(),
+                id: "p1".into(),
+            },
+            ProjectRef {
+                name: "other".into(),
+                id: "p2".into(),
+            },
+        ],
+        projects: vec![project()],
+        catalog: catalog(),
+        integrations: Some(vec![integration()]),
+        warnings: Vec::new(),
+    }
+}
+
+fn provenance() -> Provenance {
+    Provenance {
+        schema: SchemaLocation::Unknown,
+        service: "https://api.example.com".into(),
+    }
+}
+
+/// The live state `plan` would load for the exported documents (runs keyed
+/// as the documents refer to them).
+fn live_for(spec: &ProjectSpec) -> Live {
+    let mut project = project();
+    let rekey = |runs: &BTreeMap<ObjectKey, LiveRun>, keys: Vec<ObjectKey>| {
+        keys.into_iter()
+            .filter_map(|key| {
+                let found = runs.values().find(|r| match &key {
+                    ObjectKey::Name(n) => &r.name == n,
+                    ObjectKey::Id(i) => &r.id == i,
+                })?;
+                Some((key, found.clone()))
+            })
+            .collect()
+    };
+    let keys = |parts: Vec<(Option<String>, Option<String>)>| {
+        parts
+            .into_iter()
+            .filter_map(|(n, i)| ObjectKey::from_parts(n.as_deref(), i.as_deref()))
+            .collect::<Vec<_>>()
+    };
+    project.log_streams = rekey(
+        &project.log_streams,
+        keys(
+            spec.log_streams
+                .iter()
+                .map(|l| (l.name.clone(), l.id.clone()))
+                .collect(),
+        ),
+    );
+    project.experiments = rekey(
+        &project.experiments,
+        keys(
+            spec.experiments
+                .iter()
+                .map(|e| (e.name.clone(), e.id.clone()))
+                .collect(),
+        ),
+    );
+    // The scorer the credentials cannot see is in the catalog `plan` reads
+    // here, so the round trip can be planned at all.
+    let mut catalog = catalog();
+    catalog.scorers.push(from(
+        json!({"id": "s-gone", "name": "gone", "scorer_type": "llm"}),
+    ));
+    Live {
+        projects: BTreeMap::from([(ObjectKey::Name("demo".into()), project)]),
+        integrations: BTreeMap::from([("openai".to_owned(), Some(integration()))]),
+        catalog,
+        missing: Vec::new(),
+    }
+}
+
+#[test]
+fn exported_files_load_back_into_the_same_specs_and_plan_empty() {
+    let export = render(&snapshot(), &provenance());
+    let names: Vec<&str> = export.files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["demo.yaml", "integrations.yaml"]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = Vec::new();
+    for file in &export.files {
+        let path = dir.path().join(&file.name);
+        std::fs::write(&path, &file.text).unwrap();
+        paths.push(path);
+    }
+    let outcome = crate::manifest::load(&paths, &|_| None);
+    assert!(
+        !outcome.has_errors(),
+        "{}\n{}",
+        outcome.render_diagnostics(false),
+        export.files[0].text
+    );
+    let mut warnings = Vec::new();
+    let expected = to_spec::project_document(&project(), &catalog(), true, &mut warnings);
+    let Body::Project(expected) = expected.body else {
+        panic!("a project")
+    };
+    assert_eq!(outcome.set.projects.len(), 1);
+    assert_eq!(&outcome.set.projects[0].spec, expected.as_ref());
+    assert_eq!(outcome.set.integrations.len(), 1);
+
+    let live = live_for(&outcome.set.projects[0].spec);
+    let planned = plan(&outcome.set, &live, &PlanOptions::default())
+        .unwrap_or_else(|e| panic!("{e}\n{}", export.files[0].text));
+    assert!(
+        planned.is_empty(),
+        "{:#?}\n{}",
+        planned.changes,
+        export.files[0].text
+    );
+}
+
+#[test]
+fn the_project_file_reads_like_a_hand_written_one() {
+    let export = render(&snapshot(), &provenance());
+    let text = &export.files[0].text;
+    for line in [
+        "# Exported by evalctl",
+        "from https://api.example.com",
+        "kind: Project\napi_version: evalctl/v1\nname: demo\n",
+        "        - name: correctness\n          scorer_version: 1\n",
+        "          model_type: slm\n",
+        "          scoreable_node_types: [chat, llm]\n",
+        "        - id: s-dup2  # `dup` (the catalog has several scorers of this name)\n",
+        "        - id: s-gone  # `gone` (not in the catalog)\n",
+        "              value: \"Yes\"\n              case_sensitive: false\n",
+        "        - sample_rate: 0.5\n",
+        "          llm_scorers: true\n        - sample_rate: 1.0\n",
+        "          color: \"#1F77B4\"\n",
+        "      favorite: user\n",
+        "  - id: ls2  # log stream `twin` (its name is not unique)\n",
+        "  - name: \"exp: nightly\"\n",
+        "    criteria: |\n      Pick $${one}\n      then explain.\n",
+        "      choices: [\"yes\", \"no\"]\n",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+    for absent in [
+        "output_type",
+        "choices_tree_yaml",
+        "allow_other",
+        "children: []",
+        "multimodal_scorers",
+        "case_sensitive: true",
+        "Odd\n          description",
+        "red",
+    ] {
+        assert!(!text.contains(absent), "unexpected {absent:?} in\n{text}");
+    }
+    assert!(
+        export
+            .warnings
+            .iter()
+            .any(|w| w.contains("second of that name")),
+        "{:?}",
+        export.warnings
+    );
+    assert!(export.warnings.iter().any(|w| w.contains("`gone`")));
+    assert_eq!(render(&snapshot(), &provenance()), export, "deterministic");
+    let integrations = &export.files[1].text;
+    assert!(
+        integrations.contains("token: ${OPENAI_API_KEY}\norganization_id: org-1\n"),
+        "{integrations}"
+    );
+}
