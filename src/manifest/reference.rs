@@ -250,16 +250,13 @@ impl<'a> Reference<'a> {
     fn type_text(&self, schema: &Value) -> String {
         if let Some(name) = ref_name(schema) {
             return match self.defs.get(name) {
-                Some(def) if Self::is_enumeration(def) => self.type_text(def),
+                Some(def) if Self::is_enumeration(def) => enumeration_type(def).to_owned(),
                 _ => format!("[{name}](#{})", slug(name)),
             };
         }
         if let Some(branches) = union_branches(schema) {
             if branches.iter().all(|b| b.get("const").is_some()) {
-                return str_of(schema, "type")
-                    .or_else(|| branches.first().and_then(|b| str_of(b, "type")))
-                    .unwrap_or("string")
-                    .to_owned();
+                return enumeration_type(schema).to_owned();
             }
             let texts: Vec<String> = branches.iter().map(|b| self.type_text(b)).collect();
             return texts.join(" or ");
@@ -333,15 +330,20 @@ impl<'a> Reference<'a> {
 
     /// `Allowed: …` of a schema restricted to listed values.
     fn allowed(&self, schema: &Value) -> Option<String> {
+        match self.target(schema) {
+            Some(def) if Self::is_enumeration(def) => Self::listed(def),
+            _ => Self::listed(schema),
+        }
+    }
+
+    /// `Allowed: …` of the values a schema lists itself (references not followed).
+    fn listed(schema: &Value) -> Option<String> {
         if let Some(value) = schema.get("const") {
             return Some(format!("Must be {}", code(&plain(value))));
         }
         if let Some(values) = schema.get("enum").and_then(Value::as_array) {
             let values: Vec<String> = values.iter().map(|v| code(&plain(v))).collect();
             return Some(format!("Allowed: {}", values.join(", ")));
-        }
-        if let Some(def) = self.target(schema).filter(|d| Self::is_enumeration(d)) {
-            return self.allowed(def);
         }
         let branches = union_branches(schema)?;
         if !branches.iter().all(|b| b.get("const").is_some()) {
@@ -431,6 +433,17 @@ fn union_branches(schema: &Value) -> Option<&Vec<Value>> {
         .and_then(Value::as_array)
 }
 
+/// The type of an enumeration's values (`string` unless it says otherwise).
+fn enumeration_type(def: &Value) -> &str {
+    str_of(def, "type")
+        .or_else(|| {
+            union_branches(def)
+                .and_then(|branches| branches.first())
+                .and_then(|branch| str_of(branch, "type"))
+        })
+        .unwrap_or("string")
+}
+
 /// The provider variants of the Integration document (empty for other documents).
 fn integration_branches(def: &Value) -> Vec<&Value> {
     union_branches(def)
@@ -496,6 +509,11 @@ mod tests {
             json!({"oneOf": [{"$ref": "#/$defs/Missing"}]}),
             json!({"oneOf": "x", "$defs": {"A": 1}}),
             json!({"oneOf": [{"$ref": "#/$defs/A"}], "$defs": {"A": {"oneOf": [{}], "properties": 3}}}),
+            // References in circles, through enumerations and objects.
+            json!({"oneOf": [{"$ref": "#/$defs/A"}], "$defs": {
+                "A": {"properties": {"e": {"$ref": "#/$defs/E"}, "a": {"$ref": "#/$defs/A"}}},
+                "E": {"enum": ["x"], "$ref": "#/$defs/E"},
+            }}),
         ] {
             let text = render_schema(&schema);
             assert!(text.starts_with("# evalctl manifest reference"), "{text}");
