@@ -5,7 +5,7 @@
 mod e2e_support;
 
 use e2e_support::{TestContext, repo_root};
-use evalctl::api::SectionUpdateRequest;
+use evalctl::api::{Section, SectionUpdateRequest};
 use evalctl::sandbox::Faults;
 
 const OPENAI_TOKEN: &str = "sk-test-e2e-0123456789abcdef";
@@ -21,11 +21,22 @@ fn example_dirs() -> Vec<String> {
     let mut dirs: Vec<String> = std::fs::read_dir(repo_root().join("examples"))
         .expect("examples/ exists")
         .filter_map(Result::ok)
-        .filter(|e| e.path().is_dir() && e.file_name() != "ci")
+        .filter(|e| e.path().is_dir() && e.file_name() != "ci" && holds_manifests(&e.path()))
         .map(|e| format!("examples/{}", e.file_name().to_string_lossy()))
         .collect();
     dirs.sort();
     dirs
+}
+
+/// Whether a directory of examples/ is a config repo (the others hold code).
+fn holds_manifests(dir: &std::path::Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.filter_map(Result::ok).any(|e| {
+            e.path()
+                .extension()
+                .is_some_and(|x| x == "yaml" || x == "yml")
+        })
+    })
 }
 
 #[test]
@@ -76,37 +87,11 @@ fn an_out_of_band_change_is_drift_naming_the_field() {
     ctx.evalctl(&["drift", "repo"]).expect(0);
 
     // Someone recolours the section in the UI.
-    let client = ctx.client();
-    ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .unwrap()
-            .unwrap();
-        let ls = client
-            .find_log_stream_by_name(&project.id, "production")
-            .await
-            .unwrap()
-            .unwrap();
-        let dashboard = client
-            .get_dashboard(&project.id, &ls.id, None)
-            .await
-            .unwrap()
-            .unwrap();
-        let section = dashboard
-            .sections
-            .iter()
-            .find(|s| s.name == "Quality")
-            .unwrap();
-        let body = SectionUpdateRequest {
-            color: Some("#ff0000".into()),
-            ..Default::default()
-        };
-        client
-            .update_section(&project.id, &ls.id, &section.id, None, &body)
-            .await
-            .unwrap();
-    });
+    let recolour = SectionUpdateRequest {
+        color: Some("#ff0000".into()),
+        ..Default::default()
+    };
+    edit_section(&ctx, "production", "Quality", &recolour);
 
     let drift = ctx.evalctl(&["drift", "repo"]);
     drift.expect(2);
@@ -137,37 +122,11 @@ fn a_saved_plan_is_refused_after_a_concurrent_change() {
     assert!(saved.contains("\"format_version\": 1"));
 
     // Between plan and apply, someone changes the object the plan touches.
-    let client = ctx.client();
-    ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .unwrap()
-            .unwrap();
-        let ls = client
-            .find_log_stream_by_name(&project.id, "production")
-            .await
-            .unwrap()
-            .unwrap();
-        let dashboard = client
-            .get_dashboard(&project.id, &ls.id, None)
-            .await
-            .unwrap()
-            .unwrap();
-        let section = dashboard
-            .sections
-            .iter()
-            .find(|s| s.name == "Quality")
-            .unwrap();
-        let body = SectionUpdateRequest {
-            description: Some("edited in the UI".into()),
-            ..Default::default()
-        };
-        client
-            .update_section(&project.id, &ls.id, &section.id, None, &body)
-            .await
-            .unwrap();
-    });
+    let edit = SectionUpdateRequest {
+        description: Some("edited in the UI".into()),
+        ..Default::default()
+    };
+    edit_section(&ctx, "production", "Quality", &edit);
 
     let refused = ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"]);
     refused.expect(1);
@@ -239,29 +198,10 @@ fn a_partial_failure_then_a_second_apply_converges_without_duplicates() {
     ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
         .expect(0);
 
-    let client = ctx.client();
-    let names = ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .unwrap()
-            .unwrap();
-        let ls = client
-            .find_log_stream_by_name(&project.id, "staging")
-            .await
-            .unwrap()
-            .unwrap();
-        let dashboard = client
-            .get_dashboard(&project.id, &ls.id, None)
-            .await
-            .unwrap()
-            .unwrap();
-        dashboard
-            .sections
-            .into_iter()
-            .map(|s| s.name)
-            .collect::<Vec<_>>()
-    });
+    let names: Vec<String> = sections(&ctx, "staging")
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
     let mut sorted = names.clone();
     sorted.sort();
     sorted.dedup();
@@ -319,4 +259,57 @@ fn usage_errors_exit_64_not_2() {
     let ctx = context();
     ctx.evalctl(&["plan", "--no-such-flag"]).expect(64);
     ctx.evalctl(&["--version"]).expect(0);
+}
+
+/// The sections of the default dashboard of a log stream of `demo-project`.
+fn sections(ctx: &TestContext, log_stream: &str) -> Vec<Section> {
+    let client = ctx.client();
+    ctx.block_on(async {
+        let project = client
+            .find_project_by_name("demo-project")
+            .await
+            .expect("read");
+        let project = project.expect("demo-project exists");
+        let ls = client
+            .find_log_stream_by_name(&project.id, log_stream)
+            .await
+            .expect("read");
+        let ls = ls.expect("the log stream exists");
+        let dashboard = client
+            .get_dashboard(&project.id, &ls.id, None)
+            .await
+            .expect("read");
+        dashboard.expect("a default dashboard").sections
+    })
+}
+
+/// Edits a section out of band, as someone using the service's UI would.
+fn edit_section(ctx: &TestContext, log_stream: &str, name: &str, body: &SectionUpdateRequest) {
+    let client = ctx.client();
+    ctx.block_on(async {
+        let project = client
+            .find_project_by_name("demo-project")
+            .await
+            .expect("read");
+        let project = project.expect("demo-project exists");
+        let ls = client
+            .find_log_stream_by_name(&project.id, log_stream)
+            .await
+            .expect("read");
+        let ls = ls.expect("the log stream exists");
+        let dashboard = client
+            .get_dashboard(&project.id, &ls.id, None)
+            .await
+            .expect("read");
+        let dashboard = dashboard.expect("a default dashboard");
+        let section = dashboard
+            .sections
+            .iter()
+            .find(|s| s.name == name)
+            .expect("the section");
+        client
+            .update_section(&project.id, &ls.id, &section.id, None, body)
+            .await
+            .expect("the edit is accepted");
+    });
 }

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::api::Section;
+use crate::api::{Section, Template};
 use crate::client::{ApiError, Client};
 use crate::live::Catalog;
 use crate::plan::integrations::NormIntegration;
@@ -204,35 +204,20 @@ async fn read_template(
                 to_json(&t)
             })
     };
-    let items: Vec<(String, String, NormTemplate)> = match kind {
-        TemplateKind::Annotation => client
-            .list_annotation_templates(project_id)
-            .await?
-            .into_iter()
-            .map(|t| {
-                let n = NormTemplate::new(
-                    &t.name,
-                    t.criteria.as_deref(),
-                    t.include_explanation,
-                    &t.constraints,
-                );
-                (t.id, t.name, n)
-            })
-            .collect(),
-        TemplateKind::Feedback => client
-            .list_feedback_templates(project_id)
-            .await?
-            .into_iter()
-            .map(|t| {
-                let n = NormTemplate::new(
-                    &t.name,
-                    t.criteria.as_deref(),
-                    t.include_explanation,
-                    &t.constraints,
-                );
-                (t.id, t.name, n)
-            })
-            .collect(),
+    let items = match kind {
+        TemplateKind::Annotation => keyed(client.list_annotation_templates(project_id).await?),
+        TemplateKind::Feedback => keyed(client.list_feedback_templates(project_id).await?),
     };
     Ok(pick(template_id, name, items))
+}
+
+/// Templates as (id, name, normalized), for finding one by id or name.
+fn keyed<C: serde::Serialize>(templates: Vec<Template<C>>) -> Vec<(String, String, NormTemplate)> {
+    templates
+        .into_iter()
+        .map(|t| {
+            let norm = NormTemplate::from_live(&t);
+            (t.id, t.name, norm)
+        })
+        .collect()
 }

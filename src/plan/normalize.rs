@@ -429,6 +429,16 @@ pub fn align_constraints(live: &mut serde_json::Value, declared: &serde_json::Va
 }
 
 impl NormTemplate {
+    /// Normalizes a template read from the service.
+    pub fn from_live<C: Serialize>(t: &api::Template<C>) -> Self {
+        NormTemplate::new(
+            &t.name,
+            t.criteria.as_deref(),
+            t.include_explanation,
+            &t.constraints,
+        )
+    }
+
     /// Normalizes a template's comparable fields.
     pub fn new<C: Serialize>(
         name: &str,

@@ -35,15 +35,6 @@ impl Constraints for FeedbackConstraints {
     }
 }
 
-fn norm_live<C: Serialize>(t: &Template<C>) -> NormTemplate {
-    NormTemplate::new(
-        &t.name,
-        t.criteria.as_deref(),
-        t.include_explanation,
-        &t.constraints,
-    )
-}
-
 fn norm_spec<C: Serialize>(t: &TemplateSpec<C>) -> NormTemplate {
     NormTemplate::new(
         &t.name,
@@ -119,7 +110,7 @@ pub(crate) fn plan_templates<C: Constraints>(
         };
         used[index] = true;
         let current = &live[index];
-        let mut before = norm_live(current);
+        let mut before = NormTemplate::from_live(current);
         align_constraints(&mut before.constraints, &after.constraints);
         if before == after {
             continue;
@@ -185,7 +176,7 @@ pub(crate) fn plan_templates<C: Constraints>(
             continue;
         }
         if planner.options.prune {
-            let before = norm_live(template);
+            let before = NormTemplate::from_live(template);
             let mut c = change::<_, NormTemplate>(
                 address(&template.name),
                 Action::Delete,
