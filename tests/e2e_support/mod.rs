@@ -205,3 +205,101 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+impl TestContext {
+    /// The command [`TestContext::evalctl_with`] runs, not yet started: the
+    /// binary in the config repo, against the sandbox, with the demo API key
+    /// and this context's environment, then `env` (an empty value removes a
+    /// variable; `EVALCTL_BASE_URL` may point elsewhere).
+    pub fn evalctl_command(&self, env: &[(&str, &str)], args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_evalctl"));
+        command.args(args).current_dir(self.dir.path());
+        for (name, _) in std::env::vars() {
+            if name.starts_with("EVALCTL_") || name == "CLICOLOR_FORCE" {
+                command.env_remove(name);
+            }
+        }
+        command
+            .env("EVALCTL_BASE_URL", self.sandbox.base_url())
+            .env("EVALCTL_API_KEY", DEMO_API_KEY)
+            .env("NO_COLOR", "1");
+        let extra = self
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .chain(env.iter().copied());
+        for (name, value) in extra {
+            if value.is_empty() {
+                command.env_remove(name);
+            } else {
+                command.env(name, value);
+            }
+        }
+        command
+    }
+
+    /// Like [`TestContext::evalctl_with`], but a run that takes longer than
+    /// `limit` is killed and fails the test, showing what it printed: a hang
+    /// fails fast instead of stalling CI.
+    #[track_caller]
+    pub fn evalctl_bounded(
+        &self,
+        env: &[(&str, &str)],
+        args: &[&str],
+        limit: std::time::Duration,
+    ) -> Run {
+        use std::io::Read;
+        use std::process::Stdio;
+        let mut child = self
+            .evalctl_command(env, args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run evalctl");
+        let drain = |pipe: Option<Box<dyn Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                if let Some(mut pipe) = pipe {
+                    let _ = pipe.read_to_end(&mut bytes);
+                }
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
+        };
+        let stdout = drain(
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let stderr = drain(
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        );
+        let deadline = std::time::Instant::now() + limit;
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait for evalctl") {
+                break Some(status);
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let run = Run {
+            status: status.and_then(|s| s.code()).unwrap_or(-1),
+            stdout: stdout.join().unwrap_or_default(),
+            stderr: stderr.join().unwrap_or_default(),
+        };
+        assert!(
+            status.is_some(),
+            "evalctl {args:?} ran longer than {limit:?} and was killed\n{}",
+            run.all_output()
+        );
+        run
+    }
+}
