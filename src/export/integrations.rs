@@ -105,8 +105,7 @@ fn secret_references(
 ) -> (Map<String, Value>, Vec<String>) {
     let upper = provider.as_str().to_ascii_uppercase();
     let mut secrets = Map::new();
-    let mut notes =
-        vec!["Secrets are environment references: set them before `evalctl apply`.".to_owned()];
+    let mut notes = Vec::new();
     match provider {
         IntegrationProvider::AwsBedrock | IntegrationProvider::AwsSagemaker => {
             let keys: &[&str] = match fields.get("credential_type").and_then(Value::as_str) {
@@ -137,7 +136,7 @@ fn secret_references(
                 }
             }
             notes.push(
-                "Extra request `headers` are secret and never returned: add any as `${CUSTOM_HEADER_<NAME>}` references."
+                "`headers` are secret and never returned: add any as `${CUSTOM_HEADER_<NAME>}`."
                     .to_owned(),
             );
         }

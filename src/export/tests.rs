@@ -149,11 +149,22 @@ pub(super) fn project() -> LiveProject {
     }
 }
 
-fn integration() -> IntegrationConfig {
-    from(
-        json!({"id": "i1", "name": "openai", "provider": "openai", "organization_id": "org-1",
-        "extra": null}),
-    )
+/// Reads as the service gives them: openai; azure with its defaults (and its
+/// own `api_version`); custom with `base_url`, a read-only field and an
+/// `extra` field.
+fn integrations() -> Vec<IntegrationConfig> {
+    vec![
+        from(json!({"id": "i1", "name": "openai", "provider": "openai",
+            "organization_id": "org-1", "extra": null})),
+        from(json!({"id": "i2", "name": "azure", "provider": "azure",
+            "endpoint": "https://azure.example.com/${tenant}", "proxy": false,
+            "api_version": "2025-03-01-preview", "authentication_type": "api_key",
+            "deployments": {"gpt-4o": "prod-4o"}, "extra": null})),
+        from(json!({"id": "i3", "name": "custom", "provider": "custom",
+            "base_url": "https://llm.internal", "authentication_type": "oauth2",
+            "is_legacy_format": false, "model_properties": [{"name": "m", "alias": "M"}],
+            "extra": {"oauth2_token_url": "https://auth.internal/token"}})),
+    ]
 }
 
 pub(super) fn snapshot() -> Snapshot {
@@ -170,7 +181,7 @@ pub(super) fn snapshot() -> Snapshot {
         ],
         projects: vec![project()],
         catalog: catalog(),
-        integrations: Some(vec![integration()]),
+        integrations: Some(integrations()),
         warnings: Vec::new(),
     }
 }
@@ -229,7 +240,10 @@ fn live_for(spec: &ProjectSpec) -> Live {
     ));
     Live {
         projects: BTreeMap::from([(ObjectKey::Name("demo".into()), project)]),
-        integrations: BTreeMap::from([("openai".to_owned(), Some(integration()))]),
+        integrations: integrations()
+            .into_iter()
+            .map(|i| (i.provider.to_string(), Some(i)))
+            .collect(),
         catalog,
         missing: Vec::new(),
     }
@@ -261,7 +275,7 @@ fn exported_files_load_back_into_the_same_specs_and_plan_empty() {
     };
     assert_eq!(outcome.set.projects.len(), 1);
     assert_eq!(&outcome.set.projects[0].spec, expected.as_ref());
-    assert_eq!(outcome.set.integrations.len(), 1);
+    assert_eq!(outcome.set.integrations.len(), 3);
 
     let live = live_for(&outcome.set.projects[0].spec);
     let planned = plan(&outcome.set, &live, &PlanOptions::default())
@@ -322,8 +336,17 @@ fn the_project_file_reads_like_a_hand_written_one() {
     assert!(export.warnings.iter().any(|w| w.contains("`gone`")));
     assert_eq!(render(&snapshot(), &provenance()), export, "deterministic");
     let integrations = &export.files[1].text;
-    assert!(
-        integrations.contains("token: ${OPENAI_API_KEY}\norganization_id: org-1\n"),
-        "{integrations}"
-    );
+    for text in [
+        "kind: Integration\nprovider: azure\ntoken: ${AZURE_API_KEY}\nendpoint: https://azure.example.com/$${tenant}\n",
+        "api_version: \"2025-03-01-preview\"\n",
+        "provider: custom\nendpoint: https://llm.internal\ntoken: ${CUSTOM_TOKEN}\n",
+        "oauth2_token_url: https://auth.internal/token\n",
+        "kind: Integration\napi_version: evalctl/v1\nprovider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: org-1\n",
+    ] {
+        assert!(
+            integrations.contains(text),
+            "missing {text:?} in\n{integrations}"
+        );
+    }
+    assert!(!integrations.contains("is_legacy_format"), "{integrations}");
 }
