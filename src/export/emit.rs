@@ -278,8 +278,8 @@ fn plain_ok(s: &str, context: Context) -> bool {
     true
 }
 
-/// A double-quoted scalar: `\`, `"` and every character [`needs_escape`]
-/// names are escaped.
+/// A double-quoted scalar: `\`, `"`, controls, whitespace other than the
+/// space, the byte order mark and U+FFFE/U+FFFF are escaped.
 #[must_use]
 pub fn double_quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);

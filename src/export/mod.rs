@@ -9,12 +9,12 @@
 //! service --collect--> Snapshot --to_spec / integrations--> Documents --write/emit--> text
 //! ```
 //!
-//! - [`collect`]: loads everything of the selected projects, the catalog and
+//! - [`collect`](mod@collect): loads everything of the selected projects, the catalog and
 //!   the integrations (I/O).
 //! - [`to_spec`]: live projects to Project specs (pure), mirroring the plan's
 //!   normalization; [`integrations`]: live integrations to Integration specs,
 //!   secrets as `${...}` references.
-//! - [`write`]: documents to file text (header comments, `kind`, defaults
+//! - [`write`](mod@write): documents to file text (header comments, `kind`, defaults
 //!   left out, `${` escaped); [`emit`]: the YAML emitter.
 //! - [`files`]: file names, the schema path, writing files whole.
 //!
