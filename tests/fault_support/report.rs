@@ -1,0 +1,81 @@
+//! Reading an `apply -o json` report and checking that a run under faults
+//! was honest about what it did.
+
+use std::collections::BTreeSet;
+
+use evalctl::apply::{ApplyReport, OutcomeStatus};
+use evalctl::plan::{Action, Address};
+
+use super::expected::Expected;
+use super::live::LiveView;
+
+/// A JSON apply report read back from `apply -o json`.
+pub fn parse_report(stdout: &str) -> Option<ApplyReport> {
+    serde_json::from_str(stdout.trim()).ok()
+}
+
+/// Checks that a first apply under faults ended honestly, and returns its
+/// report (none when it stopped before applying, exit 1):
+/// - exit 0 or 3, or 1 with an error message;
+/// - exit 0 exactly when the report says complete;
+/// - every change it says succeeded is live as wanted (for a delete: gone).
+#[track_caller]
+pub fn check_honest(
+    status: i32,
+    stdout: &str,
+    stderr: &str,
+    live: &LiveView,
+    expected: &Expected,
+) -> Option<ApplyReport> {
+    let both = format!("--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    match status {
+        1 => {
+            assert!(
+                stderr.contains("error"),
+                "exit 1 without an error message\n{both}"
+            );
+            return None;
+        }
+        0 | 3 => {}
+        other => panic!("exit {other}: neither 0, 3 nor 1\n{both}"),
+    }
+    let report = parse_report(stdout).unwrap_or_else(|| panic!("no JSON apply report\n{both}"));
+    assert_eq!(
+        status == 0,
+        report.is_complete(),
+        "the exit status and the report disagree\n{both}"
+    );
+    let managed: BTreeSet<Address> = expected.addresses().into_iter().collect();
+    for outcome in &report.outcomes {
+        assert!(
+            managed.contains(&outcome.address),
+            "the report names {}, which the repo does not manage\n{both}",
+            outcome.address
+        );
+        if outcome.status == OutcomeStatus::Succeeded {
+            assert_ne!(outcome.action, Action::Delete, "the repo deletes nothing");
+            if let Err(e) = live.check(expected, &outcome.address) {
+                panic!(
+                    "the report says {} succeeded, but live disagrees: {e}\n{both}",
+                    outcome.address
+                );
+            }
+        } else {
+            let detail = outcome.detail.as_deref().unwrap_or_default();
+            assert!(
+                !detail.is_empty(),
+                "{} {:?} without a reason\n{both}",
+                outcome.address,
+                outcome.status
+            );
+            if detail.contains("it was not created") {
+                assert!(
+                    live.check(expected, &outcome.address).is_err(),
+                    "the report says {} was not created, but it is live\n{both}",
+                    outcome.address
+                );
+            }
+        }
+    }
+    Some(report)
+}
