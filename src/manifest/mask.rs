@@ -9,7 +9,9 @@
 //!   columns of what follows stay right; line breaks inside a value are kept.
 //! - [`mask_secret_lines`] is the fallback for text that did not parse (no document to
 //!   find values in): on every line of the form `token: value` (any of the secret field
-//!   names, block style) whose value is not a `${NAME}` reference, the value is masked.
+//!   names, block style) whose value is not a `${NAME}` reference, the value is masked;
+//!   so is every `token: value` entry inside a flow mapping on a line
+//!   (`{"token": "sk-...", ...}`), character by character.
 
 use std::sync::OnceLock;
 
@@ -137,11 +139,40 @@ pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> String {
                 out.push_str(prefix);
                 out.push_str(MASK);
             }
-            _ => out.push_str(text),
+            _ => out.push_str(&mask_flow_entries(text, secret_fields, reference)),
         }
         out.push_str(cr);
         out.push_str(newline);
     }
+    out
+}
+
+/// `line` with the value of every flow-style `secret_field: value` entry (inside `{...}`,
+/// quoted or not) masked character by character, unless it is a `${NAME}` reference.
+fn mask_flow_entries(line: &str, secret_fields: &[&str], reference: &Regex) -> String {
+    static ENTRY: OnceLock<Option<Regex>> = OnceLock::new();
+    let Some(entry) = ENTRY.get_or_init(|| {
+        Regex::new(
+            r#"(?:^|[\s{\[,])["']?([A-Za-z_]+)["']?\s*:[ \t]*("(?:[^"\\]|\\.)*"?|'(?:[^']|'')*'?|\$\{[A-Za-z_][A-Za-z0-9_]*\}|[^,\]}\[{\s][^,\]}]*)"#,
+        )
+        .ok()
+    }) else {
+        return line.to_owned();
+    };
+    let mut out = String::with_capacity(line.len());
+    let mut at = 0;
+    for caps in entry.captures_iter(line) {
+        let (Some(key), Some(value)) = (caps.get(1), caps.get(2)) else {
+            continue;
+        };
+        if !secret_fields.contains(&key.as_str()) || reference.is_match(value.as_str().trim()) {
+            continue;
+        }
+        out.push_str(&line[at..value.start()]);
+        out.extend(value.as_str().chars().map(|_| '*'));
+        at = value.end();
+    }
+    out.push_str(&line[at..]);
     out
 }
 
@@ -201,6 +232,15 @@ mod tests {
         assert_eq!(
             mask_secret_lines(source, FIELDS),
             "token: ********\r\n  - api_key_value: ********\nname: x\ntoken: ${OPENAI_API_KEY}\ntoken: '${A}' # ok\n"
+        );
+    }
+
+    #[test]
+    fn secret_entries_of_flow_mappings_are_masked_in_unparsed_text() {
+        let source = "{\"kind\": \"Integration\", \"token\": \"sk-live-1\",}}\nextra: {token: sk-2, a: [}\n{'api_key_value': 'sk 3', my_token: keep, token: ${OK}}\n";
+        assert_eq!(
+            mask_secret_lines(source, FIELDS),
+            "{\"kind\": \"Integration\", \"token\": ***********,}}\nextra: {token: ****, a: [}\n{'api_key_value': ******, my_token: keep, token: ${OK}}\n"
         );
     }
 }
