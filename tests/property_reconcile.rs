@@ -18,9 +18,7 @@ mod property_support;
 
 use std::sync::LazyLock;
 
-use evalctl::api::{
-    MetricSettingsRequest, Secret, SectionCreateRequest, TemplateCreate, Visibility,
-};
+use evalctl::api::{Secret, SectionCreateRequest, TemplateCreate, Visibility};
 use evalctl::apply::{ApplyOptions, apply};
 use evalctl::client::{Client, ClientConfig, Credentials};
 use evalctl::live::fetch::fetch;
@@ -194,18 +192,19 @@ async fn live_op(client: &Client, op: &LiveOp) {
             if let Some(f) = segment_filters {
                 body["segment_filters"] = json!(f);
             }
-            let Ok(body) = serde_json::from_value::<MetricSettingsRequest>(body) else {
-                return;
-            };
-            let _ = if run.1 {
-                client
-                    .update_log_stream_metric_settings(&pid, &rid, &body)
-                    .await
-            } else {
-                client
-                    .update_experiment_metric_settings(&pid, &rid, &body)
-                    .await
-            };
+            // Sent raw: the wire types cannot express what some clients send
+            // (a filter without an operator, which the service fills in).
+            let kind = if run.1 { "log_streams" } else { "experiments" };
+            let url = format!(
+                "{}/v2/projects/{pid}/{kind}/{rid}/metric_settings",
+                SANDBOX.base_url()
+            );
+            let _ = reqwest::Client::new()
+                .patch(url)
+                .header("Service-AO-API-Key", "demo-api-key")
+                .json(&body)
+                .send()
+                .await;
         }
         LiveOp::CreateTemplate {
             project,

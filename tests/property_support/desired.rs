@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use evalctl::sandbox::Fixture;
+use evalctl::sandbox::fixture::ids;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -152,10 +153,28 @@ pub fn scorer() -> impl Strategy<Value = Value> {
             prop::option::weighted(0.15, pick(&["llm", "slm", "code"])),
             prop::option::weighted(0.1, prop::collection::vec(pick(&["vision", "audio"]), 0..3)),
             prop::option::weighted(0.15, pick(&["average", "sum", "percentage_true"])),
+            prop::bool::weighted(0.2),
         )
             .prop_map(
-                move |(pin, model, judges, cot, filters, nodes, out, inp, mt, caps, roll)| {
-                    let mut s = json!({"name": name});
+                move |(
+                    pin,
+                    model,
+                    judges,
+                    cot,
+                    filters,
+                    nodes,
+                    out,
+                    inp,
+                    mt,
+                    caps,
+                    roll,
+                    by_id,
+                )| {
+                    let mut s = if by_id {
+                        json!({"id": ids::scorer_id(&name)})
+                    } else {
+                        json!({"name": name})
+                    };
                     let mut set = |k: &str, v: Option<Value>| {
                         if let Some(v) = v {
                             s[k] = v;
@@ -223,7 +242,14 @@ pub fn metric_settings() -> impl Strategy<Value = Value> {
                 let mut seen = BTreeSet::new();
                 let unique: Vec<Value> = list
                     .into_iter()
-                    .filter(|s| seen.insert(s["name"].to_string()))
+                    .filter(|s| {
+                        // One scorer, whether named or given by id.
+                        let id = match s["name"].as_str() {
+                            Some(name) => ids::scorer_id(name),
+                            None => s["id"].as_str().unwrap_or_default().to_owned(),
+                        };
+                        seen.insert(id)
+                    })
                     .collect();
                 m["scorers"] = json!(unique);
             }
@@ -381,41 +407,54 @@ pub fn project(project: &'static str) -> impl Strategy<Value = Value> {
         run_specs,
         prop::option::weighted(0.5, templates(false)),
         prop::option::weighted(0.5, templates(true)),
+        prop::bool::weighted(0.2),
+        prop::bool::weighted(0.2),
     )
-        .prop_map(move |(runs, annotation, feedback)| {
-            let mut doc = json!({"kind": "Project", "name": project});
-            let mut streams = Vec::new();
-            let mut experiments = Vec::new();
-            for ((_, is_stream, name), m, t) in runs {
-                let mut r = json!({"name": name});
-                if let Some(m) = m {
-                    r["metric_settings"] = m;
-                }
-                if let (true, Some(t)) = (is_stream, t) {
-                    r["trends"] = t;
-                }
-                if r.as_object().is_some_and(|o| o.len() > 1) {
-                    if is_stream {
-                        streams.push(r);
-                    } else {
-                        experiments.push(r);
+        .prop_map(
+            move |(runs, annotation, feedback, project_by_id, runs_by_id)| {
+                // A project, log stream or experiment may be given by id.
+                let mut doc = if project_by_id {
+                    json!({"kind": "Project", "id": ids::project(project)})
+                } else {
+                    json!({"kind": "Project", "name": project})
+                };
+                let mut streams = Vec::new();
+                let mut experiments = Vec::new();
+                for ((_, is_stream, name), m, t) in runs {
+                    let mut r = match (runs_by_id, is_stream) {
+                        (false, _) => json!({"name": name}),
+                        (true, true) => json!({"id": ids::log_stream(project, name)}),
+                        (true, false) => json!({"id": ids::experiment(project, name)}),
+                    };
+                    if let Some(m) = m {
+                        r["metric_settings"] = m;
+                    }
+                    if let (true, Some(t)) = (is_stream, t) {
+                        r["trends"] = t;
+                    }
+                    if r.as_object().is_some_and(|o| o.len() > 1) {
+                        if is_stream {
+                            streams.push(r);
+                        } else {
+                            experiments.push(r);
+                        }
                     }
                 }
-            }
-            if !streams.is_empty() {
-                doc["log_streams"] = json!(streams);
-            }
-            if !experiments.is_empty() {
-                doc["experiments"] = json!(experiments);
-            }
-            if let Some(a) = annotation {
-                doc["annotation_templates"] = json!(a);
-            }
-            if let Some(f) = feedback {
-                doc["feedback_templates"] = json!(f);
-            }
-            doc
-        })
+                if !streams.is_empty() {
+                    doc["log_streams"] = json!(streams);
+                }
+                if !experiments.is_empty() {
+                    doc["experiments"] = json!(experiments);
+                }
+                if let Some(a) = annotation {
+                    doc["annotation_templates"] = json!(a);
+                }
+                if let Some(f) = feedback {
+                    doc["feedback_templates"] = json!(f);
+                }
+                doc
+            },
+        )
 }
 
 /// `kind: Integration` documents (0 to 2 providers). Never

@@ -161,8 +161,18 @@ pub fn live_op() -> impl Strategy<Value = LiveOp> {
             pick(RUNS),
             prop::collection::vec((pick(&catalog), prop::option::of(1i64..=1)), 0..4),
             prop::option::of(prop::collection::vec(
-                (sample_rate(), prop::option::of(filter()))
-                    .prop_map(|(r, f)| json!({"sample_rate": r, "filter": f})),
+                (sample_rate(), prop::option::of(filter()), any::<bool>()).prop_map(
+                    |(r, mut f, no_operator)| {
+                        // Without an operator, the service picks one from
+                        // the value's shape.
+                        if let (Some(f), true) = (f.as_mut(), no_operator)
+                            && let Some(map) = f.as_object_mut()
+                        {
+                            map.remove("operator");
+                        }
+                        json!({"sample_rate": r, "filter": f})
+                    }
+                ),
                 0..3
             )),
         )
