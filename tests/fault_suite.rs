@@ -8,10 +8,12 @@
 //! dropped before and after processing, and the sandbox SIGKILLed and
 //! restarted from its `--state` file in the middle of the apply.
 //!
-//! After each run: it exited 0 or 3 (or 1 with a message), its report agrees
-//! with its exit status, and every change it reports as succeeded is live
-//! (read through the API, checked against a hand-written expectation, not
-//! the planner). Then, faults off, a second apply exits 0, `plan
+//! Under the fault, `plan` first: it shows exactly the plan made without
+//! faults, or fails with a message (a failed read is never taken for a
+//! missing object). Then `apply`. After it: it exited 0 or 3 (or 1 with a
+//! message), its report agrees with its exit status, and every change it
+//! reports as succeeded is live (read through the API, checked against a
+//! hand-written expectation, not the planner). Then, faults off, a second apply exits 0, `plan
 //! --detailed-exitcode` exits 0, live equals the desired state object by
 //! object, and no section or template name occurs twice.
 //!
@@ -31,7 +33,7 @@ use e2e_support::{Run, TestContext};
 use evalctl::sandbox::{Fault, Faults, RequestRecord};
 use fault_support::{
     Expected, LiveView, OPENAI_TOKEN, SandboxProcess, check_honest, client_for, expected,
-    free_port, write_repo,
+    free_port, plan_changes, write_repo,
 };
 
 /// The longest one run of the binary may take.
@@ -106,7 +108,33 @@ fn suite_case(faults: Faults, extra: &[&str], hit: impl Fn(&RequestRecord) -> bo
     let expected = expected();
     let url = ctx.sandbox.base_url();
     let spike = faults.spike;
+    let env = [("EVALCTL_BASE_URL", url.as_str())];
+    let mut plan_args = vec![
+        "plan",
+        "repo",
+        "--detailed-exitcode",
+        "-o",
+        "json",
+        "--max-retries",
+        "8",
+    ];
+    plan_args.extend_from_slice(extra);
+    let reference = ctx.evalctl_bounded(&env, &plan_args, RUN_LIMIT);
+    reference.expect(2);
     ctx.faults(faults);
+    // A plan under faults is the plan without them, or an error: a read
+    // that failed is never taken for an object that does not exist.
+    let planned = ctx.evalctl_bounded(&env, &plan_args, RUN_LIMIT);
+    match planned.status {
+        2 => assert_eq!(
+            plan_changes(&planned.stdout),
+            plan_changes(&reference.stdout),
+            "the plan under faults differs from the plan without them\n{}",
+            planned.stderr
+        ),
+        1 => assert!(planned.stderr.contains("error"), "{}", planned.all_output()),
+        other => panic!("plan exited {other}\n{}", planned.all_output()),
+    }
     let started = Instant::now();
     let first = first_apply(&ctx, &url, extra);
     let took = started.elapsed();
@@ -124,7 +152,8 @@ fn suite_case(faults: Faults, extra: &[&str], hit: impl Fn(&RequestRecord) -> bo
         }
     }
     show(&format!(
-        "first apply: exit {} in {took:?}, {} requests, {hits} writes hit\n{}",
+        "plan under faults: exit {}; first apply: exit {} in {took:?}, {} requests, {hits} writes hit\n{}",
+        planned.status,
         first.status,
         log.len(),
         first.stderr

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 pub use expected::{Expected, expected};
 pub use live::{LiveView, client_for};
-pub use report::check_honest;
+pub use report::{check_honest, plan_changes};
 
 /// The integration token the repo's `${OPENAI_API_KEY}` resolves to.
 pub const OPENAI_TOKEN: &str = "sk-fault-suite-0123456789abcdef";

@@ -79,3 +79,27 @@ pub fn check_honest(
     }
     Some(report)
 }
+
+/// The changes of a `plan -o json` document, reduced to what a plan decides
+/// (address, action, before, after, operations), without what is only
+/// informational and may be missing when a lookup failed (who created an
+/// object, the blast radius of a scorer version). `None` when it is not a
+/// plan document.
+pub fn plan_changes(stdout: &str) -> Option<Vec<serde_json::Value>> {
+    let doc: serde_json::Value = serde_json::from_str(stdout.trim()).ok()?;
+    let changes = doc.get("changes")?.as_array()?;
+    Some(
+        changes
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "address": c["address"],
+                    "action": c["action"],
+                    "before": c["before"],
+                    "after": c["after"],
+                    "operations": c["operations"],
+                })
+            })
+            .collect(),
+    )
+}
