@@ -30,6 +30,7 @@ mod fault_support;
 use std::time::{Duration, Instant};
 
 use e2e_support::{Run, TestContext};
+use evalctl::apply::ApplyReport;
 use evalctl::sandbox::{Fault, Faults, RequestRecord};
 use fault_support::{
     Expected, LiveView, OPENAI_TOKEN, SandboxProcess, check_honest, client_for, expected,
@@ -92,6 +93,21 @@ fn converges_after(ctx: &TestContext, base_url: &str, expected: &Expected) {
 )]
 fn show(text: &str) {
     eprintln!("{text}");
+}
+
+/// Shows what the report says about each change that needed explaining.
+fn show_details(report: Option<&ApplyReport>) {
+    for outcome in report.iter().flat_map(|r| &r.outcomes) {
+        if let Some(detail) = &outcome.detail {
+            show(&format!(
+                "  {} {:?}: {detail}",
+                outcome.address, outcome.status
+            ));
+        }
+    }
+    for u in report.iter().flat_map(|r| &r.unconverged) {
+        show(&format!("  {} did not converge: {:?}", u.address, u.fields));
+    }
 }
 
 fn is_write(r: &RequestRecord) -> bool {
@@ -165,14 +181,7 @@ fn suite_case(faults: Faults, extra: &[&str], hit: impl Fn(&RequestRecord) -> bo
     );
     let live = read_live(&ctx, &url, &expected);
     let report = check_honest(first.status, &first.stdout, &first.stderr, &live, &expected);
-    for outcome in report.iter().flat_map(|r| &r.outcomes) {
-        if let Some(detail) = &outcome.detail {
-            show(&format!(
-                "  {} {:?}: {detail}",
-                outcome.address, outcome.status
-            ));
-        }
-    }
+    show_details(report.as_ref());
     converges_after(&ctx, &url, &expected);
 }
 
@@ -355,6 +364,7 @@ fn sandbox_killed_and_restarted_mid_apply() {
     sandbox.restart();
     let live = read_live(&ctx, &url, &expected);
     let report = check_honest(first.status, &first.stdout, &first.stderr, &live, &expected);
+    show_details(report.as_ref());
     if let Some(report) = &report {
         assert!(
             report.counts().succeeded > 0,
