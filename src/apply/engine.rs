@@ -270,7 +270,7 @@ async fn settle_ambiguous_create(
             "the service's answer was lost; a re-read found the {noun}, so it was created once"
         ))),
         Ok(None) => Err(format!(
-            "the service's answer was lost and a re-read did not find the {noun}: it was not created; the next apply will create it"
+            "the service's answer was lost and a re-read did not find the {noun}, so it was most likely not created (a request the service processes late could still land); the next apply re-reads before creating it"
         )),
         Err(e) => Err(format!(
             "the service's answer was lost and the re-read failed too ({e}); the next apply will re-read and create it only if missing"

@@ -223,33 +223,43 @@ pub async fn fault_layer(
         },
         slot,
     };
-    if !decision.delay.is_zero() {
-        tokio::time::sleep(decision.delay).await;
-    }
-    let response = match decision.fault {
-        None => next.run(request).await,
-        Some(fault) => {
-            if fault.processes() {
-                // The change is applied; only the answer is lost.
-                let _ = next.run(request).await;
-            }
-            match fault {
-                Fault::Drop | Fault::DropAfter => {
-                    conn.kill.trip();
-                    Response::new(Body::empty())
-                }
-                Fault::Throttle | Fault::RateLimit => {
-                    ApiError::TooManyRequests { retry_after }.into_response()
-                }
-                Fault::FailBefore(code) | Fault::FailAfter(code) => {
-                    ApiError::Injected(code).into_response()
-                }
-            }
+    // The request runs to completion in its own task, like a real service
+    // that keeps processing after the client gave up (a timeout, a dropped
+    // connection): a create the client stopped waiting for still lands.
+    let work = async move {
+        if !decision.delay.is_zero() {
+            tokio::time::sleep(decision.delay).await;
         }
+        let response = match decision.fault {
+            None => next.run(request).await,
+            Some(fault) => {
+                if fault.processes() {
+                    // The change is applied; only the answer is lost.
+                    let _ = next.run(request).await;
+                }
+                match fault {
+                    Fault::Drop | Fault::DropAfter => {
+                        conn.kill.trip();
+                        Response::new(Body::empty())
+                    }
+                    Fault::Throttle | Fault::RateLimit => {
+                        ApiError::TooManyRequests { retry_after }.into_response()
+                    }
+                    Fault::FailBefore(code) | Fault::FailAfter(code) => {
+                        ApiError::Injected(code).into_response()
+                    }
+                }
+            }
+        };
+        if !matches!(decision.fault, Some(Fault::Drop | Fault::DropAfter)) {
+            entry.record.status = Some(response.status().as_u16());
+        }
+        drop(entry);
+        response
     };
-    if !matches!(decision.fault, Some(Fault::Drop | Fault::DropAfter)) {
-        entry.record.status = Some(response.status().as_u16());
+    match tokio::spawn(work).await {
+        Ok(response) => response,
+        // A handler panicked: answer like a server error, keep serving.
+        Err(_) => ApiError::Injected(500).into_response(),
     }
-    drop(entry);
-    response
 }

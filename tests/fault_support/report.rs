@@ -68,13 +68,9 @@ pub fn check_honest(
                 outcome.address,
                 outcome.status
             );
-            if detail.contains("it was not created") {
-                assert!(
-                    live.check(expected, &outcome.address).is_err(),
-                    "the report says {} was not created, but it is live\n{both}",
-                    outcome.address
-                );
-            }
+            // A create whose answer was lost and that a re-read did not find
+            // is reported as "most likely not created": a request the service
+            // processes late may still land, so absence is not asserted.
         }
     }
     Some(report)
