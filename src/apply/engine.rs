@@ -10,11 +10,11 @@
 use futures::StreamExt;
 
 use super::report::{ApplyReport, ChangeOutcome, OutcomeStatus, Unconverged};
-use super::reread::{Moment, read_object};
+use super::reread::{Moment, read_object, read_objects};
 use super::secrets::resolve_secrets;
 use crate::client::{ApiError, Client, Deleted};
 use crate::live::Catalog;
-use crate::plan::diff::{field_changes, fingerprint};
+use crate::plan::diff::{fingerprint, object_changes};
 use crate::plan::{Address, Operation, Plan, ResourceChange, RunKind, TemplateBody, TemplateKind};
 
 /// Options of an apply run.
@@ -287,33 +287,21 @@ async fn confirm(
     catalog: &Catalog,
     concurrency: usize,
 ) -> Vec<Unconverged> {
-    let checks = plan
+    let applied: Vec<&ResourceChange> = plan
         .changes
         .iter()
         .zip(outcomes)
         .filter(|(_, o)| o.status == OutcomeStatus::Succeeded)
-        .map(|(change, _)| async move {
-            let current = read_object(client, catalog, change, Moment::After).await;
-            (change, current)
-        });
-    let mut results: Vec<(&ResourceChange, Result<Option<serde_json::Value>, ApiError>)> =
-        futures::stream::iter(checks)
-            .buffer_unordered(concurrency.max(1))
-            .collect()
-            .await;
-    results.sort_by(|a, b| a.0.address.cmp(&b.0.address));
+        .map(|(change, _)| change)
+        .collect();
+    let current = read_objects(client, catalog, &applied, Moment::After, concurrency).await;
     let mut unconverged = Vec::new();
-    for (change, current) in results {
+    for (change, current) in applied.into_iter().zip(current) {
         match current {
             Ok(current) => {
                 let wanted = comparable_after(change, current.as_ref());
                 if fingerprint(wanted.as_ref()) != fingerprint(current.as_ref()) {
-                    let null = serde_json::Value::Null;
-                    let fields = field_changes(
-                        wanted.as_ref().unwrap_or(&null),
-                        current.as_ref().unwrap_or(&null),
-                        &["scorers"],
-                    );
+                    let fields = object_changes(wanted.as_ref(), current.as_ref(), &["scorers"]);
                     unconverged.push(Unconverged {
                         address: change.address.clone(),
                         fields,
@@ -330,6 +318,7 @@ async fn confirm(
             }),
         }
     }
+    unconverged.sort_by(|a, b| a.address.cmp(&b.address));
     unconverged
 }
 
@@ -359,51 +348,42 @@ pub struct Moved {
 }
 
 /// Checks, object by object, that live state is still what `plan` was computed
-/// from. Returns the objects that moved; empty means the plan is safe to apply.
+/// from. Returns the objects that moved; empty means the plan is safe to
+/// apply. Fails when an object cannot be read (nothing is applied then).
 pub async fn check_unchanged(
     plan: &Plan,
     client: &Client,
     catalog: &Catalog,
     concurrency: usize,
-) -> Result<Vec<Moved>, ApiError> {
-    let reads = plan.changes.iter().map(|change| async move {
-        let current = read_object(client, catalog, change, Moment::Before).await?;
-        Ok::<_, ApiError>((change, current))
-    });
-    let results: Vec<Result<_, ApiError>> = futures::stream::iter(reads)
-        .buffer_unordered(concurrency.max(1))
-        .collect()
-        .await;
+) -> Result<Vec<Moved>, String> {
+    let changes: Vec<&ResourceChange> = plan.changes.iter().collect();
+    let current = read_objects(client, catalog, &changes, Moment::Before, concurrency).await;
     let mut moved = Vec::new();
-    for result in results {
-        let (change, current) = result?;
-        if fingerprint(current.as_ref()) != change.live_fingerprint {
-            let null = serde_json::Value::Null;
-            let diffs = field_changes(
-                change.before.as_ref().unwrap_or(&null),
-                current.as_ref().unwrap_or(&null),
-                &["scorers"],
-            );
-            let detail = if diffs.is_empty() {
-                "changed".to_owned()
-            } else {
-                let paths: Vec<String> = diffs
-                    .iter()
-                    .map(|d| {
-                        if d.path.is_empty() {
-                            "(the object)".to_owned()
-                        } else {
-                            d.path.clone()
-                        }
-                    })
-                    .collect();
-                format!("changed: {}", paths.join(", "))
-            };
-            moved.push(Moved {
-                address: change.address.clone(),
-                detail,
-            });
+    for (change, current) in changes.into_iter().zip(current) {
+        let current = current.map_err(|e| format!("could not re-read {}: {e}", change.address))?;
+        if fingerprint(current.as_ref()) == change.live_fingerprint {
+            continue;
         }
+        let diffs = object_changes(change.before.as_ref(), current.as_ref(), &["scorers"]);
+        let paths: Vec<String> = diffs
+            .iter()
+            .map(|d| {
+                if d.path.is_empty() {
+                    "(the object)".to_owned()
+                } else {
+                    d.path.clone()
+                }
+            })
+            .collect();
+        let detail = if paths.is_empty() {
+            "changed".to_owned()
+        } else {
+            format!("changed: {}", paths.join(", "))
+        };
+        moved.push(Moved {
+            address: change.address.clone(),
+            detail,
+        });
     }
     moved.sort_by(|a, b| a.address.cmp(&b.address));
     Ok(moved)

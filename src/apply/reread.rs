@@ -1,13 +1,21 @@
-//! Reading one planned object again, normalized exactly as the plan
-//! normalized it: before applying a saved plan (has it moved since the plan
-//! was made?) and after applying (did every field stick?).
+//! Reading planned objects again, normalized exactly as the plan normalized
+//! them: before applying a saved plan (has anything moved since the plan was
+//! made?) and after applying (did every field stick?).
 //!
-//! The object is located by the ids the plan's operations carry, so a saved
-//! plan can be checked without the manifests.
+//! Objects are located by the ids the plan's operations carry, so a saved
+//! plan can be checked without the manifests. Objects that live in the same
+//! read (the sections and favorite of one dashboard, the templates of one
+//! project) share it: each read is sent once.
 
+use std::collections::BTreeMap;
+
+use futures::StreamExt;
 use serde_json::Value;
 
-use crate::api::{Section, Template};
+use crate::api::{
+    AnnotationTemplate, FeedbackTemplate, IntegrationConfig, MetricSettingsResponse, Section,
+    Template, TrendsDashboard,
+};
 use crate::client::{ApiError, Client};
 use crate::live::Catalog;
 use crate::plan::integrations::NormIntegration;
@@ -28,196 +36,303 @@ pub enum Moment {
     After,
 }
 
+/// One read of the service that holds one or more planned objects.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum ReadKey {
+    MetricSettings {
+        project_id: String,
+        kind: RunKind,
+        run_id: String,
+    },
+    Dashboard {
+        project_id: String,
+        log_stream_id: String,
+        dashboard_id: Option<String>,
+    },
+    Templates {
+        project_id: String,
+        kind: TemplateKind,
+    },
+    Integration {
+        provider: String,
+    },
+}
+
+/// What a read returned.
+enum Fetched {
+    MetricSettings(Option<MetricSettingsResponse>),
+    Dashboard(Option<Box<TrendsDashboard>>),
+    Annotation(Vec<AnnotationTemplate>),
+    Feedback(Vec<FeedbackTemplate>),
+    Integration(Option<IntegrationConfig>),
+}
+
 fn to_json<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
-/// Reads the object `change` is about, normalized; `None` when it does not exist.
-pub async fn read_object(
-    client: &Client,
-    catalog: &Catalog,
-    change: &ResourceChange,
-    moment: Moment,
-) -> Result<Option<Value>, ApiError> {
-    let Some(first) = change.operations.first() else {
-        return Ok(None);
-    };
-    match (&change.address, first) {
+/// The read that holds the object `change` is about.
+fn read_key(change: &ResourceChange) -> Option<ReadKey> {
+    let first = change.operations.first()?;
+    let key = match (&change.address, first) {
         (
             Address::MetricSettings { .. },
             Operation::PatchMetricSettings {
                 project_id, run, ..
             },
-        ) => {
-            let settings = match run.kind {
-                RunKind::LogStream => {
-                    client
-                        .get_log_stream_metric_settings(project_id, &run.id)
-                        .await?
-                }
-                RunKind::Experiment => {
-                    client
-                        .get_experiment_metric_settings(project_id, &run.id)
-                        .await?
-                }
-            };
-            Ok(settings.map(|s| to_json(&metric_settings_from_wire(catalog, &s))))
-        }
-        (Address::Section { name, .. }, op) => read_section(client, change, op, name, moment).await,
-        (Address::Favorite { .. }, op) => {
-            let (project_id, log_stream_id, dashboard_id) = match op {
-                Operation::Favorite {
-                    project_id,
-                    log_stream_id,
-                    dashboard_id,
-                    ..
-                } => (project_id, log_stream_id, Some(dashboard_id.as_str())),
-                Operation::Unfavorite {
-                    project_id,
-                    log_stream_id,
-                    ..
-                } => (project_id, log_stream_id, None),
-                _ => return Ok(None),
-            };
-            let dashboard = client
-                .get_dashboard(project_id, log_stream_id, dashboard_id)
-                .await?;
-            Ok(dashboard.map(|d| {
-                to_json(&FavoriteState {
-                    favorited: d.is_favorited,
-                })
-            }))
-        }
-        (Address::Template { kind, name, .. }, op) => {
-            read_template(client, change, op, *kind, name, moment).await
-        }
-        (Address::Integration { provider }, Operation::PutIntegration { body }) => {
-            let Some(live) = client.get_integration(provider).await? else {
-                return Ok(None);
-            };
-            let fields = integration_live_fields(&live, &body.public_fields());
-            Ok(Some(to_json(&NormIntegration {
+        ) => ReadKey::MetricSettings {
+            project_id: project_id.clone(),
+            kind: run.kind,
+            run_id: run.id.clone(),
+        },
+        (
+            Address::Section { .. } | Address::Favorite { .. },
+            Operation::CreateSection {
+                project_id,
+                log_stream_id,
+                dashboard_id,
+                ..
+            }
+            | Operation::UpdateSection {
+                project_id,
+                log_stream_id,
+                dashboard_id,
+                ..
+            }
+            | Operation::DeleteSection {
+                project_id,
+                log_stream_id,
+                dashboard_id,
+                ..
+            }
+            | Operation::Favorite {
+                project_id,
+                log_stream_id,
+                dashboard_id,
+                ..
+            },
+        ) => ReadKey::Dashboard {
+            project_id: project_id.clone(),
+            log_stream_id: log_stream_id.clone(),
+            dashboard_id: Some(dashboard_id.clone()),
+        },
+        (
+            Address::Favorite { .. },
+            Operation::Unfavorite {
+                project_id,
+                log_stream_id,
+                ..
+            },
+        ) => ReadKey::Dashboard {
+            project_id: project_id.clone(),
+            log_stream_id: log_stream_id.clone(),
+            dashboard_id: None,
+        },
+        (
+            Address::Template { kind, .. },
+            Operation::CreateTemplate { project_id, .. }
+            | Operation::PatchTemplate { project_id, .. }
+            | Operation::DeleteTemplate { project_id, .. },
+        ) => ReadKey::Templates {
+            project_id: project_id.clone(),
+            kind: *kind,
+        },
+        (Address::Integration { provider }, Operation::PutIntegration { .. }) => {
+            ReadKey::Integration {
                 provider: provider.clone(),
-                fields,
-            })))
+            }
         }
-        _ => Ok(None),
-    }
+        _ => return None,
+    };
+    Some(key)
 }
 
-fn section_ids(op: &Operation) -> Option<(&str, &str, &str, Option<&str>)> {
-    match op {
-        Operation::CreateSection {
+async fn fetch(client: &Client, key: &ReadKey) -> Result<Fetched, ApiError> {
+    Ok(match key {
+        ReadKey::MetricSettings {
+            project_id,
+            kind: RunKind::LogStream,
+            run_id,
+        } => Fetched::MetricSettings(
+            client
+                .get_log_stream_metric_settings(project_id, run_id)
+                .await?,
+        ),
+        ReadKey::MetricSettings {
+            project_id,
+            kind: RunKind::Experiment,
+            run_id,
+        } => Fetched::MetricSettings(
+            client
+                .get_experiment_metric_settings(project_id, run_id)
+                .await?,
+        ),
+        ReadKey::Dashboard {
             project_id,
             log_stream_id,
             dashboard_id,
-            ..
-        } => Some((project_id, log_stream_id, dashboard_id, None)),
-        Operation::UpdateSection {
+        } => Fetched::Dashboard(
+            client
+                .get_dashboard(project_id, log_stream_id, dashboard_id.as_deref())
+                .await?
+                .map(Box::new),
+        ),
+        ReadKey::Templates {
             project_id,
-            log_stream_id,
-            dashboard_id,
-            section_id,
-            ..
+            kind: TemplateKind::Annotation,
+        } => Fetched::Annotation(client.list_annotation_templates(project_id).await?),
+        ReadKey::Templates {
+            project_id,
+            kind: TemplateKind::Feedback,
+        } => Fetched::Feedback(client.list_feedback_templates(project_id).await?),
+        ReadKey::Integration { provider } => {
+            Fetched::Integration(client.get_integration(provider).await?)
         }
-        | Operation::DeleteSection {
-            project_id,
-            log_stream_id,
-            dashboard_id,
-            section_id,
-        } => Some((project_id, log_stream_id, dashboard_id, Some(section_id))),
+    })
+}
+
+/// Reads the objects `changes` are about, each read sent once; per change,
+/// the normalized object (`None` when it does not exist) or the read's error.
+pub async fn read_objects(
+    client: &Client,
+    catalog: &Catalog,
+    changes: &[&ResourceChange],
+    moment: Moment,
+    concurrency: usize,
+) -> Vec<Result<Option<Value>, String>> {
+    let mut keys: Vec<ReadKey> = changes.iter().filter_map(|c| read_key(c)).collect();
+    keys.sort();
+    keys.dedup();
+    let reads = keys.into_iter().map(|key| async move {
+        let fetched = fetch(client, &key).await.map_err(|e| e.to_string());
+        (key, fetched)
+    });
+    let fetched: BTreeMap<ReadKey, Result<Fetched, String>> = futures::stream::iter(reads)
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    changes
+        .iter()
+        .map(
+            |change| match read_key(change).and_then(|k| fetched.get(&k)) {
+                None => Ok(None),
+                Some(Err(e)) => Err(e.clone()),
+                Some(Ok(f)) => Ok(extract(catalog, change, f, moment)),
+            },
+        )
+        .collect()
+}
+
+/// Reads the object one change is about (one read).
+pub async fn read_object(
+    client: &Client,
+    catalog: &Catalog,
+    change: &ResourceChange,
+    moment: Moment,
+) -> Result<Option<Value>, String> {
+    read_objects(client, catalog, &[change], moment, 1)
+        .await
+        .pop()
+        .unwrap_or(Ok(None))
+}
+
+/// The object `change` is about, within what its read returned.
+fn extract(
+    catalog: &Catalog,
+    change: &ResourceChange,
+    fetched: &Fetched,
+    moment: Moment,
+) -> Option<Value> {
+    match (fetched, &change.address) {
+        (Fetched::MetricSettings(settings), _) => settings
+            .as_ref()
+            .map(|s| to_json(&metric_settings_from_wire(catalog, s))),
+        (Fetched::Dashboard(dashboard), Address::Favorite { .. }) => dashboard.as_ref().map(|d| {
+            to_json(&FavoriteState {
+                favorited: d.is_favorited,
+            })
+        }),
+        (Fetched::Dashboard(dashboard), Address::Section { name, .. }) => {
+            let sections = dashboard
+                .as_ref()
+                .map(|d| d.sections.as_slice())
+                .unwrap_or_default();
+            find_section(change, sections, name, moment).map(|s| {
+                to_json(&NormSection::new(
+                    &s.name,
+                    s.description.as_deref(),
+                    s.color.as_deref(),
+                ))
+            })
+        }
+        (Fetched::Annotation(templates), Address::Template { name, .. }) => {
+            find_template(change, templates, name, moment)
+        }
+        (Fetched::Feedback(templates), Address::Template { name, .. }) => {
+            find_template(change, templates, name, moment)
+        }
+        (Fetched::Integration(live), Address::Integration { provider }) => {
+            let Some(Operation::PutIntegration { body }) = change.operations.first() else {
+                return None;
+            };
+            live.as_ref().map(|live| {
+                let fields = integration_live_fields(live, &body.public_fields());
+                to_json(&NormIntegration {
+                    provider: provider.clone(),
+                    fields,
+                })
+            })
+        }
         _ => None,
     }
 }
 
-async fn read_section(
-    client: &Client,
-    change: &ResourceChange,
-    op: &Operation,
-    name: &str,
-    moment: Moment,
-) -> Result<Option<Value>, ApiError> {
-    let Some((project_id, log_stream_id, dashboard_id, section_id)) = section_ids(op) else {
-        return Ok(None);
-    };
-    let Some(dashboard) = client
-        .get_dashboard(project_id, log_stream_id, Some(dashboard_id))
-        .await?
-    else {
-        return Ok(None);
-    };
-    let by_id = |id: &str| dashboard.sections.iter().find(|s| s.id == id);
-    let by_name = |n: &str| dashboard.sections.iter().find(|s| s.name == n);
-    let found: Option<&Section> = match (moment, section_id) {
-        (Moment::Before, Some(id)) => by_id(id),
-        (Moment::Before, None) => by_name(name),
-        (Moment::After, Some(id)) if change.after.is_none() => by_id(id),
-        (Moment::After, _) => by_name(name),
-    };
-    Ok(found.map(|s| {
-        to_json(&NormSection::new(
-            &s.name,
-            s.description.as_deref(),
-            s.color.as_deref(),
-        ))
-    }))
+/// The id an operation of `change` names, if any (updates and deletes).
+fn existing_id(change: &ResourceChange) -> Option<&str> {
+    change.operations.iter().find_map(|op| match op {
+        Operation::UpdateSection { section_id, .. }
+        | Operation::DeleteSection { section_id, .. } => Some(section_id.as_str()),
+        Operation::PatchTemplate { template_id, .. }
+        | Operation::DeleteTemplate { template_id, .. } => Some(template_id.as_str()),
+        _ => None,
+    })
 }
 
-async fn read_template(
-    client: &Client,
-    change: &ResourceChange,
-    op: &Operation,
-    kind: TemplateKind,
-    name: &str,
-    moment: Moment,
-) -> Result<Option<Value>, ApiError> {
-    let (project_id, template_id) = match op {
-        Operation::CreateTemplate { project_id, .. } => (project_id, None),
-        Operation::PatchTemplate {
-            project_id,
-            template_id,
-            ..
-        }
-        | Operation::DeleteTemplate {
-            project_id,
-            template_id,
-            ..
-        } => (project_id, Some(template_id.as_str())),
-        _ => return Ok(None),
-    };
-    let pick = |id: Option<&str>, n: &str, items: Vec<(String, String, NormTemplate)>| {
-        let use_id = match moment {
-            Moment::Before => id,
-            Moment::After if change.after.is_none() => id,
-            Moment::After => None,
-        };
-        items
-            .into_iter()
-            .find(|(tid, tname, _)| match use_id {
-                Some(i) => tid == i,
-                None => tname == n,
-            })
-            .map(|(_, _, mut t)| {
-                if let Some(declared) = change.after.as_ref().and_then(|a| a.get("constraints")) {
-                    align_constraints(&mut t.constraints, declared);
-                }
-                to_json(&t)
-            })
-    };
-    let items = match kind {
-        TemplateKind::Annotation => keyed(client.list_annotation_templates(project_id).await?),
-        TemplateKind::Feedback => keyed(client.list_feedback_templates(project_id).await?),
-    };
-    Ok(pick(template_id, name, items))
+/// Before: by id when the object existed, else by name. After: by name,
+/// except a deleted object, by its old id.
+fn lookup_id(change: &ResourceChange, moment: Moment) -> Option<&str> {
+    match moment {
+        Moment::Before => existing_id(change),
+        Moment::After if change.after.is_none() => existing_id(change),
+        Moment::After => None,
+    }
 }
 
-/// Templates as (id, name, normalized), for finding one by id or name.
-fn keyed<C: serde::Serialize>(templates: Vec<Template<C>>) -> Vec<(String, String, NormTemplate)> {
-    templates
-        .into_iter()
-        .map(|t| {
-            let norm = NormTemplate::from_live(&t);
-            (t.id, t.name, norm)
-        })
-        .collect()
+fn find_section<'a>(
+    change: &ResourceChange,
+    sections: &'a [Section],
+    name: &str,
+    moment: Moment,
+) -> Option<&'a Section> {
+    match lookup_id(change, moment) {
+        Some(id) => sections.iter().find(|s| s.id == id),
+        None => sections.iter().find(|s| s.name == name),
+    }
+}
+
+fn find_template<C: serde::Serialize>(
+    change: &ResourceChange,
+    templates: &[Template<C>],
+    name: &str,
+    moment: Moment,
+) -> Option<Value> {
+    let found = match lookup_id(change, moment) {
+        Some(id) => templates.iter().find(|t| t.id == id),
+        None => templates.iter().find(|t| t.name == name),
+    }?;
+    let mut norm = NormTemplate::from_live(found);
+    if let Some(declared) = change.after.as_ref().and_then(|a| a.get("constraints")) {
+        align_constraints(&mut norm.constraints, declared);
+    }
+    Some(to_json(&norm))
 }

@@ -162,7 +162,10 @@ async fn from_saved_plan(
     let concurrency = usize::from(args.live.concurrency);
     let moved = check_unchanged(&saved.plan, &connection.client, &catalog, concurrency)
         .await
-        .map_err(fail)?;
+        .map_err(|e| {
+            printer.error(&format!("nothing was applied: {e}"));
+            ExitStatus::Failure
+        })?;
     if !moved.is_empty() {
         let lines: Vec<String> = moved
             .iter()
