@@ -9,14 +9,13 @@ use crate::apply::{ApplyOptions, apply, check_unchanged};
 use crate::cli::ApplyArgs;
 use crate::exit::ExitStatus;
 use crate::live::Catalog;
-use crate::live::fetch::fetch;
 use crate::output::Printer;
-use crate::plan::{Operation, Plan, PlanOptions, plan};
+use crate::plan::{Operation, Plan, PlanOptions};
 use crate::progress::Progress;
 use crate::render::{Format, Mode, RenderOptions, render_apply, render_plan};
 
 use super::connect::{Connection, connect};
-use super::reconcile::{plan_from_manifests, process_env};
+use super::reconcile::{load_manifests, plan_from_manifests, plan_with, process_env};
 use super::saved_plan;
 
 /// Runs `evalctl apply`.
@@ -96,20 +95,12 @@ async fn replan(
     connection: &Connection,
     printer: &Printer,
 ) -> Result<Plan, ExitStatus> {
-    let desired = super::reconcile::load_manifests(&args.manifests, printer)?;
-    let live = fetch(&connection.client, &desired).await.map_err(|e| {
-        printer.error(&e.to_string());
-        ExitStatus::Failure
-    })?;
+    let desired = load_manifests(&args.manifests, printer)?;
     let options = PlanOptions {
         prune: args.shape.prune,
         rotate_secrets: false,
     };
-    let mut plan = plan(&desired, &live, &options).map_err(|e| {
-        printer.error(&e.to_string());
-        ExitStatus::Failure
-    })?;
-    plan.retain_targets(&args.shape.target);
+    let (_, plan) = plan_with(connection, &desired, &options, &args.shape.target, printer).await?;
     Ok(plan)
 }
 

@@ -3,7 +3,7 @@
 
 use crate::cli::{LiveArgs, ManifestArgs};
 use crate::exit::ExitStatus;
-use crate::live::{Live, blast_radius::add_blast_radius, fetch::fetch, people::name_people};
+use crate::live::{Live, blast_radius::blast_radius, fetch::fetch, people};
 use crate::manifest::{self, set::ManifestSet};
 use crate::output::Printer;
 use crate::plan::{Plan, PlanOptions, plan};
@@ -58,29 +58,57 @@ pub async fn plan_from_manifests(
         printer.error(&e);
         ExitStatus::Failure
     })?;
-    let progress = Progress::start(printer, &connection.client, "Loading live state");
-    let live = fetch(&connection.client, &desired).await;
-    drop(progress);
-    let live = live.map_err(|e| {
-        printer.error(&e.to_string());
-        ExitStatus::Failure
-    })?;
-    let mut plan = plan(&desired, &live, options).map_err(|e| {
-        printer.error(&e.to_string());
-        ExitStatus::Failure
-    })?;
-    plan.retain_targets(targets);
-    if let Err(e) = add_blast_radius(&connection.client, &live, &mut plan).await {
-        // Informational: a failed lookup must not block the plan.
-        printer.warn(&format!(
-            "could not list the other projects using the affected scorer versions: {e}"
-        ));
-    }
-    name_people(&connection.client, &mut plan).await;
+    let (live, plan) = plan_with(&connection, &desired, options, targets, printer).await?;
     Ok(Planned {
         desired,
         connection,
         live,
         plan,
     })
+}
+
+/// Fetches live state for `desired` over `connection` and plans, narrowed to
+/// `targets`, with blast radius and people.
+pub async fn plan_with(
+    connection: &Connection,
+    desired: &ManifestSet,
+    options: &PlanOptions,
+    targets: &[String],
+    printer: &Printer,
+) -> Result<(Live, Plan), ExitStatus> {
+    let progress = Progress::start(printer, &connection.client, "Loading live state");
+    let live = fetch(&connection.client, desired).await;
+    drop(progress);
+    let live = live.map_err(|e| {
+        printer.error(&e.to_string());
+        ExitStatus::Failure
+    })?;
+    let mut plan = plan(desired, &live, options).map_err(|e| {
+        printer.error(&e.to_string());
+        ExitStatus::Failure
+    })?;
+    plan.retain_targets(targets);
+    enrich(connection, &live, &mut plan, printer).await;
+    Ok((live, plan))
+}
+
+/// Adds what reviewers want next to the changes: who else uses the scorer
+/// versions a change touches, and who created the objects it names. Both
+/// lookups run at once; neither can fail the plan.
+pub async fn enrich(connection: &Connection, live: &Live, plan: &mut Plan, printer: &Printer) {
+    let (radius, found) = tokio::join!(
+        blast_radius(&connection.client, live, plan),
+        people::lookup_people(&connection.client, plan),
+    );
+    match radius {
+        Ok(radius) => {
+            for (change, radius) in plan.changes.iter_mut().zip(radius) {
+                change.blast_radius = radius;
+            }
+        }
+        Err(e) => printer.warn(&format!(
+            "could not list the other projects using the affected scorer versions: {e}"
+        )),
+    }
+    people::name_people(plan, &found);
 }

@@ -19,20 +19,21 @@ pub struct SavedPlan {
 
 /// Writes a saved plan atomically (temp file, fsync, rename).
 pub fn save(path: &Path, saved: &SavedPlan) -> Result<(), String> {
-    let json = serde_json::to_string_pretty(saved).map_err(|e| e.to_string())?;
+    use std::io::Write;
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+    let tmp = tempfile::NamedTempFile::new_in(dir)
         .map_err(|e| format!("cannot write the plan next to {}: {e}", path.display()))?;
-    use std::io::Write;
-    tmp.write_all(json.as_bytes())
-        .and_then(|()| tmp.write_all(b"\n"))
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
+    let cannot = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    // Streamed through a buffer: a large plan is never held twice in memory.
+    let mut out = std::io::BufWriter::new(tmp);
+    serde_json::to_writer_pretty(&mut out, saved).map_err(|e| cannot(e.into()))?;
+    out.write_all(b"\n").map_err(cannot)?;
+    let tmp = out.into_inner().map_err(|e| cannot(e.into_error()))?;
+    tmp.as_file().sync_all().map_err(cannot)?;
+    tmp.persist(path).map_err(|e| cannot(e.error))?;
     Ok(())
 }
 

@@ -92,13 +92,14 @@ fn touched_versions(live: &Live, op: &Operation) -> Vec<Touched> {
     out.into_iter().collect()
 }
 
-/// Fills `blast_radius` of every metric-settings change of `plan` that
-/// touches a scorer version used by other projects.
-pub async fn add_blast_radius(
+/// The blast radius of each change of `plan`, in plan order: for a
+/// metric-settings change that touches scorer versions used by other projects,
+/// those projects; empty otherwise. Each version is listed once.
+pub async fn blast_radius(
     client: &Client,
     live: &Live,
-    plan: &mut Plan,
-) -> Result<(), ApiError> {
+    plan: &Plan,
+) -> Result<Vec<Vec<BlastRadius>>, ApiError> {
     let per_change: Vec<Vec<Touched>> = plan
         .changes
         .iter()
@@ -123,33 +124,34 @@ pub async fn add_blast_radius(
         .into_iter()
         .map(|(id, projects)| (id, projects.into_iter().map(|p| (p.id, p.name)).collect()))
         .collect();
-    for (change, touched) in plan.changes.iter_mut().zip(per_change) {
-        let own_project = match (&change.address, change.operations.first()) {
-            (
-                Address::MetricSettings { .. },
-                Some(Operation::PatchMetricSettings { project_id, .. }),
-            ) => project_id.clone(),
-            _ => continue,
-        };
-        for t in touched {
-            let others: Vec<String> = by_version
-                .get(&t.version_id)
-                .into_iter()
-                .flatten()
-                .filter(|(id, _)| *id != own_project)
-                .map(|(_, name)| name.clone())
-                .collect();
-            if others.is_empty() {
-                continue;
+    let mut out = Vec::with_capacity(plan.changes.len());
+    for (change, touched) in plan.changes.iter().zip(per_change) {
+        let mut radius = Vec::new();
+        if let (
+            Address::MetricSettings { .. },
+            Some(Operation::PatchMetricSettings { project_id, .. }),
+        ) = (&change.address, change.operations.first())
+        {
+            for t in touched {
+                let others: Vec<String> = by_version
+                    .get(&t.version_id)
+                    .into_iter()
+                    .flatten()
+                    .filter(|(id, _)| id != project_id)
+                    .map(|(_, name)| name.clone())
+                    .collect();
+                if !others.is_empty() {
+                    radius.push(BlastRadius {
+                        scorer: t.scorer,
+                        scorer_version_id: t.version_id,
+                        version: t.version,
+                        total_count: i64::try_from(others.len()).unwrap_or(i64::MAX),
+                        projects: others,
+                    });
+                }
             }
-            change.blast_radius.push(BlastRadius {
-                scorer: t.scorer,
-                scorer_version_id: t.version_id,
-                version: t.version,
-                total_count: i64::try_from(others.len()).unwrap_or(i64::MAX),
-                projects: others,
-            });
         }
+        out.push(radius);
     }
-    Ok(())
+    Ok(out)
 }
