@@ -301,7 +301,7 @@ fn notes(doc: &mut Doc, notes: &[Note], rerun: &str) {
     for (kind, heading) in [
         (
             NoteKind::Unmanaged,
-            "Unmanaged (live, not in the manifests)",
+            "Unmanaged (live, not declared; deleted only with --prune)",
         ),
         (NoteKind::Unverifiable, "Not verifiable"),
         (NoteKind::Info, "Other notes"),
@@ -312,13 +312,20 @@ fn notes(doc: &mut Doc, notes: &[Note], rerun: &str) {
             if i == 0 {
                 let _ = write!(item, "**{heading}**\n\n");
             }
-            match &note.address {
-                Some(a) => {
-                    let _ = write!(item, "- {}: ", code(&a.to_string(), false));
+            match (&note.address, kind) {
+                // The heading says what these are: the address alone.
+                (Some(a), NoteKind::Unmanaged) => {
+                    let _ = write!(item, "- {}", code(&a.to_string(), false));
                 }
-                None => item.push_str("- "),
+                (Some(a), _) => {
+                    let _ = write!(item, "- {}: ", code(&a.to_string(), false));
+                    item.push_str(&prose(&note.message, false));
+                }
+                (None, _) => {
+                    item.push_str("- ");
+                    item.push_str(&prose(&note.message, false));
+                }
             }
-            item.push_str(&prose(&note.message, false));
             if let Some(who) = &note.created_by {
                 let _ = write!(item, " (created by {})", escape(who));
             }
