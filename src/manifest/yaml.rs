@@ -40,8 +40,9 @@ pub use error::YamlError;
 use document::{Kids, SpanTree};
 use error::convert_error;
 
-/// The most nesting [`Limits::max_depth`] can allow, whatever it is set to: deeper
-/// structures would need more stack than a thread is sure to have.
+/// The most nesting [`Limits::max_depth`] can allow, whatever it is set to: the stages
+/// after parsing (checking, cloning and dropping values) recurse through the documents on
+/// the caller's stack, and deeper structures would need more than a thread is sure to have.
 pub const MAX_DEPTH_CEILING: usize = 256;
 
 /// Bounds on what one source text may cost to parse. Each breach is a [`YamlError`].
@@ -122,8 +123,12 @@ impl Limits {
 /// Returns every error found: a syntax or limit error stops the parse and comes alone;
 /// key errors (duplicates, non-string keys) and out-of-range numbers are all collected.
 ///
-/// The parse runs on a thread of its own whose stack is sized for [`Limits::max_depth`],
-/// so deep (but allowed) nesting cannot overflow the caller's stack, whatever thread it is.
+/// The parse runs on the calling thread. Deep (but allowed) nesting cannot overflow its
+/// stack, whatever thread it is: each level of nesting first makes sure [`STACK_RED_ZONE`]
+/// of stack is left and, when it is not, continues on a new [`STACK_SEGMENT`] allocated
+/// for the purpose (`stacker`). Ordinary files never need one, so a parse costs no thread
+/// and no stack allocation, and what it allocates stays in the caller's memory arena.
+/// A panic of the parser (there should be none) becomes [`YamlError::Internal`].
 pub fn parse(source: &str, limits: &Limits) -> Result<Vec<Document>, Vec<YamlError>> {
     if source.len() > limits.max_file_bytes {
         return Err(vec![YamlError::TooLarge {
@@ -131,27 +136,21 @@ pub fn parse(source: &str, limits: &Limits) -> Result<Vec<Document>, Vec<YamlErr
             limit: limits.max_file_bytes,
         }]);
     }
-    let stack = STACK_BASE + limits.depth() * STACK_PER_LEVEL;
-    std::thread::scope(|scope| {
-        let parser = std::thread::Builder::new()
-            .name("yaml-parse".to_owned())
-            .stack_size(stack)
-            .spawn_scoped(scope, || parse_here(source, limits))
-            .map_err(|e| {
-                vec![YamlError::Internal(format!(
-                    "cannot start a parser thread: {e}"
-                ))]
-            })?;
-        parser
-            .join()
-            .unwrap_or_else(|_| Err(vec![YamlError::Internal("the parser panicked".to_owned())]))
-    })
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_here(source, limits)))
+        .unwrap_or_else(|_| Err(vec![YamlError::Internal("the parser panicked".to_owned())]))
 }
 
-/// Stack for the parser thread: a base, and room for each level of nesting. Debug builds
-/// use about 32 KiB a level; optimized builds far less.
-const STACK_BASE: usize = 2 * 1024 * 1024;
-const STACK_PER_LEVEL: usize = 96 * 1024;
+/// Stack that must be left before going one level deeper into the YAML (parsing or
+/// flattening it): one level takes about 32 KiB in debug builds, far less optimized.
+const STACK_RED_ZONE: usize = 256 * 1024;
+
+/// Stack allocated when less than [`STACK_RED_ZONE`] is left: room for dozens of levels.
+const STACK_SEGMENT: usize = 2 * 1024 * 1024;
+
+/// Runs `f`, on a new stack segment if the current one is nearly used up.
+fn with_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f)
+}
 
 fn parse_here(source: &str, limits: &Limits) -> Result<Vec<Document>, Vec<YamlError>> {
     let raw = serde_saphyr::from_multiple_with_options::<Spanned<Raw>>(source, limits.options())
@@ -202,7 +201,8 @@ impl Raw {
 
 impl<'de> Deserialize<'de> for Raw {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(RawVisitor)
+        // Every level of nesting passes here: the parser recurses through this call.
+        with_stack(|| deserializer.deserialize_any(RawVisitor))
     }
 }
 
@@ -292,6 +292,10 @@ struct Flattener<'s> {
 
 impl Flattener<'_> {
     fn node(&mut self, node: Spanned<Raw>, key: Option<Span>) -> (Value, SpanTree) {
+        with_stack(|| self.node_here(node, key))
+    }
+
+    fn node_here(&mut self, node: Spanned<Raw>, key: Option<Span>) -> (Value, SpanTree) {
         let value_span = self.span(&node.referenced);
         let defined_span = self.span(&node.defined);
         let at = NodeSpan {
@@ -461,6 +465,44 @@ mod tests {
         assert_eq!(int("-"), None);
         assert_eq!(int(""), None);
         assert_eq!(int("0x"), None);
+    }
+
+    /// Every shape of the deepest allowed nesting parses on a thread with a small stack:
+    /// the parser and the flattener grow the stack when they need to.
+    #[test]
+    fn deepest_nesting_of_every_shape_fits_a_small_stack() {
+        let depth = MAX_DEPTH_CEILING;
+        let limits = Limits {
+            max_depth: depth,
+            ..Limits::default()
+        };
+        let block_map: String = (0..depth)
+            .map(|level| format!("{}a:\n", "  ".repeat(level)))
+            .chain([format!("{}end\n", "  ".repeat(depth))])
+            .collect();
+        let block_seq = format!("{}x\n", "- ".repeat(depth));
+        let flow_seq = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let flow_map = format!("{}1{}", "{a: ".repeat(depth), "}".repeat(depth));
+        // An anchored deep value, used again by an alias and by a merge key.
+        let inner = format!("{}1{}", "[".repeat(depth - 2), "]".repeat(depth - 2));
+        let aliased = format!("a: &deep {inner}\nb: *deep\n");
+        let merged = format!(
+            "base: &base {{x: {}}}\nuse:\n  <<: *base\n",
+            &inner[2..inner.len() - 2]
+        );
+        let sources = [block_map, block_seq, flow_seq, flow_map, aliased, merged];
+        let parsed = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                sources
+                    .iter()
+                    .map(|source| parse(source, &limits).map(|docs| docs.len()))
+                    .collect::<Vec<_>>()
+            })
+            .expect("spawn")
+            .join()
+            .expect("no stack overflow");
+        assert_eq!(parsed, vec![Ok(1); 6]);
     }
 
     #[test]
