@@ -37,8 +37,31 @@ pub struct Checked {
     pub hidden: Vec<Span>,
     /// The spec, when the document has no errors.
     pub spec: Option<Spec>,
-    /// The document's value after interpolation (for the checks across documents).
-    pub value: Value,
+    /// What the document declares that no other document may declare again (for the
+    /// checks across documents); empty when its kind is unknown.
+    pub claims: Vec<Claim>,
+}
+
+/// Something a document declares that must be unique across the documents loaded
+/// together, with where it is written. Read after interpolation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// A `kind: Project` document's `name` or `id`.
+    Project {
+        /// `"name"` or `"id"`.
+        field: &'static str,
+        /// The name or id.
+        identity: String,
+        /// The value's place.
+        at: Span,
+    },
+    /// A `kind: Integration` document's `provider`.
+    Provider {
+        /// The provider.
+        provider: String,
+        /// The value's place.
+        at: Span,
+    },
 }
 
 /// One document of one file, and the text its spans index into.
@@ -174,12 +197,37 @@ pub fn check(input: &Input<'_>, env: &dyn Fn(&str) -> Option<String>) -> Checked
         }
     }
 
-    if !out.diagnostics.iter().any(Diagnostic::is_error) {
-        out.spec = typed(input, &working, integration, azure, &mut out.diagnostics);
-    }
+    out.claims = claims(input, &working);
     out.hidden = hidden_spans(input, &hidden);
-    out.value = working;
+    if !out.diagnostics.iter().any(Diagnostic::is_error) {
+        out.spec = typed(input, working, integration, azure, &mut out.diagnostics);
+    }
     out
+}
+
+/// The claims of a document whose value after interpolation is `value`.
+fn claims(input: &Input<'_>, value: &Value) -> Vec<Claim> {
+    let get = |key: &str| value.get(key).and_then(Value::as_str);
+    match get("kind") {
+        Some("Project") => ["name", "id"]
+            .into_iter()
+            .filter_map(|field| {
+                Some(Claim::Project {
+                    field,
+                    identity: get(field)?.to_owned(),
+                    at: input.node(&format!("/{field}")).value,
+                })
+            })
+            .collect(),
+        Some("Integration") => get("provider")
+            .map(|provider| Claim::Provider {
+                provider: provider.to_owned(),
+                at: input.node("/provider").value,
+            })
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The spans of the values at `pointers` and of everything inside them, where they are
@@ -316,15 +364,14 @@ pub(super) fn describe(v: &Value) -> &'static str {
     }
 }
 
-/// The typed spec of a document that passed every check.
+/// The typed spec of a document that passed every check (its value after interpolation).
 fn typed(
     input: &Input<'_>,
-    value: &Value,
+    mut value: Value,
     integration: bool,
     azure: bool,
     out: &mut Vec<Diagnostic>,
 ) -> Option<Spec> {
-    let mut value = value.clone();
     if let Some(map) = value.as_object_mut() {
         map.remove("kind");
         if !azure {

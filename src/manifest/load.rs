@@ -4,7 +4,9 @@
 //! [`super::yaml::Limits`]), checks every document ([`super::check`]: kind and
 //! `api_version`, environment interpolation, the generated JSON Schema, the semantic
 //! rules) and then the rules across documents: a project declared once, one Integration
-//! document per provider. Nothing stops at the first problem: the outcome lists every
+//! document per provider. Files are read and checked one at a time on each of a few
+//! worker threads (`pipeline`), each file's parsed documents dropped once checked; the
+//! rules across documents then run over the results in file order. Nothing stops at the first problem: the outcome lists every
 //! error and warning of every file, sorted by file and position, each with
 //! `file:line:column`.
 //!
@@ -14,15 +16,12 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde_json::Value;
-
-use super::check::{self, Input, Spec};
-use super::diagnostic::{self, Diagnostic, Span};
+use super::check::{Claim, Spec};
+use super::diagnostic::{self, Diagnostic};
 use super::files::{self, FileError};
-use super::mask;
+use super::pipeline;
 use super::set::{Located, ManifestSet, Origin};
 use super::yaml::Limits;
-use crate::api::SECRET_FIELDS;
 
 /// Everything [`load`] found.
 #[derive(Debug, Default)]
@@ -82,12 +81,23 @@ impl LoadOutcome {
 
 /// Loads the manifests under `paths` (files, or directories searched recursively for
 /// `*.yaml`/`*.yml`), reading environment variables through `env`.
+///
+/// Files are checked one at a time per worker thread: each file's parse
+/// tree is dropped once its documents are checked, so memory holds the outcome and a few
+/// files' trees, not every file's. `env` is only called on the calling thread.
 #[must_use]
 pub fn load(paths: &[PathBuf], env: &dyn Fn(&str) -> Option<String>) -> LoadOutcome {
-    let loaded = files::load(paths, &Limits::default());
+    let (found, mut errors) = files::discover(paths);
+    let mut read = Vec::with_capacity(found.len());
+    for outcome in pipeline::run(&found, &Limits::default(), env) {
+        match outcome {
+            Ok(file) => read.push(file),
+            Err(error) => errors.push(error),
+        }
+    }
     let mut outcome = LoadOutcome {
-        files: loaded.files.len(),
-        unreadable: loaded.errors.iter().any(|e| {
+        files: read.len(),
+        unreadable: errors.iter().any(|e| {
             matches!(
                 e,
                 FileError::NotFound { .. }
@@ -100,30 +110,19 @@ pub fn load(paths: &[PathBuf], env: &dyn Fn(&str) -> Option<String>) -> LoadOutc
     };
     outcome
         .diagnostics
-        .extend(loaded.errors.iter().map(FileError::to_diagnostic));
+        .extend(errors.iter().map(FileError::to_diagnostic));
 
     let mut across = Across::default();
-    for file in &loaded.files {
-        let documents = file.documents();
-        outcome.documents += documents.len();
-        let mut hidden: Vec<Span> = Vec::new();
-        if file.parsed.is_err() {
-            outcome.diagnostics.extend(file.diagnostics());
-        }
-        for document in documents {
-            let input = Input {
-                file: &file.name,
-                source: &file.text,
-                document,
-            };
-            let checked = check::check(&input, env);
+    for file in read {
+        outcome.documents += file.documents.len();
+        outcome.diagnostics.extend(file.yaml_errors);
+        for document in file.documents {
+            let checked = document.checked;
+            let origin = document.origin;
             outcome.diagnostics.extend(checked.diagnostics);
-            hidden.extend(checked.hidden);
-            let origin = Origin {
-                file: file.path.clone(),
-                line: document.root().value.line as usize,
-            };
-            across.document(&input, &checked.value, &origin, &mut outcome.diagnostics);
+            for claim in checked.claims {
+                across.claim(&file.name, claim, &origin, &mut outcome.diagnostics);
+            }
             match checked.spec {
                 Some(Spec::Project(spec)) => outcome.set.projects.push(Located { origin, spec }),
                 Some(Spec::Integration(spec)) => {
@@ -135,14 +134,7 @@ pub fn load(paths: &[PathBuf], env: &dyn Fn(&str) -> Option<String>) -> LoadOutc
                 None => {}
             }
         }
-        // Parsed text is masked where the documents say; text that did not parse, by
-        // the look of its lines.
-        let masked = if file.parsed.is_ok() {
-            mask::mask_spans(&file.text, &hidden)
-        } else {
-            mask::mask_secret_lines(&file.text, SECRET_FIELDS)
-        };
-        outcome.sources.insert(file.name.clone(), masked);
+        outcome.sources.insert(file.name, file.masked);
     }
     diagnostic::sort(&mut outcome.diagnostics);
     outcome
@@ -158,45 +150,38 @@ struct Across {
 }
 
 impl Across {
-    fn document(
-        &mut self,
-        input: &Input<'_>,
-        value: &Value,
-        origin: &Origin,
-        out: &mut Vec<Diagnostic>,
-    ) {
-        let get = |key: &str| value.get(key).and_then(Value::as_str);
-        match get("kind") {
-            Some("Project") => {
-                for (field, label) in [("name", "project `{}`"), ("id", "project with id `{}`")] {
-                    let Some(identity) = get(field) else {
-                        continue;
+    /// Records `claim` of the document at `origin` in `file`, or reports it taken.
+    fn claim(&mut self, file: &str, claim: Claim, origin: &Origin, out: &mut Vec<Diagnostic>) {
+        match claim {
+            Claim::Project {
+                field,
+                identity,
+                at,
+            } => {
+                let key = format!("{field}:{identity}");
+                if let Some(first) = self.projects.get(&key) {
+                    let what = match field {
+                        "id" => format!("project with id `{identity}`"),
+                        _ => format!("project `{identity}`"),
                     };
-                    let key = format!("{field}:{identity}");
-                    if let Some(first) = self.projects.get(&key) {
-                        let what = label.replace("{}", identity);
-                        out.push(
-                            Diagnostic::error(
-                                input.file,
-                                Some(input.node(&format!("/{field}")).value),
-                                format!("{what} is declared twice: here and at {first}"),
-                            )
-                            .with_help("declare each project in one document; merge the two"),
-                        );
-                    } else {
-                        self.projects.insert(key, origin.clone());
-                    }
-                }
-            }
-            Some("Integration") => {
-                let Some(provider) = get("provider") else {
-                    return;
-                };
-                if let Some(first) = self.providers.get(provider) {
                     out.push(
                         Diagnostic::error(
-                            input.file,
-                            Some(input.node("/provider").value),
+                            file,
+                            Some(at),
+                            format!("{what} is declared twice: here and at {first}"),
+                        )
+                        .with_help("declare each project in one document; merge the two"),
+                    );
+                } else {
+                    self.projects.insert(key, origin.clone());
+                }
+            }
+            Claim::Provider { provider, at } => {
+                if let Some(first) = self.providers.get(&provider) {
+                    out.push(
+                        Diagnostic::error(
+                            file,
+                            Some(at),
                             format!(
                                 "a second Integration document for provider `{provider}` (the first is at {first})"
                             ),
@@ -204,10 +189,9 @@ impl Across {
                         .with_help("there is one integration per provider: merge the two documents"),
                     );
                 } else {
-                    self.providers.insert(provider.to_owned(), origin.clone());
+                    self.providers.insert(provider, origin.clone());
                 }
             }
-            _ => {}
         }
     }
 }

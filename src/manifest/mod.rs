@@ -8,7 +8,8 @@
 //! - [`load`](mod@load): files to a validated [`set::ManifestSet`] and every diagnostic, through
 //!   [`check`] (one document), [`interpolate`] (`${VAR}` and secrets), [`schema`] (the
 //!   generated JSON Schema, its violations as diagnostics in [`violations`]), [`semantic`]
-//!   (rules a schema cannot express) and [`mask`] (literal secrets never quoted).
+//!   (rules a schema cannot express) and [`mask`] (literal secrets never quoted), one file
+//!   at a time per worker thread (`pipeline`), so only a few files' parse trees are alive.
 
 pub mod check;
 pub mod diagnostic;
@@ -16,6 +17,7 @@ pub mod files;
 pub mod interpolate;
 pub mod load;
 pub mod mask;
+mod pipeline;
 pub mod reference;
 pub mod schema;
 pub mod semantic;

@@ -1,0 +1,231 @@
+//! The per-file half of [`load`](mod@super::load): each manifest file is read, parsed,
+//! checked document by document and reduced to what outlives it (typed specs,
+//! diagnostics, the [`Claim`](super::check::Claim)s the rules across documents need, the text with its secrets
+//! masked) before the next file is taken. A file's parse tree (a JSON value and a span
+//! for every path, tens of times the size of its YAML) is dropped as soon as the file is
+//! done, so only a file or two's are alive at any moment, however large the config repo.
+//!
+//! With several files and several cores, files are spread over a few worker threads, one
+//! per core (at most [`MAX_WORKERS`]), each taking the next file as it finishes one.
+//! Results come back in file order, so nothing that follows depends on the threads'
+//! timing. Environment variables are read through the caller's function, which need not
+//! be thread-safe: workers ask the calling thread, which answers while it waits for them.
+
+use std::num::NonZero;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use super::check::{self, Checked, Input};
+use super::diagnostic::{Diagnostic, Span};
+use super::files::{FileError, ManifestFile};
+use super::mask;
+use super::set::Origin;
+use super::yaml::Limits;
+use crate::api::SECRET_FIELDS;
+
+/// The most worker threads one load uses.
+pub const MAX_WORKERS: usize = 4;
+
+/// Stack of a worker thread: a main thread's, as the checks recurse through documents.
+const WORKER_STACK: usize = 8 * 1024 * 1024;
+
+/// What is kept of one manifest file once it has been checked.
+#[derive(Debug)]
+pub struct FileOutcome {
+    /// The path as diagnostics show it.
+    pub name: String,
+    /// The file's YAML errors (it has no documents then).
+    pub yaml_errors: Vec<Diagnostic>,
+    /// Each document's checks, in file order (empty documents are skipped).
+    pub documents: Vec<DocumentOutcome>,
+    /// The text, with literal secrets masked.
+    pub masked: String,
+}
+
+/// What checking one document found, and where the document starts.
+#[derive(Debug)]
+pub struct DocumentOutcome {
+    /// The file and line the document starts at.
+    pub origin: Origin,
+    /// The diagnostics, claims and spec of the document.
+    pub checked: Checked,
+}
+
+/// Reads and checks every file of `paths`, in parallel when that helps, and returns the
+/// outcome of each, in the order of `paths`. Environment variables are read with `env`,
+/// only ever on the calling thread.
+pub fn run(
+    paths: &[PathBuf],
+    limits: &Limits,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Vec<Result<FileOutcome, FileError>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, NonZero::get)
+        .min(MAX_WORKERS);
+    run_on(workers, paths, limits, env)
+}
+
+/// [`run`] on at most `workers` threads; on the calling thread alone when that is one.
+fn run_on(
+    workers: usize,
+    paths: &[PathBuf],
+    limits: &Limits,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Vec<Result<FileOutcome, FileError>> {
+    let workers = workers.min(paths.len());
+    if workers <= 1 {
+        return paths.iter().map(|path| file(path, limits, env)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<Result<FileOutcome, FileError>>> =
+        std::iter::repeat_with(|| None).take(paths.len()).collect();
+    std::thread::scope(|scope| {
+        let (requests, asked) = mpsc::channel::<EnvRequest>();
+        let mut handles = Vec::with_capacity(workers);
+        for n in 0..workers {
+            let requests = requests.clone();
+            let next = &next;
+            let worker = move || {
+                let env = |name: &str| ask(&requests, name);
+                let mut done = Vec::new();
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(path) = paths.get(index) else {
+                        break;
+                    };
+                    done.push((index, file(path, limits, &env)));
+                }
+                done
+            };
+            let spawned = std::thread::Builder::new()
+                .name(format!("manifest-{n}"))
+                .stack_size(WORKER_STACK)
+                .spawn_scoped(scope, worker);
+            // A thread that cannot start leaves its share to the others.
+            if let Ok(handle) = spawned {
+                handles.push(handle);
+            }
+        }
+        // Only the workers hold senders now: the loop ends when the last one is done.
+        drop(requests);
+        for request in asked {
+            // A worker that stopped waiting has nothing more to do with the answer.
+            let _ = request.reply.send(env(&request.name));
+        }
+        for handle in handles {
+            match handle.join() {
+                Ok(done) => {
+                    for (index, outcome) in done {
+                        if let Some(slot) = slots.get_mut(index) {
+                            *slot = Some(outcome);
+                        }
+                    }
+                }
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+    });
+    // Files no worker took (when none could start) are done here.
+    slots
+        .into_iter()
+        .zip(paths)
+        .map(|(slot, path)| slot.unwrap_or_else(|| file(path, limits, env)))
+        .collect()
+}
+
+/// A worker's question for the calling thread: the value of an environment variable.
+struct EnvRequest {
+    name: String,
+    reply: mpsc::SyncSender<Option<String>>,
+}
+
+/// Asks the calling thread for the variable `name`.
+fn ask(requests: &mpsc::Sender<EnvRequest>, name: &str) -> Option<String> {
+    let (reply, answer) = mpsc::sync_channel(1);
+    let request = EnvRequest {
+        name: name.to_owned(),
+        reply,
+    };
+    requests.send(request).ok()?;
+    answer.recv().ok().flatten()
+}
+
+/// Reads, parses and checks the file at `path`; its parse tree is dropped on return.
+fn file(
+    path: &Path,
+    limits: &Limits,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<FileOutcome, FileError> {
+    let file = ManifestFile::read(path, limits)?;
+    let mut hidden: Vec<Span> = Vec::new();
+    let documents = file
+        .documents()
+        .iter()
+        .map(|document| {
+            let input = Input {
+                file: &file.name,
+                source: &file.text,
+                document,
+            };
+            let mut checked = check::check(&input, env);
+            hidden.append(&mut checked.hidden);
+            DocumentOutcome {
+                origin: Origin {
+                    file: file.path.clone(),
+                    line: document.root().value.line as usize,
+                },
+                checked,
+            }
+        })
+        .collect();
+    // Parsed text is masked where the documents say; text that did not parse, by the
+    // look of its lines.
+    let masked = if file.parsed.is_ok() {
+        mask::mask_spans(&file.text, &hidden)
+    } else {
+        mask::mask_secret_lines(&file.text, SECRET_FIELDS)
+    };
+    Ok(FileOutcome {
+        yaml_errors: file.diagnostics(),
+        documents,
+        masked,
+        name: file.name,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Many files, variables, secrets, errors and duplicates: the outcome on several
+    /// threads is the outcome on one, and variables are read on the calling thread.
+    #[test]
+    fn workers_change_nothing_but_the_time() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut paths = Vec::new();
+        for n in 0..40 {
+            let text = match n % 4 {
+                0 => format!("kind: Project\nname: p-${{N{}}}\n", n % 12),
+                1 => "kind: Integration\nprovider: openai\ntoken: sk-literal-secret\n".to_owned(),
+                2 => format!("kind: Project\nname: q{n}\nnope: [\n"),
+                _ => format!("kind: Projet\nname: r{n}\n---\nkind: Project\nid: ${{ID}}\n"),
+            };
+            let path = dir.path().join(format!("f{n:02}.yaml"));
+            std::fs::write(&path, text).expect("write");
+            paths.push(path);
+        }
+        paths.push(dir.path().join("missing.yaml"));
+        let caller = std::thread::current().id();
+        let env = |name: &str| {
+            assert_eq!(std::thread::current().id(), caller);
+            (name != "ID").then(|| format!("value of {name}"))
+        };
+        let limits = Limits::default();
+        let one = format!("{:?}", run_on(1, &paths, &limits, &env));
+        let three = format!("{:?}", run_on(3, &paths, &limits, &env));
+        assert!(one == three, "one thread:\n{one}\nthree threads:\n{three}");
+        assert!(one.contains("name: Some(\"p-value of N8\")"), "{one}");
+        assert!(!one.contains("sk-literal-secret"));
+    }
+}
