@@ -1,16 +1,22 @@
 //! The per-file half of [`load`](mod@super::load): each manifest file is read, parsed,
 //! checked document by document and reduced to what outlives it (typed specs,
-//! diagnostics, the [`Claim`](super::check::Claim)s the rules across documents need, the text with its secrets
-//! masked) before the next file is taken. A file's parse tree (a JSON value and a span
-//! for every path, tens of times the size of its YAML) is dropped as soon as the file is
-//! done, so only a file or two's are alive at any moment, however large the config repo.
+//! diagnostics, the [`Claim`](super::check::Claim)s the rules across documents need, the
+//! text with its secrets masked) before the next file is taken. A file's parse tree (a
+//! JSON value and a span for every path, tens of times the size of its YAML) is dropped
+//! as soon as the file is done, so only a file or two's are alive at any moment, however
+//! large the config repo.
 //!
-//! With several files and several cores, files are spread over a few worker threads, one
-//! per core (at most [`MAX_WORKERS`]), each taking the next file as it finishes one.
+//! A large load (over [`PARALLEL_MIN_BYTES`] of YAML in several files) is spread over the
+//! cores (at most [`MAX_WORKERS`]): the calling thread and helper threads each take the
+//! next file as they finish one. A smaller one is done on the calling thread alone: it
+//! takes a fraction of a second there, and a helper would cost more than it saves, as
+//! the C library keeps each thread's memory arena (a parse tree's worth of pages, a few
+//! MB) for the rest of the process, where the command's own work could have reused it.
 //! Results come back in file order, so nothing that follows depends on the threads'
 //! timing. Environment variables are read through the caller's function, which need not
-//! be thread-safe: workers ask the calling thread, which answers while it waits for them.
+//! be thread-safe: helpers ask the calling thread, which answers between its own files.
 
+use std::fs;
 use std::num::NonZero;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,8 +30,14 @@ use super::set::Origin;
 use super::yaml::Limits;
 use crate::api::SECRET_FIELDS;
 
-/// The most worker threads one load uses.
+/// The most threads one load uses, the calling thread included.
 pub const MAX_WORKERS: usize = 4;
+
+/// The least YAML, in bytes, that a load spreads over several threads: about a third of
+/// a second of work on one core (manifests are checked at 6-8 MB/s). Below it, the time
+/// a helper saves is not noticed, while the few MB its arena keeps are a large share of
+/// what a command on a config repo that size uses.
+pub const PARALLEL_MIN_BYTES: u64 = 2 * 1024 * 1024;
 
 /// Stack of a worker thread: a main thread's, as the checks recurse through documents.
 const WORKER_STACK: usize = 8 * 1024 * 1024;
@@ -52,17 +64,27 @@ pub struct DocumentOutcome {
     pub checked: Checked,
 }
 
-/// Reads and checks every file of `paths`, in parallel when that helps, and returns the
-/// outcome of each, in the order of `paths`. Environment variables are read with `env`,
-/// only ever on the calling thread.
+/// Reads and checks every file of `paths`, on several threads when there is enough to
+/// do, and returns the outcome of each, in the order of `paths`. Environment variables
+/// are read with `env`, only ever on the calling thread.
 pub fn run(
     paths: &[PathBuf],
     limits: &Limits,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Vec<Result<FileOutcome, FileError>> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, NonZero::get)
-        .min(MAX_WORKERS);
+    // Files that cannot be measured count as nothing; reading them reports the problem.
+    let bytes: u64 = paths
+        .iter()
+        .filter_map(|path| fs::metadata(path).ok())
+        .map(|meta| meta.len())
+        .sum();
+    let workers = if bytes < PARALLEL_MIN_BYTES {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, NonZero::get)
+            .min(MAX_WORKERS)
+    };
     run_on(workers, paths, limits, env)
 }
 
@@ -80,20 +102,28 @@ fn run_on(
     let next = AtomicUsize::new(0);
     let mut slots: Vec<Option<Result<FileOutcome, FileError>>> =
         std::iter::repeat_with(|| None).take(paths.len()).collect();
+    let mut place = |done: Vec<(usize, Result<FileOutcome, FileError>)>| {
+        for (index, outcome) in done {
+            if let Some(slot) = slots.get_mut(index) {
+                *slot = Some(outcome);
+            }
+        }
+    };
     std::thread::scope(|scope| {
         let (requests, asked) = mpsc::channel::<EnvRequest>();
-        let mut handles = Vec::with_capacity(workers);
-        for n in 0..workers {
+        let answer = |request: EnvRequest| {
+            // A worker that stopped waiting has nothing more to do with the answer.
+            let _ = request.reply.send(env(&request.name));
+        };
+        // The calling thread is one of the workers; the others are helpers.
+        let mut helpers = Vec::with_capacity(workers - 1);
+        for n in 1..workers {
             let requests = requests.clone();
             let next = &next;
-            let worker = move || {
+            let helper = move || {
                 let env = |name: &str| ask(&requests, name);
                 let mut done = Vec::new();
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(path) = paths.get(index) else {
-                        break;
-                    };
+                while let Some((index, path)) = claim(next, paths) {
                     done.push((index, file(path, limits, &env)));
                 }
                 done
@@ -101,32 +131,32 @@ fn run_on(
             let spawned = std::thread::Builder::new()
                 .name(format!("manifest-{n}"))
                 .stack_size(WORKER_STACK)
-                .spawn_scoped(scope, worker);
+                .spawn_scoped(scope, helper);
             // A thread that cannot start leaves its share to the others.
             if let Ok(handle) = spawned {
-                handles.push(handle);
+                helpers.push(handle);
             }
         }
-        // Only the workers hold senders now: the loop ends when the last one is done.
         drop(requests);
-        for request in asked {
-            // A worker that stopped waiting has nothing more to do with the answer.
-            let _ = request.reply.send(env(&request.name));
+        let mut done = Vec::new();
+        loop {
+            // A helper waits for a variable until this thread is done with its file.
+            asked.try_iter().for_each(answer);
+            let Some((index, path)) = claim(&next, paths) else {
+                break;
+            };
+            done.push((index, file(path, limits, env)));
         }
-        for handle in handles {
-            match handle.join() {
-                Ok(done) => {
-                    for (index, outcome) in done {
-                        if let Some(slot) = slots.get_mut(index) {
-                            *slot = Some(outcome);
-                        }
-                    }
-                }
+        place(done);
+        // Only the helpers hold senders now: this ends when the last one is done.
+        asked.iter().for_each(answer);
+        for helper in helpers {
+            match helper.join() {
+                Ok(done) => place(done),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
     });
-    // Files no worker took (when none could start) are done here.
     slots
         .into_iter()
         .zip(paths)
@@ -134,7 +164,13 @@ fn run_on(
         .collect()
 }
 
-/// A worker's question for the calling thread: the value of an environment variable.
+/// The next file no worker has taken yet, with its index.
+fn claim<'p>(next: &AtomicUsize, paths: &'p [PathBuf]) -> Option<(usize, &'p PathBuf)> {
+    let index = next.fetch_add(1, Ordering::Relaxed);
+    paths.get(index).map(|path| (index, path))
+}
+
+/// A helper's question for the calling thread: the value of an environment variable.
 struct EnvRequest {
     name: String,
     reply: mpsc::SyncSender<Option<String>>,
