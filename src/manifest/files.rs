@@ -214,6 +214,10 @@ impl Loaded {
 }
 
 /// Finds, reads and parses the manifests under `paths` (files or directories).
+///
+/// Every file's documents are alive together in the result, tens of times the size of
+/// the YAML: [`super::load()`] checks the files one at a time instead, keeping only what
+/// it needs of each.
 #[must_use]
 pub fn load<P: AsRef<Path>>(paths: &[P], limits: &Limits) -> Loaded {
     let (found, mut errors) = discover(paths);
