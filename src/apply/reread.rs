@@ -191,9 +191,28 @@ async fn fetch(client: &Client, key: &ReadKey) -> Result<Fetched, ApiError> {
     })
 }
 
+/// How many planned objects are re-read at a time: bounds the memory of the
+/// reads held at once on large plans, while objects that share a read (they
+/// are neighbours in address order) still share it.
+const READ_CHUNK: usize = 256;
+
 /// Reads the objects `changes` are about, each read sent once; per change,
 /// the normalized object (`None` when it does not exist) or the read's error.
 pub async fn read_objects(
+    client: &Client,
+    catalog: &Catalog,
+    changes: &[&ResourceChange],
+    moment: Moment,
+    concurrency: usize,
+) -> Vec<Result<Option<Value>, String>> {
+    let mut out = Vec::with_capacity(changes.len());
+    for chunk in changes.chunks(READ_CHUNK) {
+        out.extend(read_chunk(client, catalog, chunk, moment, concurrency).await);
+    }
+    out
+}
+
+async fn read_chunk(
     client: &Client,
     catalog: &Catalog,
     changes: &[&ResourceChange],
