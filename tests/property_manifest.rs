@@ -5,9 +5,8 @@
 //! directives, tags, many documents); and the whole loader
 //! (`manifest::load`) on generated files, manifest-shaped or not.
 //!
-//! The properties: never a panic (the parser runs on its own thread, which
-//! would turn a panic into an `Internal` error: that counts as a panic
-//! here); always either documents or errors; every span points inside the
+//! The properties: never a panic (the parser catches one and turns it into
+//! an `Internal` error: that counts as a panic here); always either documents or errors; every span points inside the
 //! text, on a character boundary, and every value of a parsed document has
 //! one; a load without errors yields one manifest per document; diagnostics
 //! render, name a place inside the file, and never quote a literal secret.

@@ -191,9 +191,10 @@ async fn fetch(client: &Client, key: &ReadKey) -> Result<Fetched, ApiError> {
     })
 }
 
-/// How many planned objects are re-read at a time: bounds the memory of the
-/// reads held at once on large plans, while objects that share a read (they
-/// are neighbours in address order) still share it.
+/// How many distinct reads are held at a time: bounds the memory of the
+/// responses kept at once on large plans. Objects that share a read (a
+/// dashboard's sections and favorite) still share it: the reads, not the
+/// objects, are what is chunked.
 const READ_CHUNK: usize = 256;
 
 /// Reads the objects `changes` are about, each read sent once; per change,
@@ -205,41 +206,40 @@ pub async fn read_objects(
     moment: Moment,
     concurrency: usize,
 ) -> Vec<Result<Option<Value>, String>> {
-    let mut out = Vec::with_capacity(changes.len());
-    for chunk in changes.chunks(READ_CHUNK) {
-        out.extend(read_chunk(client, catalog, chunk, moment, concurrency).await);
+    let key_of: Vec<Option<ReadKey>> = changes.iter().map(|c| read_key(c)).collect();
+    let mut keys: Vec<&ReadKey> = key_of.iter().flatten().collect();
+    keys.sort();
+    keys.dedup();
+    let mut out: Vec<Result<Option<Value>, String>> = vec![Ok(None); changes.len()];
+    for chunk in keys.chunks(READ_CHUNK) {
+        let fetched = fetch_all(client, chunk, concurrency).await;
+        for ((change, key), slot) in changes.iter().zip(&key_of).zip(out.iter_mut()) {
+            let Some(result) = key.as_ref().and_then(|k| fetched.get(k)) else {
+                continue;
+            };
+            *slot = match result {
+                Err(e) => Err(e.clone()),
+                Ok(f) => Ok(extract(catalog, change, f, moment)),
+            };
+        }
     }
     out
 }
 
-async fn read_chunk(
+/// Sends `keys`' reads, at most `concurrency` at once.
+async fn fetch_all<'k>(
     client: &Client,
-    catalog: &Catalog,
-    changes: &[&ResourceChange],
-    moment: Moment,
+    keys: &[&'k ReadKey],
     concurrency: usize,
-) -> Vec<Result<Option<Value>, String>> {
-    let mut keys: Vec<ReadKey> = changes.iter().filter_map(|c| read_key(c)).collect();
-    keys.sort();
-    keys.dedup();
-    let reads = keys.into_iter().map(|key| async move {
-        let fetched = fetch(client, &key).await.map_err(|e| e.to_string());
+) -> BTreeMap<&'k ReadKey, Result<Fetched, String>> {
+    let reads = keys.iter().map(|&key| async move {
+        let fetched = fetch(client, key).await.map_err(|e| e.to_string());
         (key, fetched)
     });
-    let fetched: BTreeMap<ReadKey, Result<Fetched, String>> = futures::stream::iter(reads)
+    futures::stream::iter(reads)
         .buffer_unordered(concurrency.max(1))
         .collect()
-        .await;
-    changes
-        .iter()
-        .map(
-            |change| match read_key(change).and_then(|k| fetched.get(&k)) {
-                None => Ok(None),
-                Some(Err(e)) => Err(e.clone()),
-                Some(Ok(f)) => Ok(extract(catalog, change, f, moment)),
-            },
-        )
-        .collect()
+        .await
 }
 
 /// Reads the object one change is about (one read).
