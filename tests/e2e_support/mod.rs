@@ -116,29 +116,7 @@ impl TestContext {
     /// Like [`TestContext::evalctl`], with extra environment variables; an
     /// empty value removes the variable (e.g. `("EVALCTL_API_KEY", "")`).
     pub fn evalctl_with(&self, env: &[(&str, &str)], args: &[&str]) -> Run {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_evalctl"));
-        command.args(args).current_dir(self.dir.path());
-        for (name, _) in std::env::vars() {
-            if name.starts_with("EVALCTL_") || name == "CLICOLOR_FORCE" {
-                command.env_remove(name);
-            }
-        }
-        command
-            .env("EVALCTL_BASE_URL", self.sandbox.base_url())
-            .env("EVALCTL_API_KEY", DEMO_API_KEY)
-            .env("NO_COLOR", "1");
-        let extra = self
-            .env
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .chain(env.iter().copied());
-        for (name, value) in extra {
-            if value.is_empty() {
-                command.env_remove(name);
-            } else {
-                command.env(name, value);
-            }
-        }
+        let mut command = self.evalctl_command(env, args);
         let output = command.output().expect("run evalctl");
         Run {
             status: output.status.code().unwrap_or(-1),

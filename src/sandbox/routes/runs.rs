@@ -127,12 +127,7 @@ pub async fn search_log_streams(
     State(app): State<Arc<App>>,
     body: Body,
 ) -> ApiResult<Response> {
-    let bytes = read_body(body).await?;
-    let mut c = Checker::new();
-    let pid = c.path_uuid("project_id", ids.get("project_id"));
-    let body = c.body(&bytes, "LogStreamSearchRequest");
-    c.finish()?;
-    let request: RunSearchRequest = deserialize(body.unwrap_or_default())?;
+    let (pid, request) = run_search(&ids, body, "LogStreamSearchRequest").await?;
     Ok(ok(app.read(|s| s.search_log_streams(&pid, &request))?))
 }
 
@@ -143,13 +138,19 @@ pub async fn search_experiments(
     State(app): State<Arc<App>>,
     body: Body,
 ) -> ApiResult<Response> {
+    let (pid, request) = run_search(&ids, body, "ExperimentSearchRequest").await?;
+    Ok(ok(app.read(|s| s.search_experiments(&pid, &request))?))
+}
+
+/// The project id and request of a run search, the body checked against
+/// the reference's `schema`.
+async fn run_search(ids: &Ids, body: Body, schema: &str) -> ApiResult<(String, RunSearchRequest)> {
     let bytes = read_body(body).await?;
     let mut c = Checker::new();
     let pid = c.path_uuid("project_id", ids.get("project_id"));
-    let body = c.body(&bytes, "ExperimentSearchRequest");
+    let body = c.body(&bytes, schema);
     c.finish()?;
-    let request: RunSearchRequest = deserialize(body.unwrap_or_default())?;
-    Ok(ok(app.read(|s| s.search_experiments(&pid, &request))?))
+    Ok((pid, deserialize(body.unwrap_or_default())?))
 }
 
 /// GET a log stream.

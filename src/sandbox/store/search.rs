@@ -240,30 +240,13 @@ impl State {
     ) -> Result<Value, ApiError> {
         self.require_project(project_id)?;
         check_times(&request.filters)?;
-        let mut runs: Vec<&LogStreamRecord> = self
+        let runs = self
             .log_streams
             .iter()
-            .filter(|l| l.project_id == project_id)
-            .filter(|l| request.filters.iter().all(|f| matches(f, &(*l).into())))
-            .collect();
-        sort_runs(&mut runs, request.sort.as_ref(), |l| l.into());
-        let include = request.include_counts.unwrap_or(false);
-        let (page, fields) = paginate(
-            &runs,
-            request.starting_token.unwrap_or(0),
-            request.limit.unwrap_or(crate::api::DEFAULT_PAGE_LIMIT),
-        );
-        let mut obj = Map::new();
-        fields.write_into(&mut obj);
-        obj.insert(
-            "log_streams".into(),
-            Value::Array(
-                page.iter()
-                    .map(|l| self.log_stream_json(l, include))
-                    .collect(),
-            ),
-        );
-        Ok(Value::Object(obj))
+            .filter(|l| l.project_id == project_id);
+        Ok(search_runs(runs, request, "log_streams", |l, counts| {
+            self.log_stream_json(l, counts)
+        }))
     }
 
     /// POST `.../experiments/search` (`ListExperimentResponse`).
@@ -274,31 +257,44 @@ impl State {
     ) -> Result<Value, ApiError> {
         self.require_project(project_id)?;
         check_times(&request.filters)?;
-        let mut runs: Vec<&ExperimentRecord> = self
+        let runs = self
             .experiments
             .iter()
-            .filter(|e| e.project_id == project_id)
-            .filter(|e| request.filters.iter().all(|f| matches(f, &(*e).into())))
-            .collect();
-        sort_runs(&mut runs, request.sort.as_ref(), |e| e.into());
-        let include = request.include_counts.unwrap_or(false);
-        let (page, fields) = paginate(
-            &runs,
-            request.starting_token.unwrap_or(0),
-            request.limit.unwrap_or(crate::api::DEFAULT_PAGE_LIMIT),
-        );
-        let mut obj = Map::new();
-        fields.write_into(&mut obj);
-        obj.insert(
-            "experiments".into(),
-            Value::Array(
-                page.iter()
-                    .map(|e| self.experiment_json(e, include))
-                    .collect(),
-            ),
-        );
-        Ok(Value::Object(obj))
+            .filter(|e| e.project_id == project_id);
+        Ok(search_runs(runs, request, "experiments", |e, counts| {
+            self.experiment_json(e, counts)
+        }))
     }
+}
+
+/// One page of a run search: `runs` filtered and sorted as `request` asks,
+/// the page under `list_key` beside the pagination fields.
+fn search_runs<'a, T: 'a>(
+    runs: impl Iterator<Item = &'a T>,
+    request: &RunSearchRequest,
+    list_key: &str,
+    to_json: impl Fn(&T, bool) -> Value,
+) -> Value
+where
+    for<'b> &'b T: Into<RunView<'b>>,
+{
+    let mut runs: Vec<&T> = runs
+        .filter(|r| request.filters.iter().all(|f| matches(f, &(*r).into())))
+        .collect();
+    sort_runs(&mut runs, request.sort.as_ref(), |r| r.into());
+    let include_counts = request.include_counts.unwrap_or(false);
+    let (page, fields) = paginate(
+        &runs,
+        request.starting_token.unwrap_or(0),
+        request.limit.unwrap_or(crate::api::DEFAULT_PAGE_LIMIT),
+    );
+    let mut obj = Map::new();
+    fields.write_into(&mut obj);
+    obj.insert(
+        list_key.into(),
+        Value::Array(page.iter().map(|r| to_json(r, include_counts)).collect()),
+    );
+    Value::Object(obj)
 }
 
 #[cfg(test)]
