@@ -92,7 +92,10 @@ pub enum Command {
     )]
     Whoami(WhoamiArgs),
     /// Scorer catalog tools.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example:\n  evalctl scorers usage 6f1c2d3e-0000-4000-8000-000000000000"
+    )]
     Scorers(ScorersCommand),
     /// Print shell completions for bash, zsh, fish, elvish or powershell.
     #[command(after_help = "Example:\n  evalctl completions bash > /etc/bash_completion.d/evalctl")]

@@ -18,26 +18,25 @@ fn evalctl(args: &[&str]) -> (i32, String) {
     )
 }
 
-fn leaf_commands(command: &clap::Command, prefix: &str, out: &mut Vec<(String, clap::Command)>) {
+/// Every command and subcommand below `command`, parents included, without
+/// clap's generated `help` commands.
+fn all_commands(command: &clap::Command, prefix: &str, out: &mut Vec<(String, clap::Command)>) {
     for sub in command.get_subcommands() {
-        let path = format!("{prefix} {}", sub.get_name()).trim().to_owned();
-        if sub.has_subcommands() {
-            leaf_commands(sub, &path, out);
-        } else {
-            out.push((path, sub.clone()));
+        if sub.get_name() == "help" {
+            continue;
         }
+        let path = format!("{prefix} {}", sub.get_name()).trim().to_owned();
+        out.push((path.clone(), sub.clone()));
+        all_commands(sub, &path, out);
     }
 }
 
 #[test]
 fn every_command_s_help_has_an_example() {
-    let mut leaves = Vec::new();
-    leaf_commands(&Cli::command(), "", &mut leaves);
-    assert!(leaves.len() >= 8, "{leaves:?}");
-    for (path, command) in leaves {
-        if path == "help" {
-            continue;
-        }
+    let mut commands = Vec::new();
+    all_commands(&Cli::command(), "", &mut commands);
+    assert!(commands.len() >= 10, "{commands:?}");
+    for (path, command) in commands {
         let after = command
             .get_after_help()
             .map(|s| s.to_string())

@@ -9,7 +9,8 @@
 //!   (3 for the default population). The catalog chain (its pages, then
 //!   pinned versions) runs alongside and is shorter.
 //! - after the plan: +1 when it listed the projects of touched scorer
-//!   versions (blast radius), +1 when it looked up people (run after it).
+//!   versions (blast radius) or looked up people: evalctl runs the two
+//!   lookups at once (`enrich` in `src/commands/reconcile.rs`).
 //! - apply: + one round trip per apply stage that has changes (integrations,
 //!   templates, metric settings, sections, favorites run one stage after the
 //!   other; see `src/apply/engine.rs`; two for templates when the plan
@@ -210,13 +211,15 @@ fn plan_depth(size: &Size, managed: &Managed, scorers: usize, traffic: &Traffic)
         pages(size.projects),
         pages(runs)
     );
-    if traffic.of("list_scorer_version_projects") > 0 {
+    let radius = traffic.of("list_scorer_version_projects") > 0;
+    let people = traffic.of("get_user") > 0;
+    if radius || people {
         levels += 1;
-        why.push_str(" + 1 blast radius");
-    }
-    if traffic.of("get_user") > 0 {
-        levels += 1;
-        why.push_str(" + 1 people lookup");
+        why.push_str(match (radius, people) {
+            (true, true) => " + 1 blast radius and people lookup (at once)",
+            (true, false) => " + 1 blast radius",
+            _ => " + 1 people lookup",
+        });
     }
     Depth { levels, why }
 }
