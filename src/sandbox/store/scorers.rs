@@ -9,6 +9,8 @@
 //! scorer and either pins that version or pins none while it is the scorer's
 //! latest ("when omitted, the latest version is used").
 
+use std::collections::HashSet;
+
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -256,27 +258,30 @@ impl State {
                 .iter()
                 .any(|c| uses(c, scorer, version_id, is_latest))
         };
+        let using: HashSet<&str> = self
+            .log_streams
+            .iter()
+            .filter(|l| uses_it(&l.metric_settings.scorers))
+            .map(|l| l.project_id.as_str())
+            .chain(
+                self.experiments
+                    .iter()
+                    .filter(|e| uses_it(&e.metric_settings.scorers))
+                    .map(|e| e.project_id.as_str()),
+            )
+            .collect();
         let mut projects: Vec<&ProjectRecord> = self
             .projects
             .iter()
-            .filter(|p| {
-                self.log_streams
-                    .iter()
-                    .filter(|l| l.project_id == p.id)
-                    .any(|l| uses_it(&l.metric_settings.scorers))
-                    || self
-                        .experiments
-                        .iter()
-                        .filter(|e| e.project_id == p.id)
-                        .any(|e| uses_it(&e.metric_settings.scorers))
-            })
+            .filter(|p| using.contains(p.id.as_str()))
             .collect();
         projects.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
         let total = projects.len();
         let (page, fields) = paginate(&projects, starting_token, limit);
+        let counts = self.run_counts();
         let items = page
             .iter()
-            .map(|p| to_json(&self.project_item(p, caller, false)))
+            .map(|p| to_json(&self.project_item(p, caller, false, &counts)))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(listing(items, total, &fields))
     }
