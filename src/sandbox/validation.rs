@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::reply::ApiError;
-use crate::api::ScorerName;
+use crate::api::{LocItem, ScorerName, ValidationError};
 use crate::schemacheck::pyjson::{BodyError, decode_body};
 use crate::schemacheck::{Dialect, ParamSource, PathSeg, Schemas, pydantic, uuid_param};
 
@@ -279,12 +279,18 @@ fn redact_detail(mut detail: Value) -> Value {
 /// reference accepted what the type cannot hold) is a 422 at `["body"]`.
 pub fn deserialize<T: DeserializeOwned>(value: Value) -> Result<T, ApiError> {
     serde_json::from_value(value).map_err(|e| {
+        let error = ValidationError::value_error(
+            vec![LocItem::Key("body".into())],
+            Some(Value::Null),
+            &e.to_string(),
+        );
+        // In pydantic's key order, as the schema checks' faults are written.
         ApiError::Validation(vec![json!({
-            "type": "value_error",
-            "loc": ["body"],
-            "msg": format!("Value error, {e}"),
-            "input": null,
-            "ctx": {"error": e.to_string()},
+            "type": error.kind,
+            "loc": error.loc,
+            "msg": error.msg,
+            "input": error.input,
+            "ctx": error.ctx,
         })])
     })
 }

@@ -155,16 +155,6 @@ pub enum RunKind {
     Experiment,
 }
 
-fn value_error(loc: Vec<LocItem>, input: Value, message: String) -> ValidationError {
-    ValidationError {
-        loc,
-        msg: format!("Value error, {message}"),
-        kind: "value_error".to_owned(),
-        input: Some(input),
-        ctx: Some(json!({ "error": message })),
-    }
-}
-
 fn key(k: &str) -> LocItem {
     LocItem::Key(k.to_owned())
 }
@@ -254,18 +244,18 @@ impl State {
                 loc
             };
             let Some(catalog) = self.scorer(&config.id) else {
-                errors.push(value_error(
+                errors.push(ValidationError::value_error(
                     at(&["id"]),
-                    json!(config.id),
-                    format!("no scorer with id {} exists", config.id),
+                    Some(json!(config.id)),
+                    &format!("no scorer with id {} exists", config.id),
                 ));
                 continue;
             };
             if config.scorer_type != catalog.scorer_type {
-                errors.push(value_error(
+                errors.push(ValidationError::value_error(
                     at(&["scorer_type"]),
-                    json!(config.scorer_type.as_str()),
-                    format!(
+                    Some(json!(config.scorer_type.as_str())),
+                    &format!(
                         "scorer {} has scorer_type {}, not {}",
                         catalog.name, catalog.scorer_type, config.scorer_type
                     ),
@@ -276,15 +266,15 @@ impl State {
                     Some(v) if pinned.scorer_id == catalog.id => {
                         config.scorer_version = Some(v.version.clone());
                     }
-                    Some(_) => errors.push(value_error(
+                    Some(_) => errors.push(ValidationError::value_error(
                         at(&["scorer_version", "scorer_id"]),
-                        json!(pinned.scorer_id),
-                        format!("scorer_version.scorer_id must be {}", catalog.id),
+                        Some(json!(pinned.scorer_id)),
+                        &format!("scorer_version.scorer_id must be {}", catalog.id),
                     )),
-                    None => errors.push(value_error(
+                    None => errors.push(ValidationError::value_error(
                         at(&["scorer_version", "id"]),
-                        json!(pinned.id),
-                        format!(
+                        Some(json!(pinned.id)),
+                        &format!(
                             "scorer {} has no version with id {}",
                             catalog.name, pinned.id
                         ),
