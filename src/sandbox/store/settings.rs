@@ -160,29 +160,41 @@ fn key(k: &str) -> LocItem {
 }
 
 impl State {
+    /// The metric settings of a run (after its project), or 404.
+    fn run_settings(
+        &self,
+        kind: RunKind,
+        project_id: &str,
+        run_id: &str,
+    ) -> Result<&MetricSettingsResponse, ApiError> {
+        Ok(match kind {
+            RunKind::LogStream => &self.require_log_stream(project_id, run_id)?.metric_settings,
+            RunKind::Experiment => &self.require_experiment(project_id, run_id)?.metric_settings,
+        })
+    }
+
+    /// [`State::run_settings`], to change them.
     fn settings_mut(
         &mut self,
         kind: RunKind,
         project_id: &str,
         run_id: &str,
     ) -> Result<&mut MetricSettingsResponse, ApiError> {
+        self.require_project(project_id)?;
         match kind {
-            RunKind::LogStream => {
-                self.require_log_stream(project_id, run_id)?;
-                self.log_streams
-                    .iter_mut()
-                    .find(|l| l.id == run_id && l.project_id == project_id)
-                    .map(|l| &mut l.metric_settings)
-            }
-            RunKind::Experiment => {
-                self.require_experiment(project_id, run_id)?;
-                self.experiments
-                    .iter_mut()
-                    .find(|e| e.id == run_id && e.project_id == project_id)
-                    .map(|e| &mut e.metric_settings)
-            }
+            RunKind::LogStream => self
+                .log_streams
+                .iter_mut()
+                .find(|l| l.id == run_id && l.project_id == project_id)
+                .map(|l| &mut l.metric_settings)
+                .ok_or_else(|| ApiError::not_found("Log stream")),
+            RunKind::Experiment => self
+                .experiments
+                .iter_mut()
+                .find(|e| e.id == run_id && e.project_id == project_id)
+                .map(|e| &mut e.metric_settings)
+                .ok_or_else(|| ApiError::not_found("Experiment")),
         }
-        .ok_or_else(|| ApiError::Internal("run vanished under the lock".into()))
     }
 
     /// GET metric settings of a log stream or experiment.
@@ -192,16 +204,7 @@ impl State {
         project_id: &str,
         run_id: &str,
     ) -> Result<MetricSettingsResponse, ApiError> {
-        match kind {
-            RunKind::LogStream => Ok(self
-                .require_log_stream(project_id, run_id)?
-                .metric_settings
-                .clone()),
-            RunKind::Experiment => Ok(self
-                .require_experiment(project_id, run_id)?
-                .metric_settings
-                .clone()),
-        }
+        self.run_settings(kind, project_id, run_id).cloned()
     }
 
     /// PATCH metric settings (see the module docs).
@@ -213,7 +216,7 @@ impl State {
         request: MetricSettingsRequest,
     ) -> Result<MetricSettingsResponse, ApiError> {
         // 404s first: the path names the run.
-        self.settings_mut(kind, project_id, run_id)?;
+        self.run_settings(kind, project_id, run_id)?;
         let scorers = match request.scorers {
             Some(configs) => Some(self.resolve_scorers(configs)?),
             None => None,
