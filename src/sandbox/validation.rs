@@ -152,6 +152,14 @@ impl Checker {
             .unwrap_or(default)
     }
 
+    /// The page query parameters: `starting_token` (default 0), then
+    /// `limit` (default [`crate::api::DEFAULT_PAGE_LIMIT`]).
+    pub fn page(&mut self, query: &Query) -> (i64, i64) {
+        let start = self.query_int(query, "starting_token", 0);
+        let limit = self.query_int(query, "limit", crate::api::DEFAULT_PAGE_LIMIT);
+        (start, limit)
+    }
+
     /// A boolean query parameter with a default.
     pub fn query_bool(&mut self, query: &Query, name: &str, default: bool) -> bool {
         self.query(query, name, &json!({"type": "boolean", "default": default}))

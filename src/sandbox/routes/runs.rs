@@ -30,8 +30,7 @@ pub async fn list_projects(
     let query = Query::parse(raw.as_deref());
     let mut c = Checker::new();
     let include = c.query_bool(&query, "include_logstreams", false);
-    let start = c.query_int(&query, "starting_token", 0);
-    let limit = c.query_int(&query, "limit", crate::api::DEFAULT_PAGE_LIMIT);
+    let (start, limit) = c.page(&query);
     // The body is optional here: none means no filters.
     let body = if bytes.is_empty() {
         Some(Value::Object(Default::default()))
@@ -83,8 +82,7 @@ pub async fn page_log_streams(
     let mut c = Checker::new();
     let pid = c.path_uuid("project_id", ids.get("project_id"));
     let counts = c.query_bool(&query, "include_counts", false);
-    let start = c.query_int(&query, "starting_token", 0);
-    let limit = c.query_int(&query, "limit", crate::api::DEFAULT_PAGE_LIMIT);
+    let (start, limit) = c.page(&query);
     c.finish()?;
     let request = RunSearchRequest {
         starting_token: Some(start),
