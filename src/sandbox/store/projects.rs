@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::api::{FilterValue, LogStreamInfo, Operator, ProjectItem};
 
@@ -391,9 +391,7 @@ pub fn runs_of(counts: &RunCounts<'_>, project_id: &str) -> (i64, i64) {
 
 /// A project listing response (`GetProjectsPaginatedResponse`).
 pub fn listing(items: Vec<Value>, total: usize, fields: &super::PageFields) -> Value {
-    let mut obj = Map::new();
-    fields.write_into(&mut obj);
-    obj.insert("projects".into(), Value::Array(items));
+    let mut obj = fields.with_items("projects", items);
     obj.insert(
         "total_count".into(),
         json!(i64::try_from(total).unwrap_or(i64::MAX)),

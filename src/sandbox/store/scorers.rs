@@ -176,14 +176,11 @@ impl State {
             .collect();
         found.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
         let (page, fields) = paginate(&found, starting_token, limit);
-        let mut obj = serde_json::Map::new();
-        fields.write_into(&mut obj);
         let scorers = page
             .iter()
             .map(|s| to_json(&self.scorer_shape(s, caller)))
             .collect::<Result<Vec<_>, _>>()?;
-        obj.insert("scorers".into(), Value::Array(scorers));
-        Ok(Value::Object(obj))
+        Ok(Value::Object(fields.with_items("scorers", scorers)))
     }
 
     /// GET `/v2/scorers/{scorer_id}`.
@@ -208,13 +205,8 @@ impl State {
         let mut versions: Vec<&VersionRecord> = s.versions.iter().collect();
         versions.sort_by_key(|v| std::cmp::Reverse(v.version.version));
         let (page, fields) = paginate(&versions, starting_token, limit);
-        let mut obj = serde_json::Map::new();
-        fields.write_into(&mut obj);
-        obj.insert(
-            "versions".into(),
-            Value::Array(page.iter().map(|v| version_response(s, v)).collect()),
-        );
-        Ok(Value::Object(obj))
+        let versions = page.iter().map(|v| version_response(s, v)).collect();
+        Ok(Value::Object(fields.with_items("versions", versions)))
     }
 
     /// GET `/v2/scorers/{scorer_id}/version?version=`: that version number,
