@@ -27,11 +27,6 @@ impl StateFile {
         StateFile { path: path.into() }
     }
 
-    /// Where it is.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// The stored state when the file exists; otherwise `fixture`'s state,
     /// written to the file at once.
     pub fn load_or_init(&self, fixture: Fixture) -> Result<State, SandboxError> {
@@ -72,7 +67,7 @@ impl StateFile {
 
 /// Replaces `path` with `bytes`: temp file in the same directory, fsync,
 /// rename, fsync of the directory.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
         _ => PathBuf::from("."),

@@ -6,7 +6,7 @@
 //!
 //! The reference (`tests/reference/service-openapi.json`, embedded) is
 //! parsed once, lazily, and patched where the spec wins
-//! ([`spec_patches`]): the `ScorerName` enumeration is the spec's 63 values,
+//! (`spec_patches`): the `ScorerName` enumeration is the spec's 63 values,
 //! and trends sections have the spec's `description` (at most 500
 //! characters). The checks themselves are `crate::schemacheck`'s, with its
 //! pydantic dialect and renderer.
@@ -35,18 +35,13 @@ static SCHEMAS: LazyLock<Schemas> = LazyLock::new(|| {
     Schemas::with_dialect(doc, Dialect::Pydantic)
 });
 
-/// The reference document as the sandbox uses it (with [`spec_patches`]).
-pub fn document() -> &'static Value {
-    SCHEMAS.root()
-}
-
 /// A component schema of the (patched) reference, by name.
 pub fn component(name: &str) -> Option<&'static Value> {
     SCHEMAS.get(&format!("#/components/schemas/{name}"))
 }
 
 /// Where the spec wins over the reference (see the module docs).
-pub fn spec_patches(doc: &mut Value) {
+fn spec_patches(doc: &mut Value) {
     let Some(schemas) = doc
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
@@ -217,11 +212,6 @@ impl Checker {
     pub fn body_schema(&mut self, schema_name: &str, value: &Value) {
         let violations = SCHEMAS.validate(&format!("#/components/schemas/{schema_name}"), value);
         self.push(&violations, &[PathSeg::key("body")]);
-    }
-
-    /// Whether no fault was found so far.
-    pub fn is_ok(&self) -> bool {
-        self.details.is_empty() && self.bad_request.is_none()
     }
 
     /// `Ok` when no fault was found; otherwise the 422 (or 400) answer.
