@@ -31,15 +31,7 @@ impl StateFile {
     /// written to the file at once.
     pub fn load_or_init(&self, fixture: Fixture) -> Result<State, SandboxError> {
         match std::fs::read_to_string(&self.path) {
-            Ok(text) => {
-                let mut state: State =
-                    serde_json::from_str(&text).map_err(|e| SandboxError::Fixture {
-                        path: Some(self.path.clone()),
-                        reason: e.to_string(),
-                    })?;
-                state.seal();
-                Ok(state)
-            }
+            Ok(text) => Ok(Fixture::parse(&text, Some(&self.path))?.into_state()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let state = fixture.into_state();
                 self.save(&state)?;
