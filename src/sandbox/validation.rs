@@ -102,11 +102,17 @@ impl Checker {
     /// (lowercase, hyphenated) spelling, or a `uuid_parsing` fault at
     /// `["path", name]`.
     pub fn path_uuid(&mut self, name: &str, raw: &str) -> String {
+        self.uuid(ParamSource::Path, name, raw).unwrap_or_default()
+    }
+
+    /// A UUID parameter's canonical spelling, or a `uuid_parsing` fault at
+    /// `[source, name]`.
+    fn uuid(&mut self, source: ParamSource, name: &str, raw: &str) -> Option<String> {
         match uuid_param(name, raw) {
-            Ok(u) => u.hyphenated().to_string(),
+            Ok(u) => Some(u.hyphenated().to_string()),
             Err(v) => {
-                self.push(&[v], &[ParamSource::Path.seg()]);
-                String::new()
+                self.push(&[v], &[source.seg()]);
+                None
             }
         }
     }
@@ -166,13 +172,7 @@ impl Checker {
     pub fn query_uuid(&mut self, query: &Query, name: &str) -> Option<String> {
         let raw = query.all(name);
         let last = raw.last()?;
-        match uuid_param(name, last) {
-            Ok(u) => Some(u.hyphenated().to_string()),
-            Err(v) => {
-                self.push(&[v], &[ParamSource::Query.seg()]);
-                None
-            }
-        }
+        self.uuid(ParamSource::Query, name, last)
     }
 
     /// A required JSON body validated against a component schema: the

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Ids, ok, read_body};
@@ -93,6 +94,13 @@ pub async fn page_log_streams(
     Ok(ok(app.read(|s| s.search_log_streams(&pid, &request))?))
 }
 
+/// The body of POST `/v2/projects/{project_id}/log_streams`
+/// (`LogStreamCreateRequest`).
+#[derive(Deserialize)]
+struct LogStreamCreate {
+    name: String,
+}
+
 /// POST `/v2/projects/{project_id}/log_streams`.
 pub async fn create_log_stream(
     caller: Caller,
@@ -106,15 +114,10 @@ pub async fn create_log_stream(
     let body = c.body(&bytes, "LogStreamCreateRequest");
     c.finish()?;
     caller.require_write()?;
-    let name = body
-        .as_ref()
-        .and_then(|b| b.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+    let request: LogStreamCreate = deserialize(body.unwrap_or_default())?;
     let user = caller.user;
     Ok(ok(app
-        .write(move |s| s.create_log_stream(&pid, &name, &user))
+        .write(move |s| s.create_log_stream(&pid, &request.name, &user))
         .await?))
 }
 

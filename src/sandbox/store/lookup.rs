@@ -82,4 +82,9 @@ impl State {
     pub fn scorer(&self, id: &str) -> Option<&ScorerRecord> {
         self.scorers.iter().find(|s| s.id == id)
     }
+
+    /// The scorer, or 404 `Scorer not found`.
+    pub fn require_scorer(&self, id: &str) -> Result<&ScorerRecord, ApiError> {
+        self.scorer(id).ok_or_else(|| ApiError::not_found("Scorer"))
+    }
 }

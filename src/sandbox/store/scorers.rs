@@ -185,9 +185,7 @@ impl State {
 
     /// GET `/v2/scorers/{scorer_id}`.
     pub fn get_scorer(&self, id: &str, caller: &UserRecord) -> Result<Value, ApiError> {
-        let s = self
-            .scorer(id)
-            .ok_or_else(|| ApiError::not_found("Scorer"))?;
+        let s = self.require_scorer(id)?;
         to_json(&self.scorer_shape(s, caller))
     }
 
@@ -199,9 +197,7 @@ impl State {
         starting_token: i64,
         limit: i64,
     ) -> Result<Value, ApiError> {
-        let s = self
-            .scorer(id)
-            .ok_or_else(|| ApiError::not_found("Scorer"))?;
+        let s = self.require_scorer(id)?;
         let mut versions: Vec<&VersionRecord> = s.versions.iter().collect();
         versions.sort_by_key(|v| std::cmp::Reverse(v.version.version));
         let (page, fields) = paginate(&versions, starting_token, limit);
@@ -212,9 +208,7 @@ impl State {
     /// GET `/v2/scorers/{scorer_id}/version?version=`: that version number,
     /// or the latest when none is given.
     pub fn get_scorer_version(&self, id: &str, number: Option<i64>) -> Result<Value, ApiError> {
-        let s = self
-            .scorer(id)
-            .ok_or_else(|| ApiError::not_found("Scorer"))?;
+        let s = self.require_scorer(id)?;
         let v = match number {
             Some(n) => s.versions.iter().find(|v| v.version.version == n),
             None => s.latest(),
