@@ -105,6 +105,18 @@ pub enum LocItem {
 }
 
 impl ValidationError {
+    /// A pydantic `value_error` (a validator raised `ValueError(message)`):
+    /// `msg` is `"Value error, {message}"` and `ctx` is `{"error": message}`.
+    pub fn value_error(loc: Vec<LocItem>, input: Option<serde_json::Value>, message: &str) -> Self {
+        ValidationError {
+            loc,
+            msg: format!("Value error, {message}"),
+            kind: "value_error".to_owned(),
+            input,
+            ctx: Some(serde_json::json!({ "error": message })),
+        }
+    }
+
     /// The location as a dotted path: `body.segment_filters[0].sample_rate`.
     pub fn dotted_loc(&self) -> String {
         let mut out = String::new();

@@ -80,19 +80,21 @@ fn authenticate(parts: &Parts, app: &App, basic_allowed: bool) -> Result<Caller,
     let (scheme, credentials) = authorization
         .and_then(|a| a.split_once(' '))
         .map_or(("", ""), |(s, c)| (s, c.trim()));
-    let bearer_user = if scheme.eq_ignore_ascii_case("bearer") && !credentials.is_empty() {
-        let salt = app.read(|s| Ok(s.salt.clone())).unwrap_or_default();
-        app.token_user(&fingerprint(&salt, credentials))
-    } else {
-        None
-    };
+    let bearer =
+        (scheme.eq_ignore_ascii_case("bearer") && !credentials.is_empty()).then_some(credentials);
     let basic = (basic_allowed && scheme.eq_ignore_ascii_case("basic"))
         .then(|| decode_basic(credentials))
         .flatten();
     let user = app.read(|state| {
+        // The token store has its own lock, only ever taken after the
+        // state's (never the other way round).
         let found = api_key
             .and_then(|key| user_by_api_key(state, key))
-            .or_else(|| bearer_user.as_deref().and_then(|id| state.user(id)))
+            .or_else(|| {
+                bearer
+                    .and_then(|token| app.token_user(&fingerprint(&state.salt, token)))
+                    .and_then(|id| state.user(&id))
+            })
             .or_else(|| {
                 basic
                     .as_ref()
@@ -120,10 +122,11 @@ fn decode_basic(credentials: &str) -> Option<(String, String)> {
 
 /// The user holding API key `key`.
 pub fn user_by_api_key<'s>(state: &'s State, key: &str) -> Option<&'s UserRecord> {
+    let fp = fingerprint(&state.salt, key);
     state
         .users
         .iter()
-        .find(|u| u.api_keys.iter().any(|k| k.matches(&state.salt, key)))
+        .find(|u| u.api_keys.iter().any(|k| k.matches_fingerprint(&fp, key)))
 }
 
 /// The user with login name (email, case-insensitive) `name` and password

@@ -27,24 +27,11 @@ impl StateFile {
         StateFile { path: path.into() }
     }
 
-    /// Where it is.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// The stored state when the file exists; otherwise `fixture`'s state,
     /// written to the file at once.
     pub fn load_or_init(&self, fixture: Fixture) -> Result<State, SandboxError> {
         match std::fs::read_to_string(&self.path) {
-            Ok(text) => {
-                let mut state: State =
-                    serde_json::from_str(&text).map_err(|e| SandboxError::Fixture {
-                        path: Some(self.path.clone()),
-                        reason: e.to_string(),
-                    })?;
-                state.seal();
-                Ok(state)
-            }
+            Ok(text) => Ok(Fixture::parse(&text, Some(&self.path))?.into_state()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let state = fixture.into_state();
                 self.save(&state)?;
@@ -72,7 +59,7 @@ impl StateFile {
 
 /// Replaces `path` with `bytes`: temp file in the same directory, fsync,
 /// rename, fsync of the directory.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
         _ => PathBuf::from("."),

@@ -6,7 +6,7 @@
 //!
 //! The reference (`tests/reference/service-openapi.json`, embedded) is
 //! parsed once, lazily, and patched where the spec wins
-//! ([`spec_patches`]): the `ScorerName` enumeration is the spec's 63 values,
+//! (`spec_patches`): the `ScorerName` enumeration is the spec's 63 values,
 //! and trends sections have the spec's `description` (at most 500
 //! characters). The checks themselves are `crate::schemacheck`'s, with its
 //! pydantic dialect and renderer.
@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::reply::ApiError;
-use crate::api::ScorerName;
+use crate::api::{LocItem, ScorerName, ValidationError};
 use crate::schemacheck::pyjson::{BodyError, decode_body};
 use crate::schemacheck::{Dialect, ParamSource, PathSeg, Schemas, pydantic, uuid_param};
 
@@ -35,18 +35,13 @@ static SCHEMAS: LazyLock<Schemas> = LazyLock::new(|| {
     Schemas::with_dialect(doc, Dialect::Pydantic)
 });
 
-/// The reference document as the sandbox uses it (with [`spec_patches`]).
-pub fn document() -> &'static Value {
-    SCHEMAS.root()
-}
-
 /// A component schema of the (patched) reference, by name.
 pub fn component(name: &str) -> Option<&'static Value> {
     SCHEMAS.get(&format!("#/components/schemas/{name}"))
 }
 
 /// Where the spec wins over the reference (see the module docs).
-pub fn spec_patches(doc: &mut Value) {
+fn spec_patches(doc: &mut Value) {
     let Some(schemas) = doc
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
@@ -107,11 +102,17 @@ impl Checker {
     /// (lowercase, hyphenated) spelling, or a `uuid_parsing` fault at
     /// `["path", name]`.
     pub fn path_uuid(&mut self, name: &str, raw: &str) -> String {
+        self.uuid(ParamSource::Path, name, raw).unwrap_or_default()
+    }
+
+    /// A UUID parameter's canonical spelling, or a `uuid_parsing` fault at
+    /// `[source, name]`.
+    fn uuid(&mut self, source: ParamSource, name: &str, raw: &str) -> Option<String> {
         match uuid_param(name, raw) {
-            Ok(u) => u.hyphenated().to_string(),
+            Ok(u) => Some(u.hyphenated().to_string()),
             Err(v) => {
-                self.push(&[v], &[ParamSource::Path.seg()]);
-                String::new()
+                self.push(&[v], &[source.seg()]);
+                None
             }
         }
     }
@@ -152,6 +153,14 @@ impl Checker {
             .unwrap_or(default)
     }
 
+    /// The page query parameters: `starting_token` (default 0), then
+    /// `limit` (default [`crate::api::DEFAULT_PAGE_LIMIT`]).
+    pub fn page(&mut self, query: &Query) -> (i64, i64) {
+        let start = self.query_int(query, "starting_token", 0);
+        let limit = self.query_int(query, "limit", crate::api::DEFAULT_PAGE_LIMIT);
+        (start, limit)
+    }
+
     /// A boolean query parameter with a default.
     pub fn query_bool(&mut self, query: &Query, name: &str, default: bool) -> bool {
         self.query(query, name, &json!({"type": "boolean", "default": default}))
@@ -163,13 +172,7 @@ impl Checker {
     pub fn query_uuid(&mut self, query: &Query, name: &str) -> Option<String> {
         let raw = query.all(name);
         let last = raw.last()?;
-        match uuid_param(name, last) {
-            Ok(u) => Some(u.hyphenated().to_string()),
-            Err(v) => {
-                self.push(&[v], &[ParamSource::Query.seg()]);
-                None
-            }
-        }
+        self.uuid(ParamSource::Query, name, last)
     }
 
     /// A required JSON body validated against a component schema: the
@@ -209,11 +212,6 @@ impl Checker {
     pub fn body_schema(&mut self, schema_name: &str, value: &Value) {
         let violations = SCHEMAS.validate(&format!("#/components/schemas/{schema_name}"), value);
         self.push(&violations, &[PathSeg::key("body")]);
-    }
-
-    /// Whether no fault was found so far.
-    pub fn is_ok(&self) -> bool {
-        self.details.is_empty() && self.bad_request.is_none()
     }
 
     /// `Ok` when no fault was found; otherwise the 422 (or 400) answer.
@@ -279,12 +277,18 @@ fn redact_detail(mut detail: Value) -> Value {
 /// reference accepted what the type cannot hold) is a 422 at `["body"]`.
 pub fn deserialize<T: DeserializeOwned>(value: Value) -> Result<T, ApiError> {
     serde_json::from_value(value).map_err(|e| {
+        let error = ValidationError::value_error(
+            vec![LocItem::Key("body".into())],
+            Some(Value::Null),
+            &e.to_string(),
+        );
+        // In pydantic's key order, as the schema checks' faults are written.
         ApiError::Validation(vec![json!({
-            "type": "value_error",
-            "loc": ["body"],
-            "msg": format!("Value error, {e}"),
-            "input": null,
-            "ctx": {"error": e.to_string()},
+            "type": error.kind,
+            "loc": error.loc,
+            "msg": error.msg,
+            "input": error.input,
+            "ctx": error.ctx,
         })])
     })
 }

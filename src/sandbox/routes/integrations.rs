@@ -16,7 +16,7 @@ use crate::api::IntegrationProvider;
 use crate::sandbox::app::App;
 use crate::sandbox::auth::Caller;
 use crate::sandbox::reply::{ApiError, ApiResult};
-use crate::sandbox::store::integrations::{read_shape, split_secrets};
+use crate::sandbox::store::integrations::{fill_defaults, read_shape, split_secrets};
 use crate::sandbox::validation::{Checker, component};
 
 /// The reference's create (PUT body) and read schema of each provider.
@@ -50,19 +50,18 @@ fn provider_param(c: &mut Checker, raw: &str) -> IntegrationProvider {
     }
 }
 
+/// The properties of a component schema of the reference.
+fn properties(schema_name: &str) -> Option<&'static Map<String, Value>> {
+    component(schema_name)
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+}
+
 /// Fills the create schema's top-level defaults the body left out (as
 /// pydantic does when it parses the body).
 fn with_defaults(mut public: Map<String, Value>, create_schema: &str) -> Map<String, Value> {
-    let props = component(create_schema)
-        .and_then(|s| s.get("properties"))
-        .and_then(Value::as_object);
-    for (k, schema) in props.into_iter().flatten() {
-        if crate::api::SECRET_FIELDS.contains(&k.as_str()) || public.contains_key(k) {
-            continue;
-        }
-        if let Some(default) = schema.get("default") {
-            public.insert(k.clone(), default.clone());
-        }
+    if let Some(props) = properties(create_schema) {
+        fill_defaults(&mut public, props, &[]);
     }
     public
 }
@@ -103,13 +102,11 @@ pub async fn get_integration(
     let provider = provider_param(&mut c, ids.get("name"));
     c.finish()?;
     let (_, read) = schemas(&provider).ok_or_else(|| ApiError::not_found("Integration"))?;
-    let read_schema = component(read)
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let no_properties = Map::new();
+    let props = properties(read).unwrap_or(&no_properties);
     let shape = app.read(|s| {
         s.integration(&provider, &caller.user)
-            .map(|r| read_shape(r, &read_schema))
+            .map(|r| read_shape(r, props))
             .ok_or_else(|| ApiError::not_found("Integration"))
     })?;
     Ok(ok(shape))

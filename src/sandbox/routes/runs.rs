@@ -7,6 +7,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Ids, ok, read_body};
@@ -30,8 +31,7 @@ pub async fn list_projects(
     let query = Query::parse(raw.as_deref());
     let mut c = Checker::new();
     let include = c.query_bool(&query, "include_logstreams", false);
-    let start = c.query_int(&query, "starting_token", 0);
-    let limit = c.query_int(&query, "limit", crate::api::DEFAULT_PAGE_LIMIT);
+    let (start, limit) = c.page(&query);
     // The body is optional here: none means no filters.
     let body = if bytes.is_empty() {
         Some(Value::Object(Default::default()))
@@ -83,8 +83,7 @@ pub async fn page_log_streams(
     let mut c = Checker::new();
     let pid = c.path_uuid("project_id", ids.get("project_id"));
     let counts = c.query_bool(&query, "include_counts", false);
-    let start = c.query_int(&query, "starting_token", 0);
-    let limit = c.query_int(&query, "limit", crate::api::DEFAULT_PAGE_LIMIT);
+    let (start, limit) = c.page(&query);
     c.finish()?;
     let request = RunSearchRequest {
         starting_token: Some(start),
@@ -93,6 +92,13 @@ pub async fn page_log_streams(
         ..RunSearchRequest::default()
     };
     Ok(ok(app.read(|s| s.search_log_streams(&pid, &request))?))
+}
+
+/// The body of POST `/v2/projects/{project_id}/log_streams`
+/// (`LogStreamCreateRequest`).
+#[derive(Deserialize)]
+struct LogStreamCreate {
+    name: String,
 }
 
 /// POST `/v2/projects/{project_id}/log_streams`.
@@ -108,15 +114,10 @@ pub async fn create_log_stream(
     let body = c.body(&bytes, "LogStreamCreateRequest");
     c.finish()?;
     caller.require_write()?;
-    let name = body
-        .as_ref()
-        .and_then(|b| b.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+    let request: LogStreamCreate = deserialize(body.unwrap_or_default())?;
     let user = caller.user;
     Ok(ok(app
-        .write(move |s| s.create_log_stream(&pid, &name, &user))
+        .write(move |s| s.create_log_stream(&pid, &request.name, &user))
         .await?))
 }
 

@@ -10,7 +10,6 @@ use axum::response::Response;
 use serde_json::Value;
 
 use super::{Ids, ok, read_body};
-use crate::api::DEFAULT_PAGE_LIMIT;
 use crate::sandbox::app::App;
 use crate::sandbox::auth::{Caller, CallerNoBasic};
 use crate::sandbox::reply::ApiResult;
@@ -27,8 +26,7 @@ pub async fn list_scorers(
     let bytes = read_body(body).await?;
     let query = Query::parse(raw.as_deref());
     let mut c = Checker::new();
-    let start = c.query_int(&query, "starting_token", 0);
-    let limit = c.query_int(&query, "limit", DEFAULT_PAGE_LIMIT);
+    let (start, limit) = c.page(&query);
     let body = c.body(&bytes, "ListScorersRequest");
     c.finish()?;
     let request: ScorerListRequest = deserialize(body.unwrap_or(Value::Null))?;
@@ -60,8 +58,7 @@ pub async fn list_versions(
     let mut c = Checker::new();
     let id = c.path_uuid("scorer_id", ids.get("scorer_id"));
     let _run = c.query_uuid(&query, "run_id");
-    let start = c.query_int(&query, "starting_token", 0);
-    let limit = c.query_int(&query, "limit", DEFAULT_PAGE_LIMIT);
+    let (start, limit) = c.page(&query);
     c.finish()?;
     Ok(ok(app.read(|s| s.list_scorer_versions(&id, start, limit))?))
 }
@@ -94,8 +91,7 @@ pub async fn version_projects(
     let query = Query::parse(raw.as_deref());
     let mut c = Checker::new();
     let id = c.path_uuid("scorer_version_id", ids.get("scorer_version_id"));
-    let start = c.query_int(&query, "starting_token", 0);
-    let limit = c.query_int(&query, "limit", DEFAULT_PAGE_LIMIT);
+    let (start, limit) = c.page(&query);
     c.finish()?;
     Ok(ok(app.read(|s| {
         s.scorer_version_projects(&id, &caller.user, start, limit)

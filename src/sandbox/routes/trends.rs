@@ -26,6 +26,14 @@ fn visibility(c: &mut Checker, query: &Query) -> Visibility {
     }
 }
 
+/// The `project_id` then `log_stream_id` path segments (faults in that
+/// order), canonicalized.
+fn log_stream_path(c: &mut Checker, ids: &Ids) -> (String, String) {
+    let pid = c.path_uuid("project_id", ids.get("project_id"));
+    let lid = c.path_uuid("log_stream_id", ids.get("log_stream_id"));
+    (pid, lid)
+}
+
 /// GET `.../trends?trends_dashboard_id=` (default dashboard when absent).
 pub async fn get_dashboard(
     caller: Caller,
@@ -35,8 +43,7 @@ pub async fn get_dashboard(
 ) -> ApiResult<Response> {
     let query = Query::parse(raw.as_deref());
     let mut c = Checker::new();
-    let pid = c.path_uuid("project_id", ids.get("project_id"));
-    let lid = c.path_uuid("log_stream_id", ids.get("log_stream_id"));
+    let (pid, lid) = log_stream_path(&mut c, &ids);
     let did = c.query_uuid(&query, "trends_dashboard_id");
     c.finish()?;
     Ok(ok(app.read(|s| {
@@ -51,8 +58,7 @@ pub async fn list_dashboards(
     State(app): State<Arc<App>>,
 ) -> ApiResult<Response> {
     let mut c = Checker::new();
-    let pid = c.path_uuid("project_id", ids.get("project_id"));
-    let lid = c.path_uuid("log_stream_id", ids.get("log_stream_id"));
+    let (pid, lid) = log_stream_path(&mut c, &ids);
     c.finish()?;
     Ok(ok(
         app.read(|s| s.list_dashboards(&pid, &lid, &caller.user))?
@@ -70,8 +76,7 @@ pub async fn create_section(
     let bytes = read_body(body).await?;
     let query = Query::parse(raw.as_deref());
     let mut c = Checker::new();
-    let pid = c.path_uuid("project_id", ids.get("project_id"));
-    let lid = c.path_uuid("log_stream_id", ids.get("log_stream_id"));
+    let (pid, lid) = log_stream_path(&mut c, &ids);
     let did = c.query_uuid(&query, "trends_dashboard_id");
     let body = c.body(&bytes, "SectionCreateRequest");
     c.finish()?;
@@ -96,8 +101,7 @@ pub async fn update_section(
     let query = Query::parse(raw.as_deref());
     let mut c = Checker::new();
     let sid = c.path_uuid("section_id", ids.get("section_id"));
-    let pid = c.path_uuid("project_id", ids.get("project_id"));
-    let lid = c.path_uuid("log_stream_id", ids.get("log_stream_id"));
+    let (pid, lid) = log_stream_path(&mut c, &ids);
     let did = c.query_uuid(&query, "trends_dashboard_id");
     let body = c.body(&bytes, "SectionUpdateRequest");
     c.finish()?;
@@ -120,8 +124,7 @@ pub async fn delete_section(
     let query = Query::parse(raw.as_deref());
     let mut c = Checker::new();
     let sid = c.path_uuid("section_id", ids.get("section_id"));
-    let pid = c.path_uuid("project_id", ids.get("project_id"));
-    let lid = c.path_uuid("log_stream_id", ids.get("log_stream_id"));
+    let (pid, lid) = log_stream_path(&mut c, &ids);
     let ungroup = c.query_bool(&query, "ungroup", false);
     let did = c.query_uuid(&query, "trends_dashboard_id");
     c.finish()?;
@@ -143,8 +146,7 @@ pub async fn favorite(
     let query = Query::parse(raw.as_deref());
     let mut c = Checker::new();
     let did = c.path_uuid("trends_dashboard_id", ids.get("trends_dashboard_id"));
-    let pid = c.path_uuid("project_id", ids.get("project_id"));
-    let lid = c.path_uuid("log_stream_id", ids.get("log_stream_id"));
+    let (pid, lid) = log_stream_path(&mut c, &ids);
     let vis = visibility(&mut c, &query);
     c.finish()?;
     caller.require_write()?;
@@ -163,8 +165,7 @@ pub async fn unfavorite(
 ) -> ApiResult<Response> {
     let query = Query::parse(raw.as_deref());
     let mut c = Checker::new();
-    let pid = c.path_uuid("project_id", ids.get("project_id"));
-    let lid = c.path_uuid("log_stream_id", ids.get("log_stream_id"));
+    let (pid, lid) = log_stream_path(&mut c, &ids);
     let vis = visibility(&mut c, &query);
     c.finish()?;
     caller.require_write()?;

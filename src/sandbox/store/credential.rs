@@ -33,6 +33,16 @@ impl Credential {
             Credential::Sealed(fp) => constant_time_eq(fp, &fingerprint(salt, presented)),
         }
     }
+
+    /// Whether `presented`, whose fingerprint under the state's salt is
+    /// `presented_fp`, is this credential: for checking one presented value
+    /// against many credentials while hashing it once.
+    pub fn matches_fingerprint(&self, presented_fp: &str, presented: &str) -> bool {
+        match self {
+            Credential::Plain(secret) => constant_time_eq(secret.expose(), presented),
+            Credential::Sealed(fp) => constant_time_eq(fp, presented_fp),
+        }
+    }
 }
 
 impl std::fmt::Debug for Credential {
@@ -85,11 +95,14 @@ mod tests {
         assert!(serde_json::to_string(&c).is_err());
         assert!(!format!("{c:?}").contains("hunter2"));
         assert!(c.matches("salt", "hunter2"));
+        assert!(c.matches_fingerprint("unused", "hunter2"));
         c.seal("salt");
         let json = serde_json::to_string(&c).unwrap();
         assert!(json.starts_with("{\"sha256\":\"") && !json.contains("hunter2"));
         assert!(c.matches("salt", "hunter2"));
         assert!(!c.matches("salt", "hunter3"));
+        assert!(c.matches_fingerprint(&fingerprint("salt", "hunter2"), "hunter2"));
+        assert!(!c.matches_fingerprint(&fingerprint("salt", "hunter3"), "hunter2"));
         let back: Credential = serde_json::from_str(&json).unwrap();
         assert_eq!(back, c);
     }

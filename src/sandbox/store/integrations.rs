@@ -170,15 +170,31 @@ impl State {
     }
 }
 
-/// The read shape of GET `/v2/integrations/{name}`: `read_properties` are
-/// the property names of the provider's read schema (with their defaults,
-/// used for fields the body did not set).
-pub fn read_shape(record: &IntegrationRecord, read_schema: &Map<String, Value>) -> Value {
-    let props = read_schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+/// The keys of the read shape that [`read_shape`] writes itself, never from
+/// the stored fields or the schema's defaults.
+pub const SHAPE_KEYS: &[&str] = &["id", "name", "provider", "extra"];
+
+/// Fills into `target` the defaults of the schema properties `props`,
+/// except secrets, keys `target` already has and the keys in `skip` (as
+/// pydantic fills the defaults of fields a body left out).
+pub fn fill_defaults(target: &mut Map<String, Value>, props: &Map<String, Value>, skip: &[&str]) {
+    for (k, schema) in props {
+        if skip.contains(&k.as_str())
+            || SECRET_FIELDS.contains(&k.as_str())
+            || target.contains_key(k)
+        {
+            continue;
+        }
+        if let Some(default) = schema.get("default") {
+            target.insert(k.clone(), default.clone());
+        }
+    }
+}
+
+/// The read shape of GET `/v2/integrations/{name}`: `props` are the
+/// properties of the provider's read schema (their defaults are used for
+/// fields the body did not set).
+pub fn read_shape(record: &IntegrationRecord, props: &Map<String, Value>) -> Value {
     let mut top = Map::new();
     let mut extra = Map::new();
     for (k, v) in &record.fields {
@@ -186,25 +202,13 @@ pub fn read_shape(record: &IntegrationRecord, read_schema: &Map<String, Value>) 
             (IntegrationProvider::Custom, "endpoint") => "base_url".to_owned(),
             _ => k.clone(),
         };
-        if props.contains_key(&name)
-            && !matches!(name.as_str(), "id" | "name" | "provider" | "extra")
-        {
+        if props.contains_key(&name) && !SHAPE_KEYS.contains(&name.as_str()) {
             top.insert(name, v.clone());
         } else {
             extra.insert(k.clone(), v.clone());
         }
     }
-    for (k, schema) in &props {
-        if matches!(k.as_str(), "id" | "name" | "provider" | "extra")
-            || SECRET_FIELDS.contains(&k.as_str())
-            || top.contains_key(k)
-        {
-            continue;
-        }
-        if let Some(default) = schema.get("default") {
-            top.insert(k.clone(), default.clone());
-        }
-    }
+    fill_defaults(&mut top, props, SHAPE_KEYS);
     top.insert("id".into(), json!(record.id));
     top.insert("name".into(), json!(record.name));
     top.insert("provider".into(), json!(record.provider.as_str()));

@@ -1,12 +1,10 @@
 //! Lookups of the [`State`] every resource module shares (by id, with the
-//! service's 404s), sealing credentials, and adding users for tests.
+//! service's 404s), and sealing credentials.
 
 use super::{
-    ApiError, Credential, ExperimentRecord, LogStreamRecord, ProjectRecord, ScorerRecord, State,
-    UserRecord,
+    ApiError, ExperimentRecord, LogStreamRecord, ProjectRecord, ScorerRecord, State, UserRecord,
 };
-use crate::api::{AuthMethod, UserInfo, UserRole};
-use crate::sandbox::fingerprint::{fingerprint, new_id};
+use crate::api::UserInfo;
 
 impl State {
     /// Seals every plain credential into a fingerprint. Called on every
@@ -85,32 +83,8 @@ impl State {
         self.scorers.iter().find(|s| s.id == id)
     }
 
-    /// Adds a user (for tests and fixtures) and returns its id. The
-    /// credentials are sealed at once.
-    pub fn add_user(
-        &mut self,
-        email: &str,
-        role: UserRole,
-        password: Option<&str>,
-        api_key: Option<&str>,
-    ) -> String {
-        let id = new_id();
-        let now = super::now();
-        let salt = self.salt.clone();
-        let seal = |s: &str| Credential::Sealed(fingerprint(&salt, s));
-        self.users.push(UserRecord {
-            id: id.clone(),
-            email: email.to_owned(),
-            first_name: String::new(),
-            last_name: String::new(),
-            role,
-            auth_method: AuthMethod::Email,
-            email_is_verified: true,
-            created_at: now.clone(),
-            updated_at: now,
-            password: password.map(seal),
-            api_keys: api_key.map(seal).into_iter().collect(),
-        });
-        id
+    /// The scorer, or 404 `Scorer not found`.
+    pub fn require_scorer(&self, id: &str) -> Result<&ScorerRecord, ApiError> {
+        self.scorer(id).ok_or_else(|| ApiError::not_found("Scorer"))
     }
 }

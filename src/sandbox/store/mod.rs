@@ -90,6 +90,19 @@ impl PageFields {
                 .map_or(serde_json::Value::Null, Into::into),
         );
     }
+
+    /// A page response: the pagination fields, then the page's `items`
+    /// under `key`.
+    pub fn with_items(
+        &self,
+        key: &str,
+        items: Vec<serde_json::Value>,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        let mut obj = serde_json::Map::new();
+        self.write_into(&mut obj);
+        obj.insert(key.into(), serde_json::Value::Array(items));
+        obj
+    }
 }
 
 /// Serializes a value that is known to serialize (the sandbox's own records);

@@ -6,8 +6,10 @@
 //! creating a log stream (with its default dashboard) and reading one log
 //! stream or experiment.
 
+use std::collections::HashMap;
+
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::api::{FilterValue, LogStreamInfo, Operator, ProjectItem};
 
@@ -127,21 +129,19 @@ fn match_count(count: i64, op: &Operator, value: &Value) -> bool {
 }
 
 impl State {
-    fn count_runs(&self, project_id: &str) -> (i64, i64) {
-        let ls = self
-            .log_streams
-            .iter()
-            .filter(|l| l.project_id == project_id)
-            .count();
-        let ex = self
-            .experiments
-            .iter()
-            .filter(|e| e.project_id == project_id)
-            .count();
-        (
-            i64::try_from(ls).unwrap_or(i64::MAX),
-            i64::try_from(ex).unwrap_or(i64::MAX),
-        )
+    /// Each project's number of log streams and experiments, counted in one
+    /// pass over the runs (a project without runs is absent: `(0, 0)`).
+    pub fn run_counts(&self) -> RunCounts<'_> {
+        let mut counts = RunCounts::new();
+        for l in &self.log_streams {
+            let c = counts.entry(l.project_id.as_str()).or_default();
+            c.0 = c.0.saturating_add(1);
+        }
+        for e in &self.experiments {
+            let c = counts.entry(e.project_id.as_str()).or_default();
+            c.1 = c.1.saturating_add(1);
+        }
+        counts
     }
 
     /// The `ProjectItem` of a project, as listings return it.
@@ -150,8 +150,9 @@ impl State {
         p: &ProjectRecord,
         caller: &UserRecord,
         include_logstreams: bool,
+        counts: &RunCounts<'_>,
     ) -> ProjectItem {
-        let (num_logstreams, num_experiments) = self.count_runs(&p.id);
+        let (num_logstreams, num_experiments) = runs_of(counts, &p.id);
         ProjectItem {
             id: p.id.clone(),
             permissions: permissions(caller, PROJECT_ACTIONS),
@@ -186,8 +187,9 @@ impl State {
         starting_token: i64,
         limit: i64,
     ) -> Result<Value, ApiError> {
+        let counts = self.run_counts();
         let matches = |p: &ProjectRecord, f: &ProjectListFilter| -> bool {
-            let (ls, ex) = self.count_runs(&p.id);
+            let (ls, ex) = runs_of(&counts, &p.id);
             match f {
                 ProjectListFilter::Name {
                     operator,
@@ -230,8 +232,8 @@ impl State {
             let ord = match column {
                 "name" => a.name.cmp(&b.name),
                 "updated_at" => super::cmp_time(&a.updated_at, &b.updated_at),
-                "num_logstreams" => self.count_runs(&a.id).0.cmp(&self.count_runs(&b.id).0),
-                "num_experiments" => self.count_runs(&a.id).1.cmp(&self.count_runs(&b.id).1),
+                "num_logstreams" => runs_of(&counts, &a.id).0.cmp(&runs_of(&counts, &b.id).0),
+                "num_experiments" => runs_of(&counts, &a.id).1.cmp(&runs_of(&counts, &b.id).1),
                 _ => super::cmp_time(&a.created_at, &b.created_at),
             };
             let ord = if ascending { ord } else { ord.reverse() };
@@ -241,7 +243,7 @@ impl State {
         let (page, fields) = paginate(&projects, starting_token, limit);
         let items = page
             .iter()
-            .map(|p| to_json(&self.project_item(p, caller, include_logstreams)))
+            .map(|p| to_json(&self.project_item(p, caller, include_logstreams, &counts)))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(listing(items, total, &fields))
     }
@@ -378,11 +380,18 @@ impl State {
     }
 }
 
+/// Per project id, its number of log streams and experiments
+/// ([`State::run_counts`]).
+pub type RunCounts<'a> = HashMap<&'a str, (i64, i64)>;
+
+/// A project's `(log streams, experiments)` from [`State::run_counts`].
+pub fn runs_of(counts: &RunCounts<'_>, project_id: &str) -> (i64, i64) {
+    counts.get(project_id).copied().unwrap_or_default()
+}
+
 /// A project listing response (`GetProjectsPaginatedResponse`).
 pub fn listing(items: Vec<Value>, total: usize, fields: &super::PageFields) -> Value {
-    let mut obj = Map::new();
-    fields.write_into(&mut obj);
-    obj.insert("projects".into(), Value::Array(items));
+    let mut obj = fields.with_items("projects", items);
     obj.insert(
         "total_count".into(),
         json!(i64::try_from(total).unwrap_or(i64::MAX)),

@@ -9,6 +9,8 @@
 //! scorer and either pins that version or pins none while it is the scorer's
 //! latest ("when omitted, the latest version is used").
 
+use std::collections::HashSet;
+
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -174,21 +176,16 @@ impl State {
             .collect();
         found.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
         let (page, fields) = paginate(&found, starting_token, limit);
-        let mut obj = serde_json::Map::new();
-        fields.write_into(&mut obj);
         let scorers = page
             .iter()
             .map(|s| to_json(&self.scorer_shape(s, caller)))
             .collect::<Result<Vec<_>, _>>()?;
-        obj.insert("scorers".into(), Value::Array(scorers));
-        Ok(Value::Object(obj))
+        Ok(Value::Object(fields.with_items("scorers", scorers)))
     }
 
     /// GET `/v2/scorers/{scorer_id}`.
     pub fn get_scorer(&self, id: &str, caller: &UserRecord) -> Result<Value, ApiError> {
-        let s = self
-            .scorer(id)
-            .ok_or_else(|| ApiError::not_found("Scorer"))?;
+        let s = self.require_scorer(id)?;
         to_json(&self.scorer_shape(s, caller))
     }
 
@@ -200,27 +197,18 @@ impl State {
         starting_token: i64,
         limit: i64,
     ) -> Result<Value, ApiError> {
-        let s = self
-            .scorer(id)
-            .ok_or_else(|| ApiError::not_found("Scorer"))?;
+        let s = self.require_scorer(id)?;
         let mut versions: Vec<&VersionRecord> = s.versions.iter().collect();
         versions.sort_by_key(|v| std::cmp::Reverse(v.version.version));
         let (page, fields) = paginate(&versions, starting_token, limit);
-        let mut obj = serde_json::Map::new();
-        fields.write_into(&mut obj);
-        obj.insert(
-            "versions".into(),
-            Value::Array(page.iter().map(|v| version_response(s, v)).collect()),
-        );
-        Ok(Value::Object(obj))
+        let versions = page.iter().map(|v| version_response(s, v)).collect();
+        Ok(Value::Object(fields.with_items("versions", versions)))
     }
 
     /// GET `/v2/scorers/{scorer_id}/version?version=`: that version number,
     /// or the latest when none is given.
     pub fn get_scorer_version(&self, id: &str, number: Option<i64>) -> Result<Value, ApiError> {
-        let s = self
-            .scorer(id)
-            .ok_or_else(|| ApiError::not_found("Scorer"))?;
+        let s = self.require_scorer(id)?;
         let v = match number {
             Some(n) => s.versions.iter().find(|v| v.version.version == n),
             None => s.latest(),
@@ -256,27 +244,30 @@ impl State {
                 .iter()
                 .any(|c| uses(c, scorer, version_id, is_latest))
         };
+        let using: HashSet<&str> = self
+            .log_streams
+            .iter()
+            .filter(|l| uses_it(&l.metric_settings.scorers))
+            .map(|l| l.project_id.as_str())
+            .chain(
+                self.experiments
+                    .iter()
+                    .filter(|e| uses_it(&e.metric_settings.scorers))
+                    .map(|e| e.project_id.as_str()),
+            )
+            .collect();
         let mut projects: Vec<&ProjectRecord> = self
             .projects
             .iter()
-            .filter(|p| {
-                self.log_streams
-                    .iter()
-                    .filter(|l| l.project_id == p.id)
-                    .any(|l| uses_it(&l.metric_settings.scorers))
-                    || self
-                        .experiments
-                        .iter()
-                        .filter(|e| e.project_id == p.id)
-                        .any(|e| uses_it(&e.metric_settings.scorers))
-            })
+            .filter(|p| using.contains(p.id.as_str()))
             .collect();
         projects.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
         let total = projects.len();
         let (page, fields) = paginate(&projects, starting_token, limit);
+        let counts = self.run_counts();
         let items = page
             .iter()
-            .map(|p| to_json(&self.project_item(p, caller, false)))
+            .map(|p| to_json(&self.project_item(p, caller, false, &counts)))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(listing(items, total, &fields))
     }

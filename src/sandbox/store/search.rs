@@ -288,13 +288,8 @@ where
         request.starting_token.unwrap_or(0),
         request.limit.unwrap_or(crate::api::DEFAULT_PAGE_LIMIT),
     );
-    let mut obj = Map::new();
-    fields.write_into(&mut obj);
-    obj.insert(
-        list_key.into(),
-        Value::Array(page.iter().map(|r| to_json(r, include_counts)).collect()),
-    );
-    Value::Object(obj)
+    let runs = page.iter().map(|r| to_json(r, include_counts)).collect();
+    Value::Object(fields.with_items(list_key, runs))
 }
 
 #[cfg(test)]

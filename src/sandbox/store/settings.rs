@@ -155,44 +155,46 @@ pub enum RunKind {
     Experiment,
 }
 
-fn value_error(loc: Vec<LocItem>, input: Value, message: String) -> ValidationError {
-    ValidationError {
-        loc,
-        msg: format!("Value error, {message}"),
-        kind: "value_error".to_owned(),
-        input: Some(input),
-        ctx: Some(json!({ "error": message })),
-    }
-}
-
 fn key(k: &str) -> LocItem {
     LocItem::Key(k.to_owned())
 }
 
 impl State {
+    /// The metric settings of a run (after its project), or 404.
+    fn run_settings(
+        &self,
+        kind: RunKind,
+        project_id: &str,
+        run_id: &str,
+    ) -> Result<&MetricSettingsResponse, ApiError> {
+        Ok(match kind {
+            RunKind::LogStream => &self.require_log_stream(project_id, run_id)?.metric_settings,
+            RunKind::Experiment => &self.require_experiment(project_id, run_id)?.metric_settings,
+        })
+    }
+
+    /// [`State::run_settings`], to change them.
     fn settings_mut(
         &mut self,
         kind: RunKind,
         project_id: &str,
         run_id: &str,
     ) -> Result<&mut MetricSettingsResponse, ApiError> {
+        self.require_project(project_id)?;
         match kind {
-            RunKind::LogStream => {
-                self.require_log_stream(project_id, run_id)?;
-                self.log_streams
-                    .iter_mut()
-                    .find(|l| l.id == run_id && l.project_id == project_id)
-                    .map(|l| &mut l.metric_settings)
-            }
-            RunKind::Experiment => {
-                self.require_experiment(project_id, run_id)?;
-                self.experiments
-                    .iter_mut()
-                    .find(|e| e.id == run_id && e.project_id == project_id)
-                    .map(|e| &mut e.metric_settings)
-            }
+            RunKind::LogStream => self
+                .log_streams
+                .iter_mut()
+                .find(|l| l.id == run_id && l.project_id == project_id)
+                .map(|l| &mut l.metric_settings)
+                .ok_or_else(|| ApiError::not_found("Log stream")),
+            RunKind::Experiment => self
+                .experiments
+                .iter_mut()
+                .find(|e| e.id == run_id && e.project_id == project_id)
+                .map(|e| &mut e.metric_settings)
+                .ok_or_else(|| ApiError::not_found("Experiment")),
         }
-        .ok_or_else(|| ApiError::Internal("run vanished under the lock".into()))
     }
 
     /// GET metric settings of a log stream or experiment.
@@ -202,16 +204,7 @@ impl State {
         project_id: &str,
         run_id: &str,
     ) -> Result<MetricSettingsResponse, ApiError> {
-        match kind {
-            RunKind::LogStream => Ok(self
-                .require_log_stream(project_id, run_id)?
-                .metric_settings
-                .clone()),
-            RunKind::Experiment => Ok(self
-                .require_experiment(project_id, run_id)?
-                .metric_settings
-                .clone()),
-        }
+        self.run_settings(kind, project_id, run_id).cloned()
     }
 
     /// PATCH metric settings (see the module docs).
@@ -223,7 +216,7 @@ impl State {
         request: MetricSettingsRequest,
     ) -> Result<MetricSettingsResponse, ApiError> {
         // 404s first: the path names the run.
-        self.settings_mut(kind, project_id, run_id)?;
+        self.run_settings(kind, project_id, run_id)?;
         let scorers = match request.scorers {
             Some(configs) => Some(self.resolve_scorers(configs)?),
             None => None,
@@ -254,18 +247,18 @@ impl State {
                 loc
             };
             let Some(catalog) = self.scorer(&config.id) else {
-                errors.push(value_error(
+                errors.push(ValidationError::value_error(
                     at(&["id"]),
-                    json!(config.id),
-                    format!("no scorer with id {} exists", config.id),
+                    Some(json!(config.id)),
+                    &format!("no scorer with id {} exists", config.id),
                 ));
                 continue;
             };
             if config.scorer_type != catalog.scorer_type {
-                errors.push(value_error(
+                errors.push(ValidationError::value_error(
                     at(&["scorer_type"]),
-                    json!(config.scorer_type.as_str()),
-                    format!(
+                    Some(json!(config.scorer_type.as_str())),
+                    &format!(
                         "scorer {} has scorer_type {}, not {}",
                         catalog.name, catalog.scorer_type, config.scorer_type
                     ),
@@ -276,15 +269,15 @@ impl State {
                     Some(v) if pinned.scorer_id == catalog.id => {
                         config.scorer_version = Some(v.version.clone());
                     }
-                    Some(_) => errors.push(value_error(
+                    Some(_) => errors.push(ValidationError::value_error(
                         at(&["scorer_version", "scorer_id"]),
-                        json!(pinned.scorer_id),
-                        format!("scorer_version.scorer_id must be {}", catalog.id),
+                        Some(json!(pinned.scorer_id)),
+                        &format!("scorer_version.scorer_id must be {}", catalog.id),
                     )),
-                    None => errors.push(value_error(
+                    None => errors.push(ValidationError::value_error(
                         at(&["scorer_version", "id"]),
-                        json!(pinned.id),
-                        format!(
+                        Some(json!(pinned.id)),
+                        &format!(
                             "scorer {} has no version with id {}",
                             catalog.name, pinned.id
                         ),

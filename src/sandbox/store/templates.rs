@@ -11,7 +11,7 @@
 //! disagree); given neither, 422.
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::api::{
     AnnotationConstraints, AnnotationTreeNode, ConstraintKind, FeedbackConstraints, LocItem,
@@ -82,18 +82,16 @@ impl TemplateKind for FeedbackConstraints {
 }
 
 fn constraint_error(field: &str, message: &str) -> ApiError {
-    ApiError::invalid(vec![ValidationError {
-        loc: vec![
+    ApiError::invalid(vec![ValidationError::value_error(
+        vec![
             LocItem::Key("body".into()),
             LocItem::Key("constraints".into()),
             LocItem::Key("tree_choice".into()),
             LocItem::Key(field.into()),
         ],
-        msg: format!("Value error, {message}"),
-        kind: "value_error".into(),
-        input: None,
-        ctx: Some(json!({ "error": message })),
-    }])
+        None,
+        message,
+    )])
 }
 
 /// The YAML form of an annotation choice tree: a list of nodes, each with

@@ -173,13 +173,11 @@ impl State {
         let dashboard = &mut self.dashboards[i];
         if dashboard.sections.len() >= MAX_SECTIONS {
             let message = format!("a dashboard holds at most {MAX_SECTIONS} sections");
-            return Err(ApiError::invalid(vec![ValidationError {
-                loc: vec![LocItem::Key("body".into())],
-                msg: format!("Value error, {message}"),
-                kind: "value_error".into(),
-                input: None,
-                ctx: Some(json!({ "error": message })),
-            }]));
+            return Err(ApiError::invalid(vec![ValidationError::value_error(
+                vec![LocItem::Key("body".into())],
+                None,
+                &message,
+            )]));
         }
         let section = Section {
             id: new_id(),
