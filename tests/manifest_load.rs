@@ -22,7 +22,7 @@ fn example_env(name: &str) -> Option<String> {
     }
 }
 
-fn load_paths(paths: &[&Path], env: &dyn Fn(&str) -> Option<String>) -> LoadOutcome {
+fn load_paths(paths: &[&Path], env: &(dyn Fn(&str) -> Option<String> + Sync)) -> LoadOutcome {
     let paths: Vec<PathBuf> = paths.iter().map(|p| p.to_path_buf()).collect();
     load(&paths, env)
 }

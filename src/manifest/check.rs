@@ -101,7 +101,7 @@ impl Input<'_> {
 }
 
 /// Checks one document.
-pub fn check(input: &Input<'_>, env: &dyn Fn(&str) -> Option<String>) -> Checked {
+pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -> Checked {
     let mut out = Checked::default();
     let value = &input.document.value;
     let Some(map) = value.as_object() else {
