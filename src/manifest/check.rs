@@ -120,16 +120,17 @@ pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -
     };
 
     let kind = check_kind(input, map.get("kind"), &mut out.diagnostics);
-    // In an Azure integration, `api_version` is Azure's own field (the schema checks it).
-    let azure =
-        kind == Some("Integration") && map.get("provider").and_then(Value::as_str) == Some("azure");
-    if !azure {
-        check_api_version(input, map.get("api_version"), &mut out.diagnostics);
-    }
     // Pointers of values never to quote.
     let mut hidden: Vec<String> = Vec::new();
     let Some(kind) = kind else {
-        // Not interpolated or validated; literals under secret keys are still hidden.
+        // Not interpolated or validated: no provider, so `api_version` is the format
+        // version; literals under secret keys are still hidden.
+        if let Some(version) = map.get("api_version")
+            && version.as_str() != Some(API_VERSION)
+        {
+            out.diagnostics
+                .push(violations::unsupported_api_version(input, version));
+        }
         for site in interpolate::secret_sites(value) {
             if !site.is_reference {
                 hidden.push(site.pointer);
@@ -164,18 +165,12 @@ pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -
     } else {
         PROJECT_DOCUMENT
     };
+    // In an Azure integration, `api_version` is Azure's own field (the schema checks it,
+    // as it checks the format version everywhere else). The provider may be a variable.
+    let azure = integration && working.get("provider").and_then(Value::as_str) == Some("azure");
     let violations = schema::validator().validate(pointer, &working);
-    let keys_checked: &[&str] = if azure {
-        &["/kind"]
-    } else {
-        &["/kind", "/api_version"]
-    };
-    out.diagnostics.extend(violations::diagnostics(
-        input,
-        &working,
-        &violations,
-        keys_checked,
-    ));
+    out.diagnostics
+        .extend(violations::diagnostics(input, &working, &violations));
     if integration {
         // A misspelt secret field is still a secret: do not quote its value.
         for v in &violations {
@@ -297,29 +292,6 @@ fn check_kind<'v>(
                     .with_help(help),
             );
             None
-        }
-    }
-}
-
-fn check_api_version(input: &Input<'_>, version: Option<&Value>, out: &mut Vec<Diagnostic>) {
-    match version {
-        None => {}
-        Some(Value::String(v)) if v == API_VERSION => {}
-        Some(other) => {
-            let shown = match other {
-                Value::String(s) => format!("`{s}`"),
-                other => describe(other).to_owned(),
-            };
-            out.push(
-                input
-                    .error(
-                        input.at("/api_version", Anchor::Value),
-                        format!("unsupported api_version {shown}"),
-                    )
-                    .with_help(format!(
-                        "this evalctl reads `api_version: {API_VERSION}` (or leave it out)"
-                    )),
-            );
         }
     }
 }

@@ -11,23 +11,21 @@ use serde_json::Value;
 use super::check::{Input, describe};
 use super::diagnostic::Diagnostic;
 use super::semantic::Anchor;
-use super::types::EnvRef;
+use super::types::{API_VERSION, EnvRef};
 use crate::schemacheck::{PathSeg, Violation, ViolationKind, suggest};
 
-/// The diagnostics of `violations` of the (interpolated) document `value`, skipping
-/// those at the pointers in `skip` (checked before, with better words).
-pub fn diagnostics(
-    input: &Input<'_>,
-    value: &Value,
-    violations: &[Violation],
-    skip: &[&str],
-) -> Vec<Diagnostic> {
+/// The diagnostics of `violations` of the (interpolated) document `value`.
+pub fn diagnostics(input: &Input<'_>, value: &Value, violations: &[Violation]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     // Union branches failing at one place, by pointer, in order.
     let mut unions: Vec<(String, Vec<&Violation>)> = Vec::new();
     for v in violations {
         let pointer = v.pointer();
-        if skip.contains(&pointer.as_str()) {
+        if let ViolationKind::NotConst { expected } = &v.kind
+            && pointer == "/api_version"
+            && expected.as_str() == Some(API_VERSION)
+        {
+            out.push(unsupported_api_version(input, &v.input));
             continue;
         }
         let tagged = v.path.iter().any(|s| matches!(s, PathSeg::Tag(_)));
@@ -53,6 +51,23 @@ pub fn diagnostics(
         }
     }
     out
+}
+
+/// The error for a manifest format version (`api_version`, outside Azure integrations)
+/// other than [`API_VERSION`]: `found`.
+pub fn unsupported_api_version(input: &Input<'_>, found: &Value) -> Diagnostic {
+    let shown = match found {
+        Value::String(s) => format!("`{s}`"),
+        other => describe(other).to_owned(),
+    };
+    input
+        .error(
+            input.at("/api_version", Anchor::Value),
+            format!("unsupported api_version {shown}"),
+        )
+        .with_help(format!(
+            "this evalctl reads `api_version: {API_VERSION}` (or leave it out)"
+        ))
 }
 
 /// `place: message`, or the message alone at the document's root.
