@@ -385,7 +385,7 @@ fn api_version_is_azures_own_when_the_provider_variable_is_azure() {
     for (text, found) in [
         ("kind: Project\napi_version: v2\n", "`v2`"),
         ("kind: Project\napi_version: 2\n", "an integer"),
-        ("kind: Projct\napi_version: [v1]\n", "a list"),
+        ("kind: Projct\napi_version: [v1]\n", "an array"),
     ] {
         let path = write(dir.path(), "i.yaml", text);
         let outcome = load_paths(&[&path], &no_env);

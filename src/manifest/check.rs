@@ -16,7 +16,7 @@ use super::semantic::{self, Anchor};
 use super::types::{API_VERSION, IntegrationSpec, ProjectSpec};
 use super::violations;
 use super::yaml::{Document, NodeSpan};
-use crate::schemacheck::{ViolationKind, suggest};
+use crate::schemacheck::{ViolationKind, describe, suggest};
 
 /// A document's typed spec.
 #[derive(Debug, Clone, PartialEq)]
@@ -321,18 +321,6 @@ fn reference_span(input: &Input<'_>, pointer: &str, range: Option<(usize, usize)
     match raw.match_indices(reference).nth(nth) {
         Some((at, _)) => Span::from_offset(input.source, value.offset + at, reference.len()),
         None => value,
-    }
-}
-
-pub(super) fn describe(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_f64() => "a number",
-        Value::Number(_) => "an integer",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
     }
 }
 

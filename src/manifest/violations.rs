@@ -8,11 +8,11 @@
 
 use serde_json::Value;
 
-use super::check::{Input, describe};
+use super::check::Input;
 use super::diagnostic::Diagnostic;
 use super::semantic::Anchor;
 use super::types::{API_VERSION, EnvRef};
-use crate::schemacheck::{PathSeg, Violation, ViolationKind, suggest};
+use crate::schemacheck::{PathSeg, Violation, ViolationKind, describe, suggest};
 
 /// The diagnostics of `violations` of the (interpolated) document `value`.
 pub fn diagnostics(input: &Input<'_>, value: &Value, violations: &[Violation]) -> Vec<Diagnostic> {

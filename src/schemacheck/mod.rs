@@ -58,6 +58,7 @@ use std::collections::HashMap;
 use regex::Regex;
 use serde_json::Value;
 
+pub(crate) use human::describe;
 pub use params::{ParamSource, uuid_param};
 pub use violation::{Expected, PathSeg, SchemaError, Violation, ViolationKind};
 
