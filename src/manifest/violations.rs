@@ -150,9 +150,8 @@ fn one(input: &Input<'_>, v: &Violation) -> Diagnostic {
             let what = if parent.is_empty() {
                 "the document".to_owned()
             } else {
-                let mut parent_place = v.clone();
-                parent_place.path.pop();
-                format!("`{}`", parent_place.location())
+                let parent_path = v.path.split_last().map_or(&[][..], |(_, init)| init);
+                format!("`{}`", Violation::location_of(parent_path))
             };
             input.error(
                 input.at(parent, Anchor::Key),
