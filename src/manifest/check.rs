@@ -154,10 +154,7 @@ pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -
             Level::Error => Diagnostic::error(input.file, Some(span), issue.message),
             Level::Warning => Diagnostic::warning(input.file, Some(span), issue.message),
         };
-        out.diagnostics.push(match issue.help {
-            Some(help) => diagnostic.with_help(help),
-            None => diagnostic,
-        });
+        out.diagnostics.push(diagnostic.with_help_opt(issue.help));
     }
 
     let pointer = if integration {
@@ -185,10 +182,7 @@ pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -
                 message = format!("{message} (first at line {})", input.line_of(first));
             }
             let diagnostic = input.error(input.at(&finding.pointer, finding.anchor), message);
-            out.diagnostics.push(match finding.help {
-                Some(help) => diagnostic.with_help(help),
-                None => diagnostic,
-            });
+            out.diagnostics.push(diagnostic.with_help_opt(finding.help));
         }
     }
 

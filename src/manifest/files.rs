@@ -105,11 +105,7 @@ impl FileError {
             }
             FileError::NotUtf8 { at, .. } => (Some(*at), Some("save the file as UTF-8")),
         };
-        let diagnostic = Diagnostic::error(file, span, self.to_string());
-        match help {
-            Some(help) => diagnostic.with_help(help),
-            None => diagnostic,
-        }
+        Diagnostic::error(file, span, self.to_string()).with_help_opt(help)
     }
 }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::check::Input;
 use super::diagnostic::Diagnostic;
 use super::semantic::Anchor;
-use super::types::{API_VERSION, EnvRef};
+use super::types::{API_VERSION, COLOR_PATTERN, EnvRef};
 use crate::schemacheck::{PathSeg, Violation, ViolationKind, describe, suggest};
 
 /// The diagnostics of `violations` of the (interpolated) document `value`.
@@ -184,7 +184,7 @@ fn one(input: &Input<'_>, v: &Violation) -> Diagnostic {
             .with_help(
                 "write a reference such as `${OPENAI_API_KEY}` and set the variable in the environment",
             ),
-        ViolationKind::PatternMismatch { pattern } if pattern.starts_with("^#") => {
+        ViolationKind::PatternMismatch { pattern } if pattern == COLOR_PATTERN => {
             plain().with_help("write a colour as `#RRGGBB`, e.g. `#1F77B4`")
         }
         ViolationKind::WrongType { .. } if v.input.is_null() => plain().with_help(
