@@ -22,7 +22,7 @@ fn example_env(name: &str) -> Option<String> {
     }
 }
 
-fn load_paths(paths: &[&Path], env: &dyn Fn(&str) -> Option<String>) -> LoadOutcome {
+fn load_paths(paths: &[&Path], env: &(dyn Fn(&str) -> Option<String> + Sync)) -> LoadOutcome {
     let paths: Vec<PathBuf> = paths.iter().map(|p| p.to_path_buf()).collect();
     load(&paths, env)
 }
@@ -340,4 +340,59 @@ fn many_problems_in_one_document_cost_linear_time() {
     );
     assert_eq!(outcome.error_count(), 5_000 + 5_000 + 4_999 + 4_999);
     assert!(!rendered.contains("literal-") && !rendered.contains("secret-"));
+}
+
+#[test]
+fn api_version_is_azures_own_when_the_provider_variable_is_azure() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(
+        dir.path(),
+        "i.yaml",
+        "kind: Integration\nprovider: ${PROVIDER}\ntoken: ${AZURE_API_KEY}\nendpoint: https://azure.example.com\napi_version: \"2024-02-01\"\n",
+    );
+    let env = |name: &str| match name {
+        "PROVIDER" => Some("azure".to_owned()),
+        "AZURE_API_KEY" => Some("sk-azure".to_owned()),
+        _ => None,
+    };
+    let outcome = load_paths(&[&path], &env);
+    assert_eq!(messages(&outcome), Vec::<String>::new());
+    let integration = serde_json::to_string(&outcome.set.integrations[0].spec).expect("json");
+    assert!(
+        integration.contains("\"api_version\":\"2024-02-01\""),
+        "{integration}"
+    );
+
+    // Elsewhere `api_version` is the manifest format version, whatever the provider.
+    let env = |name: &str| match name {
+        "PROVIDER" => Some("openai".to_owned()),
+        _ => Some("x".to_owned()),
+    };
+    let path = write(
+        dir.path(),
+        "i.yaml",
+        "kind: Integration\nprovider: ${PROVIDER}\ntoken: ${OPENAI_API_KEY}\napi_version: \"2024-02-01\"\n",
+    );
+    let outcome = load_paths(&[&path], &env);
+    assert_eq!(
+        messages(&outcome),
+        vec!["Error 4:14 unsupported api_version `2024-02-01`"]
+    );
+    assert_eq!(
+        outcome.diagnostics[0].help.as_deref(),
+        Some("this evalctl reads `api_version: evalctl/v1` (or leave it out)")
+    );
+    for (text, found) in [
+        ("kind: Project\napi_version: v2\n", "`v2`"),
+        ("kind: Project\napi_version: 2\n", "an integer"),
+        ("kind: Projct\napi_version: [v1]\n", "an array"),
+    ] {
+        let path = write(dir.path(), "i.yaml", text);
+        let outcome = load_paths(&[&path], &no_env);
+        let messages = messages(&outcome);
+        assert!(
+            messages.contains(&format!("Error 2:14 unsupported api_version {found}")),
+            "{messages:?}"
+        );
+    }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use evalctl::manifest::diagnostic::{self, Span};
 use evalctl::manifest::files::{self, FileError, ManifestFile};
-use evalctl::manifest::yaml::{self, Document, Limits, PathSeg, YamlError};
+use evalctl::manifest::yaml::{self, Document, Limits, YamlError};
 use serde_json::json;
 
 fn parse(source: &str) -> Vec<Document> {
@@ -91,17 +91,12 @@ fn spans_of_nested_values_and_keys() {
         .unwrap();
     assert_eq!(lc(name.value), (9, 18));
     assert_eq!(lc(name.key.unwrap()), (9, 12));
-    let by_path = doc
-        .span_at(&[
-            PathSeg::Key("log_streams"),
-            PathSeg::Index(0),
-            PathSeg::Key("metric_settings"),
-            PathSeg::Key("scorers"),
-            PathSeg::Index(1),
-            PathSeg::Key("name"),
-        ])
+    let (_, listed) = doc
+        .spans()
+        .into_iter()
+        .find(|(pointer, _)| pointer == "/log_streams/0/metric_settings/scorers/1/name")
         .unwrap();
-    assert_eq!(by_path, name);
+    assert_eq!(listed, name);
 
     let stream = doc.span("/log_streams/0").unwrap();
     assert_eq!(lc(stream.value), (4, 5));
@@ -428,8 +423,49 @@ fn write(root: &Path, relative: &str, contents: &[u8]) {
     fs::write(path, contents).expect("write file");
 }
 
+/// The files found under `paths` and read, and the problems that kept others from being
+/// found or read.
+struct Loaded {
+    files: Vec<ManifestFile>,
+    errors: Vec<FileError>,
+}
+
+impl Loaded {
+    fn has_errors(&self) -> bool {
+        !self.errors.is_empty() || self.files.iter().any(|f| f.parsed.is_err())
+    }
+
+    /// Every problem, as diagnostics in [`diagnostic::sort`] order.
+    fn diagnostics(&self) -> Vec<diagnostic::Diagnostic> {
+        let mut out: Vec<_> = self.errors.iter().map(FileError::to_diagnostic).collect();
+        out.extend(self.files.iter().flat_map(ManifestFile::diagnostics));
+        diagnostic::sort(&mut out);
+        out
+    }
+
+    fn source(&self, name: &str) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.text.as_str())
+    }
+}
+
+/// Finds (`files::discover`) and reads (`ManifestFile::read`) the manifests under `paths`.
+fn load<P: AsRef<Path>>(paths: &[P], limits: &Limits) -> Loaded {
+    let (found, mut errors) = files::discover(paths);
+    let mut files = Vec::new();
+    for path in found {
+        match ManifestFile::read(&path, limits) {
+            Ok(file) => files.push(file),
+            Err(error) => errors.push(error),
+        }
+    }
+    Loaded { files, errors }
+}
+
 /// The paths `load` reports, relative to `root`, with `/` separators.
-fn names(loaded: &files::Loaded, root: &Path) -> Vec<String> {
+fn names(loaded: &Loaded, root: &Path) -> Vec<String> {
     loaded
         .files
         .iter()
@@ -462,7 +498,7 @@ fn directory_walk_is_sorted_and_skips_hidden() {
     ] {
         write(root, name, b"a: 1\n");
     }
-    let loaded = files::load(&[root], &Limits::default());
+    let loaded = load(&[root], &Limits::default());
     assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics());
     let expected = [
         "a/x.yaml",
@@ -474,12 +510,13 @@ fn directory_walk_is_sorted_and_skips_hidden() {
     ];
     assert_eq!(names(&loaded, root), expected);
     // Naming the same files again, or in another order, changes nothing.
-    let again = files::load(
+    let again = load(
         &[root.join("z.yaml"), root.join("b"), root.to_path_buf()],
         &Limits::default(),
     );
     assert_eq!(names(&again, root), expected);
-    assert_eq!(loaded.documents().count(), 6);
+    let documents: usize = loaded.files.iter().map(|f| f.documents().len()).sum();
+    assert_eq!(documents, 6);
 }
 
 #[cfg(unix)]
@@ -490,7 +527,7 @@ fn symlink_loops_end() {
     write(root, "m/a.yaml", b"a: 1\n");
     std::os::unix::fs::symlink(root.join("m"), root.join("m/loop")).unwrap();
     std::os::unix::fs::symlink(root.join("m/a.yaml"), root.join("m/alias.yaml")).unwrap();
-    let loaded = files::load(&[root], &Limits::default());
+    let loaded = load(&[root], &Limits::default());
     assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics());
     assert_eq!(names(&loaded, root), ["m/a.yaml"]);
 }
@@ -503,7 +540,7 @@ fn file_problems_are_reported_together() {
     write(root, "latin1.yaml", b"name: caf\xE9\n");
     write(root, "dup.yaml", b"a: 1\na: 2\n");
     write(root, "empty/readme.txt", b"");
-    let loaded = files::load(
+    let loaded = load(
         &[root.to_path_buf(), root.join("missing"), root.join("empty")],
         &Limits::default(),
     );
@@ -570,7 +607,7 @@ fn oversized_file_is_not_read() {
         max_file_bytes: 64,
         ..Limits::default()
     };
-    let loaded = files::load(&[dir.path()], &limits);
+    let loaded = load(&[dir.path()], &limits);
     assert!(
         matches!(
             &loaded.errors[..],

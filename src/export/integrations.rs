@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 
 use super::write::{Body, Document};
 use crate::api::{IntegrationConfig, IntegrationCreate, IntegrationProvider, SECRET_FIELDS};
+use crate::manifest::interpolate::secret_variable;
 use crate::manifest::types::{EnvRef, IntegrationSpec};
 use crate::plan::normalize::integration_live_fields;
 
@@ -103,7 +104,7 @@ fn secret_references(
     provider: &IntegrationProvider,
     fields: &Map<String, Value>,
 ) -> (Map<String, Value>, Vec<String>) {
-    let upper = provider.as_str().to_ascii_uppercase();
+    let variable = |path: &[&str]| reference(&secret_variable(provider.as_str(), path));
     let mut secrets = Map::new();
     let mut notes = Vec::new();
     match provider {
@@ -114,7 +115,7 @@ fn secret_references(
             };
             let token: Map<String, Value> = keys
                 .iter()
-                .map(|k| ((*k).to_owned(), reference(&k.to_ascii_uppercase())))
+                .map(|k| ((*k).to_owned(), variable(&["token", k])))
                 .collect();
             secrets.insert("token".into(), Value::Object(token));
             notes.push(
@@ -125,14 +126,11 @@ fn secret_references(
         IntegrationProvider::Custom => {
             match fields.get("authentication_type").and_then(Value::as_str) {
                 Some("api_key") => {
-                    secrets.insert(
-                        "api_key_value".into(),
-                        reference(&format!("{upper}_API_KEY")),
-                    );
+                    secrets.insert("api_key_value".into(), variable(&["api_key_value"]));
                 }
                 Some("none") => {}
                 _ => {
-                    secrets.insert("token".into(), reference(&format!("{upper}_TOKEN")));
+                    secrets.insert("token".into(), variable(&["token"]));
                 }
             }
             notes.push(
@@ -141,13 +139,13 @@ fn secret_references(
             );
         }
         _ => {
-            secrets.insert("token".into(), reference(&format!("{upper}_API_KEY")));
+            secrets.insert("token".into(), variable(&["token"]));
         }
     }
     if *provider == IntegrationProvider::VertexAi && fields.get("gcs_config").is_some() {
         secrets.insert(
             "gcs_config.service_account_credentials".into(),
-            reference(&format!("{upper}_CREDENTIALS")),
+            variable(&["gcs_config", "service_account_credentials"]),
         );
     }
     (secrets, notes)

@@ -16,7 +16,7 @@ use super::semantic::{self, Anchor};
 use super::types::{API_VERSION, IntegrationSpec, ProjectSpec};
 use super::violations;
 use super::yaml::{Document, NodeSpan};
-use crate::schemacheck::{ViolationKind, suggest};
+use crate::schemacheck::{ViolationKind, describe, suggest};
 
 /// A document's typed spec.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,7 +101,7 @@ impl Input<'_> {
 }
 
 /// Checks one document.
-pub fn check(input: &Input<'_>, env: &dyn Fn(&str) -> Option<String>) -> Checked {
+pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -> Checked {
     let mut out = Checked::default();
     let value = &input.document.value;
     let Some(map) = value.as_object() else {
@@ -120,16 +120,17 @@ pub fn check(input: &Input<'_>, env: &dyn Fn(&str) -> Option<String>) -> Checked
     };
 
     let kind = check_kind(input, map.get("kind"), &mut out.diagnostics);
-    // In an Azure integration, `api_version` is Azure's own field (the schema checks it).
-    let azure =
-        kind == Some("Integration") && map.get("provider").and_then(Value::as_str) == Some("azure");
-    if !azure {
-        check_api_version(input, map.get("api_version"), &mut out.diagnostics);
-    }
     // Pointers of values never to quote.
     let mut hidden: Vec<String> = Vec::new();
     let Some(kind) = kind else {
-        // Not interpolated or validated; literals under secret keys are still hidden.
+        // Not interpolated or validated: no provider, so `api_version` is the format
+        // version; literals under secret keys are still hidden.
+        if let Some(version) = map.get("api_version")
+            && version.as_str() != Some(API_VERSION)
+        {
+            out.diagnostics
+                .push(violations::unsupported_api_version(input, version));
+        }
         for site in interpolate::secret_sites(value) {
             if !site.is_reference {
                 hidden.push(site.pointer);
@@ -153,10 +154,7 @@ pub fn check(input: &Input<'_>, env: &dyn Fn(&str) -> Option<String>) -> Checked
             Level::Error => Diagnostic::error(input.file, Some(span), issue.message),
             Level::Warning => Diagnostic::warning(input.file, Some(span), issue.message),
         };
-        out.diagnostics.push(match issue.help {
-            Some(help) => diagnostic.with_help(help),
-            None => diagnostic,
-        });
+        out.diagnostics.push(diagnostic.with_help_opt(issue.help));
     }
 
     let pointer = if integration {
@@ -164,18 +162,12 @@ pub fn check(input: &Input<'_>, env: &dyn Fn(&str) -> Option<String>) -> Checked
     } else {
         PROJECT_DOCUMENT
     };
+    // In an Azure integration, `api_version` is Azure's own field (the schema checks it,
+    // as it checks the format version everywhere else). The provider may be a variable.
+    let azure = integration && working.get("provider").and_then(Value::as_str) == Some("azure");
     let violations = schema::validator().validate(pointer, &working);
-    let keys_checked: &[&str] = if azure {
-        &["/kind"]
-    } else {
-        &["/kind", "/api_version"]
-    };
-    out.diagnostics.extend(violations::diagnostics(
-        input,
-        &working,
-        &violations,
-        keys_checked,
-    ));
+    out.diagnostics
+        .extend(violations::diagnostics(input, &working, &violations));
     if integration {
         // A misspelt secret field is still a secret: do not quote its value.
         for v in &violations {
@@ -190,10 +182,7 @@ pub fn check(input: &Input<'_>, env: &dyn Fn(&str) -> Option<String>) -> Checked
                 message = format!("{message} (first at line {})", input.line_of(first));
             }
             let diagnostic = input.error(input.at(&finding.pointer, finding.anchor), message);
-            out.diagnostics.push(match finding.help {
-                Some(help) => diagnostic.with_help(help),
-                None => diagnostic,
-            });
+            out.diagnostics.push(diagnostic.with_help_opt(finding.help));
         }
     }
 
@@ -301,29 +290,6 @@ fn check_kind<'v>(
     }
 }
 
-fn check_api_version(input: &Input<'_>, version: Option<&Value>, out: &mut Vec<Diagnostic>) {
-    match version {
-        None => {}
-        Some(Value::String(v)) if v == API_VERSION => {}
-        Some(other) => {
-            let shown = match other {
-                Value::String(s) => format!("`{s}`"),
-                other => describe(other).to_owned(),
-            };
-            out.push(
-                input
-                    .error(
-                        input.at("/api_version", Anchor::Value),
-                        format!("unsupported api_version {shown}"),
-                    )
-                    .with_help(format!(
-                        "this evalctl reads `api_version: {API_VERSION}` (or leave it out)"
-                    )),
-            );
-        }
-    }
-}
-
 /// The span of the reference at `range` (bytes of the decoded string) when the source
 /// spells the string out as it reads; else the whole value.
 fn reference_span(input: &Input<'_>, pointer: &str, range: Option<(usize, usize)>) -> Span {
@@ -349,18 +315,6 @@ fn reference_span(input: &Input<'_>, pointer: &str, range: Option<(usize, usize)
     match raw.match_indices(reference).nth(nth) {
         Some((at, _)) => Span::from_offset(input.source, value.offset + at, reference.len()),
         None => value,
-    }
-}
-
-pub(super) fn describe(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_f64() => "a number",
-        Value::Number(_) => "an integer",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
     }
 }
 

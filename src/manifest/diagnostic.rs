@@ -176,6 +176,15 @@ impl Diagnostic {
         self
     }
 
+    /// With `help`, when there is one.
+    #[must_use]
+    pub fn with_help_opt(mut self, help: Option<impl Into<String>>) -> Self {
+        if let Some(help) = help {
+            self.help = Some(help.into());
+        }
+        self
+    }
+
     /// Whether this is an error (as opposed to a warning).
     #[must_use]
     pub fn is_error(&self) -> bool {

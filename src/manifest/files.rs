@@ -1,16 +1,16 @@
 //! Finding manifest files and reading them into parsed documents.
 //!
-//! [`load`] takes the paths the user named. A file is read whatever its name; a directory
+//! [`discover`] takes the paths the user named. A file is read whatever its name; a directory
 //! is searched recursively for `*.yaml` and `*.yml` files, skipping hidden entries (names
 //! starting with `.`, such as `.git`). Symbolic links are followed, but a directory already
 //! visited is not entered again, so link loops end. Files reached twice (through links or
 //! overlapping arguments) are read once. Files come back sorted by path, so output does not
 //! depend on the file system's order.
 //!
-//! Every file is read (UTF-8 required, a leading byte order mark dropped) and parsed with
-//! [`super::yaml::parse`]. Problems are kept per file, so one bad file does not hide the
-//! others': [`Loaded::diagnostics`] lists them all. Each file keeps its text, so diagnostics
-//! can show the offending line ([`Loaded::source`]).
+//! Every file is read by [`ManifestFile::read`] (UTF-8 required, a leading byte order mark
+//! dropped) and parsed with [`super::yaml::parse`]. Problems are kept per file, so one bad
+//! file does not hide the others': [`super::load()`] lists them all. Each file keeps its
+//! text, so diagnostics can show the offending line.
 
 use std::collections::HashSet;
 use std::fs;
@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::diagnostic::{self, Diagnostic, Span};
+use super::diagnostic::{Diagnostic, Span};
 use super::yaml::{self, Document, Limits, YamlError};
 
 /// A problem with the paths or files themselves, before YAML comes into it.
@@ -105,11 +105,7 @@ impl FileError {
             }
             FileError::NotUtf8 { at, .. } => (Some(*at), Some("save the file as UTF-8")),
         };
-        let diagnostic = Diagnostic::error(file, span, self.to_string());
-        match help {
-            Some(help) => diagnostic.with_help(help),
-            None => diagnostic,
-        }
+        Diagnostic::error(file, span, self.to_string()).with_help_opt(help)
     }
 }
 
@@ -168,67 +164,6 @@ impl ManifestFile {
             Err(errors) => errors.iter().map(|e| e.to_diagnostic(&self.name)).collect(),
         }
     }
-}
-
-/// Everything [`load`] found: the files it read, and the problems that kept it from reading
-/// others.
-#[derive(Debug, Default)]
-pub struct Loaded {
-    /// Files read, sorted by path; each with its documents or its YAML errors.
-    pub files: Vec<ManifestFile>,
-    /// Paths that do not exist, directories without manifests, files that could not be read.
-    pub errors: Vec<FileError>,
-}
-
-impl Loaded {
-    /// Whether any file could not be found, read or parsed.
-    #[must_use]
-    pub fn has_errors(&self) -> bool {
-        !self.errors.is_empty() || self.files.iter().any(|f| f.parsed.is_err())
-    }
-
-    /// Every problem, as diagnostics in [`diagnostic::sort`] order.
-    #[must_use]
-    pub fn diagnostics(&self) -> Vec<Diagnostic> {
-        let mut out: Vec<Diagnostic> = self.errors.iter().map(FileError::to_diagnostic).collect();
-        out.extend(self.files.iter().flat_map(ManifestFile::diagnostics));
-        diagnostic::sort(&mut out);
-        out
-    }
-
-    /// The text of the file diagnostics call `name`, for rendering them.
-    #[must_use]
-    pub fn source(&self, name: &str) -> Option<&str> {
-        self.files
-            .iter()
-            .find(|f| f.name == name)
-            .map(|f| f.text.as_str())
-    }
-
-    /// Every parsed document with its file, in file order then document order.
-    pub fn documents(&self) -> impl Iterator<Item = (&ManifestFile, &Document)> {
-        self.files
-            .iter()
-            .flat_map(|file| file.documents().iter().map(move |doc| (file, doc)))
-    }
-}
-
-/// Finds, reads and parses the manifests under `paths` (files or directories).
-///
-/// Every file's documents are alive together in the result, tens of times the size of
-/// the YAML: [`super::load()`] checks the files one at a time instead, keeping only what
-/// it needs of each.
-#[must_use]
-pub fn load<P: AsRef<Path>>(paths: &[P], limits: &Limits) -> Loaded {
-    let (found, mut errors) = discover(paths);
-    let mut files = Vec::with_capacity(found.len());
-    for path in found {
-        match ManifestFile::read(&path, limits) {
-            Ok(file) => files.push(file),
-            Err(error) => errors.push(error),
-        }
-    }
-    Loaded { files, errors }
 }
 
 /// The manifest files under `paths`, sorted and without repeats, and the problems met

@@ -75,6 +75,34 @@ pub struct Outcome {
     pub secrets: Vec<SecretSite>,
 }
 
+/// The environment variable a secret of a `provider` integration is conventionally
+/// read from, by the secret's path in the document: `OPENAI_API_KEY` for an openai
+/// `token`, `AWS_ACCESS_KEY_ID` for that key of a `token` mapping, `CUSTOM_TOKEN`,
+/// `<PROVIDER>_HEADER_<NAME>`, `<PROVIDER>_CREDENTIALS`, else `<PROVIDER>_SECRET`.
+#[must_use]
+pub fn secret_variable(provider: &str, path: &[&str]) -> String {
+    let upper = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_uppercase()
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let provider = provider.to_ascii_uppercase();
+    match path {
+        ["token"] if provider == "CUSTOM" => format!("{provider}_TOKEN"),
+        ["token"] | ["api_key_value"] => format!("{provider}_API_KEY"),
+        ["token", key] => upper(key),
+        ["headers", header] => format!("{provider}_HEADER_{}", upper(header)),
+        [.., "service_account_credentials"] => format!("{provider}_CREDENTIALS"),
+        _ => format!("{provider}_SECRET"),
+    }
+}
+
 /// Interpolates `value` (one document) in place. `secret_fields` says whether the
 /// document has secret fields at all (Integration documents do).
 pub fn interpolate(
@@ -87,7 +115,7 @@ pub fn interpolate(
         .and_then(Value::as_str)
         .filter(|p| p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or("provider")
-        .to_ascii_uppercase();
+        .to_owned();
     let mut walker = Walker {
         env,
         secret_fields,
@@ -145,7 +173,7 @@ fn push_key(path: &mut String, key: &str) {
 struct Walker<'e> {
     env: &'e dyn Fn(&str) -> Option<String>,
     secret_fields: bool,
-    /// The document's provider, upper case, for suggested variable names.
+    /// The document's provider, for suggested variable names.
     provider: String,
     out: Outcome,
 }
@@ -228,39 +256,15 @@ impl Walker<'_> {
         }
     }
 
-    /// A variable name for the secret at `path`: `OPENAI_API_KEY` for an openai `token`,
-    /// `AWS_ACCESS_KEY_ID` for that key of a `token` mapping, ...
+    /// A variable name for the secret at the JSON pointer `path` ([`secret_variable`]).
     fn suggested_name(&self, path: &str) -> String {
         let tokens: Vec<String> = path
             .split('/')
             .skip(1)
             .map(|t| t.replace("~1", "/").replace("~0", "~"))
             .collect();
-        let upper = |s: &str| -> String {
-            s.chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() {
-                        c.to_ascii_uppercase()
-                    } else {
-                        '_'
-                    }
-                })
-                .collect()
-        };
-        let provider = &self.provider;
-        match tokens
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .as_slice()
-        {
-            ["token"] if provider == "CUSTOM" => format!("{provider}_TOKEN"),
-            ["token"] | ["api_key_value"] => format!("{provider}_API_KEY"),
-            ["token", key] => upper(key),
-            ["headers", header] => format!("{provider}_HEADER_{}", upper(header)),
-            [.., "service_account_credentials"] => format!("{provider}_CREDENTIALS"),
-            _ => format!("{provider}_SECRET"),
-        }
+        let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+        secret_variable(&self.provider, &tokens)
     }
 
     /// The interpolated text of a non-secret string, or `None` when it has nothing to

@@ -84,9 +84,9 @@ impl LoadOutcome {
 ///
 /// Files are checked one at a time per worker thread: each file's parse
 /// tree is dropped once its documents are checked, so memory holds the outcome and a few
-/// files' trees, not every file's. `env` is only called on the calling thread.
+/// files' trees, not every file's. `env` may be called from any of the worker threads.
 #[must_use]
-pub fn load(paths: &[PathBuf], env: &dyn Fn(&str) -> Option<String>) -> LoadOutcome {
+pub fn load(paths: &[PathBuf], env: &(dyn Fn(&str) -> Option<String> + Sync)) -> LoadOutcome {
     let (found, mut errors) = files::discover(paths);
     let mut read = Vec::with_capacity(found.len());
     for outcome in pipeline::run(&found, &Limits::default(), env) {

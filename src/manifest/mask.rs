@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::diagnostic::Span;
+use super::types::EnvRef;
 
 /// What a masked value is shown as.
 pub const MASK: &str = "********";
@@ -111,7 +112,11 @@ pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> String {
             Regex::new(r#"^(\s*(?:-\s+)?["']?([A-Za-z_]+)["']?\s*:[ \t]+)(\S.*?)\s*$"#).ok()
         }),
         REFERENCE.get_or_init(|| {
-            Regex::new(r#"^["']?\$\{[A-Za-z_][A-Za-z0-9_]*\}["']?(\s+#.*)?$"#).ok()
+            // A reference, maybe quoted, maybe followed by a comment.
+            let bare = EnvRef::PATTERN
+                .strip_prefix('^')
+                .and_then(|p| p.strip_suffix('$'))?;
+            Regex::new(&format!(r#"^["']?{bare}["']?(\s+#.*)?$"#)).ok()
         }),
     ) else {
         return source.to_owned();

@@ -13,14 +13,13 @@
 //! the C library keeps each thread's memory arena (a parse tree's worth of pages, a few
 //! MB) for the rest of the process, where the command's own work could have reused it.
 //! Results come back in file order, so nothing that follows depends on the threads'
-//! timing. Environment variables are read through the caller's function, which need not
-//! be thread-safe: helpers ask the calling thread, which answers between its own files.
+//! timing. Environment variables are read through the caller's function, which must be
+//! thread-safe: every worker calls it directly, as its files need.
 
 use std::fs;
 use std::num::NonZero;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 
 use super::check::{self, Checked, Input};
 use super::diagnostic::{Diagnostic, Span};
@@ -66,11 +65,11 @@ pub struct DocumentOutcome {
 
 /// Reads and checks every file of `paths`, on several threads when there is enough to
 /// do, and returns the outcome of each, in the order of `paths`. Environment variables
-/// are read with `env`, only ever on the calling thread.
+/// are read with `env`, on whichever thread checks the file that names them.
 pub fn run(
     paths: &[PathBuf],
     limits: &Limits,
-    env: &dyn Fn(&str) -> Option<String>,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> Vec<Result<FileOutcome, FileError>> {
     // Files that cannot be measured count as nothing; reading them reports the problem.
     let bytes: u64 = paths
@@ -93,7 +92,7 @@ fn run_on(
     workers: usize,
     paths: &[PathBuf],
     limits: &Limits,
-    env: &dyn Fn(&str) -> Option<String>,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> Vec<Result<FileOutcome, FileError>> {
     let workers = workers.min(paths.len());
     if workers <= 1 {
@@ -110,21 +109,14 @@ fn run_on(
         }
     };
     std::thread::scope(|scope| {
-        let (requests, asked) = mpsc::channel::<EnvRequest>();
-        let answer = |request: EnvRequest| {
-            // A worker that stopped waiting has nothing more to do with the answer.
-            let _ = request.reply.send(env(&request.name));
-        };
         // The calling thread is one of the workers; the others are helpers.
         let mut helpers = Vec::with_capacity(workers - 1);
         for n in 1..workers {
-            let requests = requests.clone();
             let next = &next;
             let helper = move || {
-                let env = |name: &str| ask(&requests, name);
                 let mut done = Vec::new();
                 while let Some((index, path)) = claim(next, paths) {
-                    done.push((index, file(path, limits, &env)));
+                    done.push((index, file(path, limits, env)));
                 }
                 done
             };
@@ -137,19 +129,11 @@ fn run_on(
                 helpers.push(handle);
             }
         }
-        drop(requests);
         let mut done = Vec::new();
-        loop {
-            // A helper waits for a variable until this thread is done with its file.
-            asked.try_iter().for_each(answer);
-            let Some((index, path)) = claim(&next, paths) else {
-                break;
-            };
+        while let Some((index, path)) = claim(&next, paths) {
             done.push((index, file(path, limits, env)));
         }
         place(done);
-        // Only the helpers hold senders now: this ends when the last one is done.
-        asked.iter().for_each(answer);
         for helper in helpers {
             match helper.join() {
                 Ok(done) => place(done),
@@ -170,28 +154,11 @@ fn claim<'p>(next: &AtomicUsize, paths: &'p [PathBuf]) -> Option<(usize, &'p Pat
     paths.get(index).map(|path| (index, path))
 }
 
-/// A helper's question for the calling thread: the value of an environment variable.
-struct EnvRequest {
-    name: String,
-    reply: mpsc::SyncSender<Option<String>>,
-}
-
-/// Asks the calling thread for the variable `name`.
-fn ask(requests: &mpsc::Sender<EnvRequest>, name: &str) -> Option<String> {
-    let (reply, answer) = mpsc::sync_channel(1);
-    let request = EnvRequest {
-        name: name.to_owned(),
-        reply,
-    };
-    requests.send(request).ok()?;
-    answer.recv().ok().flatten()
-}
-
 /// Reads, parses and checks the file at `path`; its parse tree is dropped on return.
 fn file(
     path: &Path,
     limits: &Limits,
-    env: &dyn Fn(&str) -> Option<String>,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> Result<FileOutcome, FileError> {
     let file = ManifestFile::read(path, limits)?;
     let mut hidden: Vec<Span> = Vec::new();
@@ -235,7 +202,7 @@ mod tests {
     use super::*;
 
     /// Many files, variables, secrets, errors and duplicates: the outcome on several
-    /// threads is the outcome on one, and variables are read on the calling thread.
+    /// threads is the outcome on one, variables included, whichever thread reads them.
     #[test]
     fn workers_change_nothing_but_the_time() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -252,11 +219,7 @@ mod tests {
             paths.push(path);
         }
         paths.push(dir.path().join("missing.yaml"));
-        let caller = std::thread::current().id();
-        let env = |name: &str| {
-            assert_eq!(std::thread::current().id(), caller);
-            (name != "ID").then(|| format!("value of {name}"))
-        };
+        let env = |name: &str| (name != "ID").then(|| format!("value of {name}"));
         let limits = Limits::default();
         let one = format!("{:?}", run_on(1, &paths, &limits, &env));
         let three = format!("{:?}", run_on(3, &paths, &limits, &env));

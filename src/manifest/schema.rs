@@ -145,16 +145,12 @@ fn project_document(spec: Value) -> Value {
     if let Some(Value::Array(own)) = spec.remove("required") {
         required.extend(own);
     }
-    let mut out = Map::new();
-    out.insert("title".to_owned(), Value::from("Project document"));
-    if let Some(description) = spec.remove("description") {
-        out.insert("description".to_owned(), description);
-    }
-    out.insert("type".to_owned(), Value::from("object"));
-    out.insert("properties".to_owned(), Value::Object(properties));
-    out.insert("required".to_owned(), Value::Array(required));
-    out.insert("additionalProperties".to_owned(), Value::Bool(false));
-    Value::Object(out)
+    closed_object(
+        "Project document",
+        spec.remove("description"),
+        properties,
+        required,
+    )
 }
 
 /// IntegrationSpec's provider variants, each one closed object with the document keys,
@@ -235,12 +231,25 @@ fn integration_branch(variant: Value, shared: &Map<String, Value>) -> Value {
     if let Some(Value::Array(own)) = variant.remove("required") {
         required.extend(own);
     }
+    closed_object(
+        &format!("Integration: {provider}"),
+        variant.remove("description"),
+        properties,
+        required,
+    )
+}
+
+/// An object schema with `title`, `description` (when there is one), `properties` and
+/// `required`, that admits no other property.
+fn closed_object(
+    title: &str,
+    description: Option<Value>,
+    properties: Map<String, Value>,
+    required: Vec<Value>,
+) -> Value {
     let mut out = Map::new();
-    out.insert(
-        "title".to_owned(),
-        Value::from(format!("Integration: {provider}")),
-    );
-    if let Some(description) = variant.remove("description") {
+    out.insert("title".to_owned(), Value::from(title));
+    if let Some(description) = description {
         out.insert("description".to_owned(), description);
     }
     out.insert("type".to_owned(), Value::from("object"));

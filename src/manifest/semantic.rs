@@ -311,7 +311,10 @@ fn renames(
     let mut claimed: BTreeMap<&str, String> = BTreeMap::new();
     for (index, item) in items.iter().enumerate() {
         let own = item.get("name").and_then(Value::as_str);
-        for (r, old) in array_of(item, "renamed_from").iter().enumerate() {
+        let renamed = item
+            .as_object()
+            .map_or(&[][..], |item| array(item, "renamed_from"));
+        for (r, old) in renamed.iter().enumerate() {
             let Some(old) = old.as_str() else {
                 continue;
             };
@@ -350,12 +353,6 @@ fn renames(
             }
         }
     }
-}
-
-fn array_of<'v>(item: &'v Value, key: &str) -> &'v [Value] {
-    item.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
 }
 
 fn template_constraints(constraints: &Map<String, Value>, pointer: &str, out: &mut Vec<Finding>) {

@@ -263,7 +263,7 @@ pub struct SectionSpec {
     pub description: Option<String>,
     /// Colour, `#RRGGBB`; left as it is when absent (the service cannot clear one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^#[0-9A-Fa-f]{6}$"))]
+    #[schemars(regex(pattern = COLOR_PATTERN))]
     pub color: Option<String>,
 }
 
@@ -322,6 +322,9 @@ pub struct IntegrationSpec {
     #[serde(flatten)]
     pub config: IntegrationCreate<EnvRef>,
 }
+
+/// Pattern of a colour (`color` of a dashboard section): `#RRGGBB`.
+pub const COLOR_PATTERN: &str = r"^#[0-9A-Fa-f]{6}$";
 
 /// A reference to an environment variable, written `${NAME}`: how secrets
 /// appear in manifests and saved plans. The value is read at apply time.

@@ -8,26 +8,24 @@
 
 use serde_json::Value;
 
-use super::check::{Input, describe};
+use super::check::Input;
 use super::diagnostic::Diagnostic;
 use super::semantic::Anchor;
-use super::types::EnvRef;
-use crate::schemacheck::{PathSeg, Violation, ViolationKind, suggest};
+use super::types::{API_VERSION, COLOR_PATTERN, EnvRef};
+use crate::schemacheck::{PathSeg, Violation, ViolationKind, describe, suggest};
 
-/// The diagnostics of `violations` of the (interpolated) document `value`, skipping
-/// those at the pointers in `skip` (checked before, with better words).
-pub fn diagnostics(
-    input: &Input<'_>,
-    value: &Value,
-    violations: &[Violation],
-    skip: &[&str],
-) -> Vec<Diagnostic> {
+/// The diagnostics of `violations` of the (interpolated) document `value`.
+pub fn diagnostics(input: &Input<'_>, value: &Value, violations: &[Violation]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     // Union branches failing at one place, by pointer, in order.
     let mut unions: Vec<(String, Vec<&Violation>)> = Vec::new();
     for v in violations {
         let pointer = v.pointer();
-        if skip.contains(&pointer.as_str()) {
+        if let ViolationKind::NotConst { expected } = &v.kind
+            && pointer == "/api_version"
+            && expected.as_str() == Some(API_VERSION)
+        {
+            out.push(unsupported_api_version(input, &v.input));
             continue;
         }
         let tagged = v.path.iter().any(|s| matches!(s, PathSeg::Tag(_)));
@@ -53,6 +51,23 @@ pub fn diagnostics(
         }
     }
     out
+}
+
+/// The error for a manifest format version (`api_version`, outside Azure integrations)
+/// other than [`API_VERSION`]: `found`.
+pub fn unsupported_api_version(input: &Input<'_>, found: &Value) -> Diagnostic {
+    let shown = match found {
+        Value::String(s) => format!("`{s}`"),
+        other => describe(other).to_owned(),
+    };
+    input
+        .error(
+            input.at("/api_version", Anchor::Value),
+            format!("unsupported api_version {shown}"),
+        )
+        .with_help(format!(
+            "this evalctl reads `api_version: {API_VERSION}` (or leave it out)"
+        ))
 }
 
 /// `place: message`, or the message alone at the document's root.
@@ -135,9 +150,8 @@ fn one(input: &Input<'_>, v: &Violation) -> Diagnostic {
             let what = if parent.is_empty() {
                 "the document".to_owned()
             } else {
-                let mut parent_place = v.clone();
-                parent_place.path.pop();
-                format!("`{}`", parent_place.location())
+                let parent_path = v.path.split_last().map_or(&[][..], |(_, init)| init);
+                format!("`{}`", Violation::location_of(parent_path))
             };
             input.error(
                 input.at(parent, Anchor::Key),
@@ -170,7 +184,7 @@ fn one(input: &Input<'_>, v: &Violation) -> Diagnostic {
             .with_help(
                 "write a reference such as `${OPENAI_API_KEY}` and set the variable in the environment",
             ),
-        ViolationKind::PatternMismatch { pattern } if pattern.starts_with("^#") => {
+        ViolationKind::PatternMismatch { pattern } if pattern == COLOR_PATTERN => {
             plain().with_help("write a colour as `#RRGGBB`, e.g. `#1F77B4`")
         }
         ViolationKind::WrongType { .. } if v.input.is_null() => plain().with_help(

@@ -34,7 +34,7 @@ use super::diagnostic::Span;
 mod document;
 mod error;
 
-pub use document::{Document, NodeSpan, PathSeg, escape_token, pointer};
+pub use document::{Document, NodeSpan, escape_token};
 pub use error::YamlError;
 
 use document::{Kids, SpanTree};

@@ -142,7 +142,8 @@ pub(crate) fn fmt_number(n: &Number) -> String {
     }
 }
 
-/// The JSON type of a value, with an article, for "found ..." phrases.
+/// The JSON type of a value, with an article, for "found ..." phrases: the one
+/// vocabulary of manifest diagnostics, as [`super::Expected`] words what was expected.
 pub(crate) fn describe(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",

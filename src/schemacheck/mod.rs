@@ -58,6 +58,7 @@ use std::collections::HashMap;
 use regex::Regex;
 use serde_json::Value;
 
+pub(crate) use human::describe;
 pub use params::{ParamSource, uuid_param};
 pub use violation::{Expected, PathSeg, SchemaError, Violation, ViolationKind};
 
@@ -150,7 +151,11 @@ impl Schemas {
     /// The schema at a pointer (`#/components/schemas/X`, `/components/...`,
     /// `#` or `""` for the root), if there is one.
     pub fn get(&self, schema_pointer: &str) -> Option<&Value> {
-        resolve_pointer(&self.root, schema_pointer)
+        if schema_pointer.starts_with('#') {
+            resolve_local(&self.root, schema_pointer).ok()
+        } else {
+            resolve_local(&self.root, &format!("#{schema_pointer}")).ok()
+        }
     }
 
     /// Validates `value` against the schema at `schema_pointer` (see
@@ -179,28 +184,23 @@ impl Schemas {
     /// Resolves a `$ref` string to its schema and the name it gives that
     /// schema (the last pointer segment, e.g. `ScorerTypes`).
     fn resolve_ref<'s>(&'s self, reference: &'s str) -> Result<(&'s Value, &'s str), SchemaError> {
-        let Some(fragment) = reference.strip_prefix('#') else {
-            return Err(SchemaError::UnsupportedRef {
-                reference: reference.to_owned(),
-            });
-        };
-        if !(fragment.is_empty() || fragment.starts_with('/')) {
-            return Err(SchemaError::UnsupportedRef {
-                reference: reference.to_owned(),
-            });
+        resolve_local(&self.root, reference).map(|schema| (schema, ref_name(reference)))
+    }
+
+    /// Follows a chain of `$ref`s from `schema` to the schema it ends at, `hops`
+    /// having been taken already: `None` when a reference does not resolve or
+    /// the chain would take more than [`MAX_HOPS`] in all.
+    fn follow_refs<'s>(&'s self, schema: &'s Value, hops: usize) -> Option<&'s Value> {
+        let mut current = schema;
+        let mut hops = hops;
+        while let Some(reference) = current.get("$ref").and_then(Value::as_str) {
+            if hops >= MAX_HOPS {
+                return None;
+            }
+            current = self.resolve_ref(reference).ok()?.0;
+            hops += 1;
         }
-        let decoded = percent_decode(fragment);
-        let found = if decoded.is_empty() {
-            Some(&self.root)
-        } else {
-            self.root.pointer(&decoded)
-        };
-        match found {
-            Some(schema) => Ok((schema, ref_name(reference))),
-            None => Err(SchemaError::UnresolvedRef {
-                reference: reference.to_owned(),
-            }),
-        }
+        Some(current)
     }
 
     /// The compiled regex for a pattern: cached when it occurs in the
@@ -242,15 +242,26 @@ fn display_name(raw: &str) -> String {
     percent_decode(raw).replace("~1", "/").replace("~0", "~")
 }
 
-fn resolve_pointer<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
-    let p = pointer.strip_prefix('#').unwrap_or(pointer);
-    if p.is_empty() {
-        return Some(root);
-    }
-    if !p.starts_with('/') {
-        return None;
-    }
-    root.pointer(&percent_decode(p))
+/// The schema a local reference (`#`, `#/components/schemas/X`, with `%XX`
+/// escapes) names in `root`; other references are not supported.
+fn resolve_local<'a>(root: &'a Value, reference: &str) -> Result<&'a Value, SchemaError> {
+    let fragment = match reference.strip_prefix('#') {
+        Some(fragment) if fragment.is_empty() || fragment.starts_with('/') => fragment,
+        _ => {
+            return Err(SchemaError::UnsupportedRef {
+                reference: reference.to_owned(),
+            });
+        }
+    };
+    let decoded = percent_decode(fragment);
+    let found = if decoded.is_empty() {
+        Some(root)
+    } else {
+        root.pointer(&decoded)
+    };
+    found.ok_or_else(|| SchemaError::UnresolvedRef {
+        reference: reference.to_owned(),
+    })
 }
 
 /// Decodes `%XX` escapes of a URI fragment; malformed escapes stay as written.
@@ -351,16 +362,7 @@ impl Index {
     }
 
     fn check_ref(&mut self, root: &Value, r: &str) {
-        let problem = match r.strip_prefix('#') {
-            Some(f) if f.is_empty() || f.starts_with('/') => resolve_pointer(root, r)
-                .is_none()
-                .then(|| SchemaError::UnresolvedRef {
-                    reference: r.to_owned(),
-                }),
-            _ => Some(SchemaError::UnsupportedRef {
-                reference: r.to_owned(),
-            }),
-        };
+        let problem = resolve_local(root, r).err();
         if let Some(p) = problem
             && !self.problems.contains(&p)
         {

@@ -205,24 +205,26 @@ impl<'s> Walker<'s> {
         key: &str,
         member: &Value,
     ) -> Option<&'s Value> {
-        match map.get("additionalProperties") {
-            Some(Value::Bool(false)) => {}
+        let allowed = match map.get("additionalProperties") {
+            Some(Value::Bool(false)) => self.declared_names(map),
             Some(schema @ Value::Object(_)) => return Some(schema),
             _ => match map.get("unevaluatedProperties") {
                 Some(schema @ (Value::Bool(false) | Value::Object(_))) => {
-                    if self.declared_names(map).iter().any(|a| a == key) {
+                    let declared = self.declared_names(map);
+                    if declared.iter().any(|a| a == key) {
                         return None;
                     }
                     if schema.is_object() {
                         return Some(schema);
                     }
+                    declared
                 }
                 _ => return None,
             },
-        }
+        };
         let kind = ViolationKind::UnknownField {
             field: key.to_owned(),
-            allowed: self.declared_names(map),
+            allowed,
         };
         self.report(kind, member);
         None

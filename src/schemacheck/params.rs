@@ -100,7 +100,7 @@ impl Schemas {
                 }]);
             }
             return Ok(self
-                .resolve(schema, 0)
+                .follow_refs(schema, 0)
                 .and_then(|s| s.get("default"))
                 .cloned());
         };
@@ -148,18 +148,9 @@ impl Schemas {
         Err(violations)
     }
 
-    /// Follows bare `$ref`s.
-    fn resolve<'a>(&'a self, schema: &'a Value, hops: usize) -> Option<&'a Value> {
-        match schema.get("$ref").and_then(Value::as_str) {
-            Some(r) if hops < MAX_HOPS => self.resolve(self.resolve_ref(r).ok()?.0, hops + 1),
-            Some(_) => None,
-            None => Some(schema),
-        }
-    }
-
     /// The item schema when the parameter is an array (possibly nullable).
     fn array_items<'a>(&'a self, schema: &'a Value, hops: usize) -> Option<&'a Value> {
-        let s = self.resolve(schema, hops)?;
+        let s = self.follow_refs(schema, hops)?;
         if s.get("type").and_then(Value::as_str) == Some("array") {
             return Some(s.get("items").unwrap_or(&Value::Bool(true)));
         }
@@ -179,7 +170,7 @@ impl Schemas {
     }
 
     fn scalar_types(&self, schema: &Value, hops: usize, out: &mut Vec<Target>) {
-        let Some(s) = self.resolve(schema, hops) else {
+        let Some(s) = self.follow_refs(schema, hops) else {
             return;
         };
         if hops > MAX_HOPS {

@@ -251,7 +251,7 @@ fn const_tags<'s>(w: &Walker<'s>, branch: &'s Value, property: &str, hops: usize
     let Some(prop) = find_property(w, branch, property, hops) else {
         return Vec::new();
     };
-    let prop = follow_refs(w, prop, hops).unwrap_or(prop);
+    let prop = w.schemas.follow_refs(prop, hops).unwrap_or(prop);
     if let Some(c) = prop.get("const") {
         return vec![c.clone()];
     }
@@ -287,29 +287,17 @@ fn find_property<'s>(
         .find_map(|sub| find_property(w, sub, property, hops + 1))
 }
 
-/// Follows a chain of bare `$ref`s to the schema they end at.
-fn follow_refs<'s>(w: &Walker<'s>, schema: &'s Value, hops: usize) -> Option<&'s Value> {
-    let mut current = schema;
-    for _ in hops..=MAX_HOPS {
-        match current.get("$ref").and_then(Value::as_str) {
-            Some(r) => current = w.schemas.resolve_ref(r).ok()?.0,
-            None => return Some(current),
-        }
-    }
-    None
-}
-
 fn object_map<'s>(
     w: &Walker<'s>,
     schema: &'s Value,
     hops: usize,
 ) -> Option<&'s Map<String, Value>> {
-    follow_refs(w, schema, hops)?.as_object()
+    w.schemas.follow_refs(schema, hops)?.as_object()
 }
 
 /// Whether a branch only admits `null` (`type: null`).
 fn is_null_schema(w: &Walker<'_>, schema: &Value, hops: usize) -> bool {
-    let Some(s) = follow_refs(w, schema, hops) else {
+    let Some(s) = w.schemas.follow_refs(schema, hops) else {
         return false;
     };
     match s.get("type") {

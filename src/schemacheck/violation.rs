@@ -343,8 +343,13 @@ impl Violation {
     /// skipped, keys that are not identifiers quoted (`headers["X-Key"]`);
     /// `(root)` for the root.
     pub fn location(&self) -> String {
+        Self::location_of(&self.path)
+    }
+
+    /// [`Violation::location`] of any `path`, e.g. a violation's parent's.
+    pub fn location_of(path: &[PathSeg]) -> String {
         let mut out = String::new();
-        for seg in self.instance_path() {
+        for seg in path {
             match seg {
                 PathSeg::Key(k) if is_identifier(k) => {
                     if !out.is_empty() {

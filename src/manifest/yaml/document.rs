@@ -1,5 +1,5 @@
 //! The parsed form of one YAML document: its JSON value, and the span of every value in it,
-//! found by JSON pointer or by path.
+//! found by JSON pointer.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -27,30 +27,6 @@ impl NodeSpan {
     pub fn key_or_value(&self) -> Span {
         self.key.unwrap_or(self.value)
     }
-}
-
-/// One step of a path into a document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PathSeg<'a> {
-    /// A mapping entry, by key.
-    Key(&'a str),
-    /// A sequence element, by 0-based index.
-    Index(usize),
-}
-
-/// The JSON pointer (RFC 6901) of `path`: `""` for the root, else `/`-separated tokens with
-/// `~` written `~0` and `/` written `~1`.
-#[must_use]
-pub fn pointer(path: &[PathSeg<'_>]) -> String {
-    let mut out = String::new();
-    for seg in path {
-        out.push('/');
-        match seg {
-            PathSeg::Key(key) => out.push_str(&escape_token(key)),
-            PathSeg::Index(index) => out.push_str(&index.to_string()),
-        }
-    }
-    out
 }
 
 /// A mapping key as a JSON pointer token (`~` → `~0`, `/` → `~1`).
@@ -84,20 +60,6 @@ impl Document {
     pub fn span(&self, pointer: &str) -> Option<&NodeSpan> {
         let (tree, complete) = self.walk(pointer);
         complete.then_some(&tree.at)
-    }
-
-    /// Where the value at `path` is, or `None` if the document has no such value.
-    #[must_use]
-    pub fn span_at(&self, path: &[PathSeg<'_>]) -> Option<&NodeSpan> {
-        let mut tree = &self.spans;
-        for seg in path {
-            tree = match (seg, &tree.kids) {
-                (PathSeg::Key(key), Kids::Map(kids)) => kids.get(*key)?,
-                (PathSeg::Index(index), Kids::Seq(kids)) => kids.get(*index)?,
-                _ => return None,
-            };
-        }
-        Some(&tree.at)
     }
 
     /// Where the value at `pointer` is or, when there is none, its nearest ancestor that
@@ -186,10 +148,9 @@ mod tests {
 
     #[test]
     fn pointers_escape_and_unescape() {
-        let path = [PathSeg::Key("a/b~c"), PathSeg::Index(3), PathSeg::Key("")];
-        assert_eq!(pointer(&path), "/a~1b~0c/3/");
+        assert_eq!(escape_token("a/b~c"), "a~1b~0c");
+        assert_eq!(escape_token(""), "");
         assert_eq!(unescape_token("a~1b~0c"), "a/b~c");
         assert_eq!(unescape_token("~01"), "~1");
-        assert_eq!(pointer(&[]), "");
     }
 }

@@ -179,11 +179,7 @@ impl YamlError {
     /// This error as a diagnostic about `file`.
     #[must_use]
     pub fn to_diagnostic(&self, file: &str) -> Diagnostic {
-        let diagnostic = Diagnostic::error(file, self.span(), self.to_string());
-        match self.help() {
-            Some(help) => diagnostic.with_help(help),
-            None => diagnostic,
-        }
+        Diagnostic::error(file, self.span(), self.to_string()).with_help_opt(self.help())
     }
 }
 
