@@ -4,10 +4,11 @@
 //! [`super::yaml::Limits`]), checks every document ([`super::check`]: kind and
 //! `api_version`, environment interpolation, the generated JSON Schema, the semantic
 //! rules) and then the rules across documents: a project declared once, one Integration
-//! document per provider. Files are read and checked one at a time on each of a few
-//! worker threads (`pipeline`), each file's parsed documents dropped once checked; the
-//! rules across documents then run over the results in file order. Nothing stops at the first problem: the outcome lists every
-//! error and warning of every file, sorted by file and position, each with
+//! document per provider. Files are read and checked one at a time (`pipeline`: on the
+//! calling thread, and on helper threads too when a repo holds over 2 MiB of YAML),
+//! each file's parsed documents dropped once checked; the rules across documents then
+//! run over the results in file order. Nothing stops at the first problem: the outcome
+//! lists every error and warning of every file, sorted by file and position, each with
 //! `file:line:column`.
 //!
 //! The outcome keeps each file's text to quote the offending lines, with literal secrets

@@ -9,7 +9,8 @@
 //!   [`check`] (one document), [`interpolate`] (`${VAR}` and secrets), [`schema`] (the
 //!   generated JSON Schema, its violations as diagnostics in [`violations`]), [`semantic`]
 //!   (rules a schema cannot express) and [`mask`] (literal secrets never quoted), one file
-//!   at a time per worker thread (`pipeline`), so only a few files' parse trees are alive.
+//!   at a time (`pipeline`: on the calling thread, helped by other threads for large
+//!   repos), so only a few files' parse trees are alive.
 
 pub mod check;
 pub mod diagnostic;

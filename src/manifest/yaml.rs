@@ -124,8 +124,8 @@ impl Limits {
 /// key errors (duplicates, non-string keys) and out-of-range numbers are all collected.
 ///
 /// The parse runs on the calling thread. Deep (but allowed) nesting cannot overflow its
-/// stack, whatever thread it is: each level of nesting first makes sure [`STACK_RED_ZONE`]
-/// of stack is left and, when it is not, continues on a new [`STACK_SEGMENT`] allocated
+/// stack, whatever thread it is: each level of nesting first makes sure `STACK_RED_ZONE` (256 KiB)
+/// of stack is left and, when it is not, continues on a new `STACK_SEGMENT` allocated
 /// for the purpose (`stacker`). Ordinary files never need one, so a parse costs no thread
 /// and no stack allocation, and what it allocates stays in the caller's memory arena.
 /// A panic of the parser (there should be none) becomes [`YamlError::Internal`].
