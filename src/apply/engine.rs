@@ -14,7 +14,7 @@ use super::reread::{Moment, read_object, read_objects};
 use super::secrets::resolve_secrets;
 use crate::client::{ApiError, Client, Deleted};
 use crate::live::Catalog;
-use crate::plan::diff::{fingerprint, object_changes};
+use crate::plan::diff::{fingerprint, object_changes, path_label};
 use crate::plan::{Address, Operation, Plan, ResourceChange, RunKind, TemplateBody, TemplateKind};
 
 /// Options of an apply run.
@@ -367,13 +367,7 @@ pub async fn check_unchanged(
         let diffs = object_changes(change.before.as_ref(), current.as_ref(), &["scorers"]);
         let paths: Vec<String> = diffs
             .iter()
-            .map(|d| {
-                if d.path.is_empty() {
-                    "(the object)".to_owned()
-                } else {
-                    d.path.clone()
-                }
-            })
+            .map(|d| path_label(&d.path).to_owned())
             .collect();
         let detail = if paths.is_empty() {
             "changed".to_owned()
