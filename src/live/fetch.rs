@@ -15,8 +15,8 @@ use futures::future::try_join_all;
 
 use super::{Catalog, Live, LiveProject, LiveRun, MissingObject, ObjectKey};
 use crate::api::{
-    FilterValue, ListScorersRequest, Operator, ProjectCollectionParams, ProjectFilter, RunFilter,
-    RunSearchRequest,
+    FilterValue, IntegrationConfig, ListScorersRequest, Operator, ProjectCollectionParams,
+    ProjectFilter, RunFilter, RunSearchRequest,
 };
 use crate::client::{ApiError, Client};
 use crate::manifest::set::ManifestSet;
@@ -34,7 +34,8 @@ pub struct FetchError {
     pub source: ApiError,
 }
 
-fn ctx(what: impl FnOnce() -> String) -> impl FnOnce(ApiError) -> FetchError {
+/// Wraps a failed read of `what` into a [`FetchError`].
+pub(crate) fn ctx(what: impl FnOnce() -> String) -> impl FnOnce(ApiError) -> FetchError {
     move |source| FetchError {
         what: what(),
         source,
@@ -60,20 +61,32 @@ pub async fn fetch(client: &Client, desired: &ManifestSet) -> Result<Live, Fetch
 async fn fetch_integrations(
     client: &Client,
     desired: &ManifestSet,
-) -> Result<BTreeMap<String, Option<crate::api::IntegrationConfig>>, FetchError> {
-    let providers: BTreeSet<_> = desired
+) -> Result<BTreeMap<String, Option<IntegrationConfig>>, FetchError> {
+    let providers: BTreeSet<String> = desired
         .integrations
         .iter()
-        .map(|i| i.spec.config.provider())
+        .map(|i| i.spec.config.provider().to_string())
         .collect();
+    Ok(read_integrations(client, providers)
+        .await?
+        .into_iter()
+        .collect())
+}
+
+/// Reads the integration of each provider, concurrently: `None` for one the
+/// service does not have.
+pub(crate) async fn read_integrations(
+    client: &Client,
+    providers: BTreeSet<String>,
+) -> Result<Vec<(String, Option<IntegrationConfig>)>, FetchError> {
     let reads = providers.into_iter().map(|provider| async move {
         let found = client
-            .get_integration(provider.as_str())
+            .get_integration(&provider)
             .await
             .map_err(ctx(|| format!("integration `{provider}`")))?;
-        Ok::<_, FetchError>((provider.to_string(), found))
+        Ok::<_, FetchError>((provider, found))
     });
-    Ok(try_join_all(reads).await?.into_iter().collect())
+    try_join_all(reads).await
 }
 
 /// The catalog, plus the versions of every scorer whose version a manifest pins.
@@ -131,9 +144,11 @@ fn all_metric_settings(desired: &ManifestSet) -> impl Iterator<Item = &MetricSet
 }
 
 /// A project found live: its id and name.
-struct FoundProject {
-    id: String,
-    name: String,
+pub(crate) struct FoundProject {
+    /// Id.
+    pub(crate) id: String,
+    /// Name.
+    pub(crate) name: String,
 }
 
 async fn fetch_projects(
@@ -335,9 +350,12 @@ async fn fetch_project(
     Ok((live, missing))
 }
 
+/// Which kind of run to read.
 #[derive(Clone, Copy)]
-enum RunKindSel {
+pub(crate) enum RunKindSel {
+    /// A log stream.
     LogStream,
+    /// An experiment.
     Experiment,
 }
 
@@ -351,9 +369,11 @@ impl RunKindSel {
 }
 
 /// A run's id and name.
-struct FoundRun {
-    id: String,
-    name: String,
+pub(crate) struct FoundRun {
+    /// Id.
+    pub(crate) id: String,
+    /// Name.
+    pub(crate) name: String,
 }
 
 async fn search_runs(
@@ -469,7 +489,15 @@ async fn fetch_runs(
     }
     let loads = wants.iter().filter_map(|want| {
         found.get(&want.key).map(|run| async move {
-            let live = fetch_run(client, project, kind, run, want).await?;
+            let live = fetch_run(
+                client,
+                project,
+                kind,
+                run,
+                want.metric_settings,
+                want.trends,
+            )
+            .await?;
             Ok::<_, FetchError>((want.key.clone(), live))
         })
     });
@@ -477,12 +505,15 @@ async fn fetch_runs(
     Ok((runs, missing))
 }
 
-async fn fetch_run(
+/// Reads a run's metric settings and its default trends dashboard, each only
+/// when asked for, concurrently.
+pub(crate) async fn fetch_run(
     client: &Client,
     project: &FoundProject,
     kind: RunKindSel,
     run: &FoundRun,
-    want: &RunWants,
+    metric_settings: bool,
+    trends: bool,
 ) -> Result<LiveRun, FetchError> {
     let what = || {
         format!(
@@ -493,7 +524,7 @@ async fn fetch_run(
         )
     };
     let settings = async {
-        if !want.metric_settings {
+        if !metric_settings {
             return Ok(None);
         }
         let read = match kind {
@@ -511,7 +542,7 @@ async fn fetch_run(
         read.map_err(ctx(|| format!("the metric settings of {}", what())))
     };
     let dashboard = async {
-        if !want.trends {
+        if !trends {
             return Ok(None);
         }
         client
