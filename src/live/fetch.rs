@@ -183,26 +183,7 @@ async fn find_projects(
     client: &Client,
     keys: &[ObjectKey],
 ) -> Result<(BTreeMap<ObjectKey, FoundProject>, Vec<MissingObject>), FetchError> {
-    let names: Vec<String> = keys
-        .iter()
-        .filter_map(|k| {
-            if let ObjectKey::Name(n) = k {
-                Some(n.clone())
-            } else {
-                None
-            }
-        })
-        .collect();
-    let ids: Vec<&str> = keys
-        .iter()
-        .filter_map(|k| {
-            if let ObjectKey::Id(i) = k {
-                Some(i.as_str())
-            } else {
-                None
-            }
-        })
-        .collect();
+    let (names, ids) = split_keys(keys);
     let by_name = async {
         if names.is_empty() {
             return Ok(Vec::new());
@@ -225,7 +206,7 @@ async fn find_projects(
             .get_project(id)
             .await
             .map_err(ctx(|| format!("project {id}")))?;
-        Ok::<_, FetchError>((id.to_string(), project))
+        Ok::<_, FetchError>((id.clone(), project))
     }));
     let (listed, fetched) = tokio::try_join!(by_name, by_id)?;
     let mut found = BTreeMap::new();
@@ -270,6 +251,19 @@ async fn find_projects(
         }
     }
     Ok((found, missing))
+}
+
+/// The names and the ids among `keys`, in order.
+fn split_keys<'k>(keys: impl IntoIterator<Item = &'k ObjectKey>) -> (Vec<String>, Vec<String>) {
+    let mut names = Vec::new();
+    let mut ids = Vec::new();
+    for key in keys {
+        match key {
+            ObjectKey::Name(n) => names.push(n.clone()),
+            ObjectKey::Id(i) => ids.push(i.clone()),
+        }
+    }
+    (names, ids)
 }
 
 /// Which runs of a project the manifests name, and what of each is managed.
@@ -414,60 +408,35 @@ async fn fetch_runs(
         return Ok((BTreeMap::new(), Vec::new()));
     }
     let what = || format!("the {}s of project `{}`", kind.noun(), project.name);
-    let names: Vec<String> = wants
-        .iter()
-        .filter_map(|w| {
-            if let ObjectKey::Name(n) = &w.key {
-                Some(n.clone())
-            } else {
-                None
-            }
-        })
-        .collect();
-    let ids: Vec<String> = wants
-        .iter()
-        .filter_map(|w| {
-            if let ObjectKey::Id(i) = &w.key {
-                Some(i.clone())
-            } else {
-                None
-            }
-        })
-        .collect();
-    let mut filters = Vec::new();
-    if !names.is_empty() {
-        filters.push(RunFilter::Name {
-            operator: Operator::OneOf,
-            value: FilterValue::Many(names),
-            case_sensitive: Some(true),
-        });
-    }
+    let (names, ids) = split_keys(wants.iter().map(|w| &w.key));
+    // The searches by name and by id run at once; either may be skipped.
+    let search = |filter: Option<RunFilter>| async move {
+        let Some(filter) = filter else {
+            return Ok(Vec::new());
+        };
+        let request = RunSearchRequest {
+            filters: vec![filter],
+            ..RunSearchRequest::default()
+        };
+        search_runs(client, &project.id, kind, request)
+            .await
+            .map_err(ctx(&what))
+    };
+    let by_name = (!names.is_empty()).then_some(RunFilter::Name {
+        operator: Operator::OneOf,
+        value: FilterValue::Many(names),
+        case_sensitive: Some(true),
+    });
+    let by_id = (!ids.is_empty()).then(|| RunFilter::id_one_of(ids));
+    let (named, identified) = tokio::try_join!(search(by_name), search(by_id))?;
     let mut found: BTreeMap<ObjectKey, FoundRun> = BTreeMap::new();
-    if !filters.is_empty() {
-        let request = RunSearchRequest {
-            filters,
-            ..RunSearchRequest::default()
-        };
-        for run in search_runs(client, &project.id, kind, request)
-            .await
-            .map_err(ctx(&what))?
-        {
-            found
-                .entry(ObjectKey::Name(run.name.clone()))
-                .or_insert(run);
-        }
+    for run in named {
+        found
+            .entry(ObjectKey::Name(run.name.clone()))
+            .or_insert(run);
     }
-    if !ids.is_empty() {
-        let request = RunSearchRequest {
-            filters: vec![RunFilter::id_one_of(ids.clone())],
-            ..RunSearchRequest::default()
-        };
-        for run in search_runs(client, &project.id, kind, request)
-            .await
-            .map_err(ctx(&what))?
-        {
-            found.insert(ObjectKey::Id(run.id.clone()), run);
-        }
+    for run in identified {
+        found.insert(ObjectKey::Id(run.id.clone()), run);
     }
     let mut missing = Vec::new();
     if wants.iter().any(|w| !found.contains_key(&w.key)) {
