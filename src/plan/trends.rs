@@ -11,11 +11,12 @@ use serde::Serialize;
 use super::address::Address;
 use super::normalize::NormSection;
 use super::types::{Action, NoteKind, Operation};
-use super::{Planner, change, key_label};
+use super::{Planner, change};
 use crate::api::{
     Section, SectionCreateRequest, SectionUpdateRequest, TrendsDashboard, Visibility,
 };
 use crate::live::{LiveProject, LiveRun, ObjectKey};
+use crate::manifest::set::Origin;
 use crate::manifest::types::{FavoriteSpec, SectionSpec, TrendsSpec};
 
 /// The comparable favorite state of a dashboard.
@@ -28,6 +29,7 @@ pub struct FavoriteState {
 /// Plans one log stream's trends.
 pub(crate) fn plan_trends(
     planner: &mut Planner<'_>,
+    origin: &Origin,
     project: &str,
     live_project: &LiveProject,
     run_key: &ObjectKey,
@@ -35,12 +37,12 @@ pub(crate) fn plan_trends(
     spec: &TrendsSpec,
 ) {
     let Some(dashboard) = &run.dashboard else {
-        planner.problems.push(super::Problem {
-            origin: None,
-            message: format!(
+        planner.problem(
+            origin,
+            format!(
                 "log stream `{run_key}` of project `{project}` has no default trends dashboard"
             ),
-        });
+        );
         return;
     };
     let ids = Ids {
@@ -48,7 +50,7 @@ pub(crate) fn plan_trends(
         log_stream_id: &run.id,
         dashboard_id: &dashboard.id,
         project,
-        log_stream: key_label(run_key),
+        log_stream: run_key.to_string(),
     };
     if let Some(sections) = &spec.sections {
         plan_sections(planner, &ids, dashboard, sections);
