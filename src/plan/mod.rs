@@ -138,6 +138,23 @@ pub(crate) fn change<B: Serialize, A: Serialize>(
     }
 }
 
+/// The index of the first live object not yet `used` named `name`, else of
+/// the first named one of `renamed_from` (tried in order).
+pub(crate) fn find_by_name<T>(
+    live: &[T],
+    used: &[bool],
+    name_of: impl Fn(&T) -> &str,
+    name: &str,
+    renamed_from: &[String],
+) -> Option<usize> {
+    let by = |wanted: &str| {
+        live.iter()
+            .enumerate()
+            .position(|(i, t)| !used[i] && name_of(t) == wanted)
+    };
+    by(name).or_else(|| renamed_from.iter().find_map(|old| by(old)))
+}
+
 /// Computes the plan that makes live state match the manifests.
 ///
 /// Returns an error listing every reference that cannot be resolved (missing

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::address::Address;
 use super::normalize::NormSection;
 use super::types::{Action, NoteKind, Operation};
-use super::{Planner, change};
+use super::{Planner, change, find_by_name};
 use crate::api::{
     Section, SectionCreateRequest, SectionUpdateRequest, TrendsDashboard, Visibility,
 };
@@ -86,7 +86,13 @@ fn plan_sections(
 ) {
     let mut used = vec![false; dashboard.sections.len()];
     for spec in wanted {
-        let found = find_section(&dashboard.sections, &used, spec);
+        let found = find_by_name(
+            &dashboard.sections,
+            &used,
+            |s| &s.name,
+            &spec.name,
+            &spec.renamed_from,
+        );
         match found {
             Some(index) => {
                 used[index] = true;
@@ -173,16 +179,6 @@ fn plan_sections(
             planner.note(Some(address), NoteKind::Unmanaged, message);
         }
     }
-}
-
-fn find_section(sections: &[Section], used: &[bool], spec: &SectionSpec) -> Option<usize> {
-    let by = |name: &str| {
-        sections
-            .iter()
-            .enumerate()
-            .position(|(i, s)| !used[i] && s.name == name)
-    };
-    by(&spec.name).or_else(|| spec.renamed_from.iter().find_map(|old| by(old)))
 }
 
 fn update_section(planner: &mut Planner<'_>, ids: &Ids<'_>, live: &Section, spec: &SectionSpec) {
