@@ -300,7 +300,9 @@ async fn confirm(
         match current {
             Ok(current) => {
                 let wanted = comparable_after(change, current.as_ref());
-                if fingerprint(wanted.as_ref()) != fingerprint(current.as_ref()) {
+                // Value equality (objects compare key by key, in any order,
+                // also with serde_json's preserve_order).
+                if wanted != current {
                     let fields = object_changes(wanted.as_ref(), current.as_ref(), &["scorers"]);
                     unconverged.push(Unconverged {
                         address: change.address.clone(),
