@@ -30,11 +30,7 @@ pub(crate) fn plan_metric_settings(
     spec: &MetricSettingsSpec,
 ) {
     let catalog = &planner.live.catalog;
-    let before = run
-        .metric_settings
-        .as_ref()
-        .map(|s| metric_settings_from_wire(catalog, s))
-        .unwrap_or_default();
+    let before = metric_settings_from_wire(catalog, run.metric_settings.as_ref());
     let mut after = before.clone();
     let mut body = MetricSettingsRequest::default();
 

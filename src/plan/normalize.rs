@@ -346,11 +346,16 @@ pub fn scorer_from_wire(catalog: &Catalog, c: &ScorerConfig) -> NormScorer {
     }
 }
 
-/// Normalizes live metric settings.
+/// Normalizes live metric settings. A run the service returned no settings
+/// for reads as the defaults, for planning and for re-reads alike (so a plan
+/// made then does not look moved, nor an apply unconverged).
 pub fn metric_settings_from_wire(
     catalog: &Catalog,
-    settings: &api::MetricSettingsResponse,
+    settings: Option<&api::MetricSettingsResponse>,
 ) -> NormMetricSettings {
+    let Some(settings) = settings else {
+        return NormMetricSettings::default();
+    };
     NormMetricSettings {
         scorers: settings
             .scorers
