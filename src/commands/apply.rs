@@ -81,10 +81,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> ExitStatus {
 type Prepared = (Plan, Connection, Catalog, Option<ManifestSet>);
 
 async fn from_manifests(args: &ApplyArgs, printer: &Printer) -> Result<Prepared, ExitStatus> {
-    let options = PlanOptions {
-        prune: args.shape.prune,
-        rotate_secrets: args.shape.rotate_secrets,
-    };
+    let options = args.shape.options();
     let planned = plan_from_manifests(
         &args.manifests,
         &args.live,

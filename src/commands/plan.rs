@@ -3,7 +3,6 @@
 use crate::cli::PlanArgs;
 use crate::exit::ExitStatus;
 use crate::output::Printer;
-use crate::plan::PlanOptions;
 use crate::render::{Mode, RenderOptions, render_plan};
 
 use super::reconcile::plan_from_manifests;
@@ -11,10 +10,7 @@ use super::saved_plan::{SavedPlanRef, save};
 
 /// Runs `evalctl plan`.
 pub async fn run(args: &PlanArgs, printer: &Printer) -> ExitStatus {
-    let options = PlanOptions {
-        prune: args.shape.prune,
-        rotate_secrets: args.shape.rotate_secrets,
-    };
+    let options = args.shape.options();
     let planned = match plan_from_manifests(
         &args.manifests,
         &args.live,
