@@ -15,7 +15,7 @@ use crate::plan::{Operation, Plan, PlanOptions};
 use crate::progress::Progress;
 use crate::render::{Format, Mode, RenderOptions, render_apply, render_plan};
 
-use super::connect::{Connection, connect};
+use super::connect::{Connection, connect_or_fail};
 use super::reconcile::{plan_from_manifests, plan_with, process_env};
 use super::saved_plan;
 
@@ -135,10 +135,7 @@ async fn from_saved_plan(
         printer.error(&e);
         ExitStatus::Failure
     })?;
-    let connection = connect(&args.live).map_err(|e| {
-        printer.error(&e);
-        ExitStatus::Failure
-    })?;
+    let connection = connect_or_fail(&args.live, printer)?;
     if saved.service != connection.service_label() {
         printer.error(&format!(
             "the plan was made against {}, but this run targets {}; plan again against this service",

@@ -14,17 +14,14 @@ use crate::plan::PlanOptions;
 use crate::progress::Progress;
 use crate::render::{Format, Mode, RenderOptions, render_plan};
 
-use super::connect::{Connection, connect};
+use super::connect::{Connection, connect_or_fail};
 use super::reconcile::fetch_and_plan;
 
 /// Runs `evalctl export`.
 pub async fn run(args: &ExportArgs, printer: &Printer) -> ExitStatus {
-    let connection = match connect(&args.live) {
+    let connection = match connect_or_fail(&args.live, printer) {
         Ok(c) => c,
-        Err(e) => {
-            printer.error(&e);
-            return ExitStatus::Failure;
-        }
+        Err(status) => return status,
     };
     let selection = Selection {
         projects: args.projects.clone(),

@@ -9,7 +9,7 @@ use crate::output::Printer;
 use crate::plan::{Plan, PlanError, PlanOptions, plan};
 use crate::progress::Progress;
 
-use super::connect::{Connection, connect};
+use super::connect::{Connection, connect_or_fail};
 
 /// Everything a reconciling command has after planning.
 pub struct Planned {
@@ -54,10 +54,7 @@ pub async fn plan_from_manifests(
     printer: &Printer,
 ) -> Result<Planned, ExitStatus> {
     let desired = load_manifests(manifests, printer)?;
-    let connection = connect(live_args).map_err(|e| {
-        printer.error(&e);
-        ExitStatus::Failure
-    })?;
+    let connection = connect_or_fail(live_args, printer)?;
     let (live, plan) = plan_with(&connection, &desired, options, targets, printer).await?;
     Ok(Planned {
         desired,
