@@ -44,7 +44,9 @@ pub async fn apply(
     catalog: &Catalog,
     options: &ApplyOptions<'_>,
 ) -> ApplyReport {
-    let mut outcomes: Vec<Option<ChangeOutcome>> = vec![None; plan.changes.len()];
+    // Every change belongs to one stage, and every stage runs to the end:
+    // each change gets exactly one outcome.
+    let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(plan.changes.len());
     let mut stages: Vec<u8> = plan.changes.iter().map(|c| stage(&c.address)).collect();
     stages.sort_unstable();
     stages.dedup();
@@ -55,23 +57,11 @@ pub async fn apply(
             .enumerate()
             .filter(|(_, c)| stage(&c.address) == current)
             .map(|(i, change)| async move { (i, apply_change(client, change, options).await) });
-        let mut results = futures::stream::iter(work).buffer_unordered(options.concurrency.max(1));
-        while let Some((i, outcome)) = results.next().await {
-            outcomes[i] = Some(outcome);
-        }
+        let results = futures::stream::iter(work).buffer_unordered(options.concurrency.max(1));
+        outcomes.extend(results.collect::<Vec<_>>().await);
     }
-    let outcomes: Vec<ChangeOutcome> = outcomes
-        .into_iter()
-        .zip(&plan.changes)
-        .map(|(o, c)| {
-            o.unwrap_or_else(|| ChangeOutcome {
-                address: c.address.clone(),
-                action: c.action,
-                status: OutcomeStatus::Skipped,
-                detail: Some("not attempted".to_owned()),
-            })
-        })
-        .collect();
+    outcomes.sort_unstable_by_key(|(i, _)| *i);
+    let outcomes: Vec<ChangeOutcome> = outcomes.into_iter().map(|(_, o)| o).collect();
     let unconverged = confirm(plan, &outcomes, client, catalog, options.concurrency).await;
     ApplyReport {
         outcomes,
