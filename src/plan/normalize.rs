@@ -314,7 +314,7 @@ pub fn scorer_key(catalog: &Catalog, id: &str, config_name: Option<&str>) -> Str
 /// Normalizes a live scorer config. Defaults the service fills are filled
 /// from the catalog here too, so a config read from a service that did not
 /// fill them compares equal.
-pub fn scorer_from_wire(catalog: &Catalog, c: &ScorerConfig) -> NormScorer {
+fn scorer_from_wire(catalog: &Catalog, c: &ScorerConfig) -> NormScorer {
     let entry = catalog.by_id(&c.id);
     NormScorer {
         id: c.id.clone(),
@@ -414,7 +414,7 @@ pub struct NormTemplate {
 }
 
 /// Constraints as JSON, for comparison.
-pub fn constraints_json<C: Serialize>(c: &C) -> serde_json::Value {
+fn constraints_json<C: Serialize>(c: &C) -> serde_json::Value {
     serde_json::to_value(c).unwrap_or(serde_json::Value::Null)
 }
 
