@@ -5,10 +5,10 @@
 //!
 //! ```text
 //! manifests (YAML) --manifest::load--> Desired
-//! service (HTTP)   --live::fetch-----> Live      (normalized)
-//! plan::plan(&Desired, &Live) -> Plan            (pure, no I/O)
-//! render::render(&Plan, format)                  (text | json | markdown)
-//! apply::apply(&Plan, &Client) -> ApplyReport    (ordered, bounded, re-reads to confirm)
+//! service (HTTP)   --live::fetch-----> Live      (as the service returns it)
+//! plan::plan(&Desired, &Live) -> Plan            (pure, no I/O; normalizes both sides)
+//! render::render_plan(&Plan, format, ..)         (text | json | markdown)
+//! apply::apply(&Plan, &Client, ..) -> ApplyReport (ordered, bounded, re-reads to confirm)
 //! ```
 //!
 //! Module map:

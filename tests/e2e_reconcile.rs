@@ -225,6 +225,44 @@ fn apply_without_a_terminal_requires_auto_approve() {
 }
 
 #[test]
+fn apply_against_an_in_process_sandbox_replans_without_loading_the_manifests_again() {
+    let ctx = context();
+    ctx.write("repo/project.yaml", DRIFT_REPO);
+    // An unset secret variable is a load warning; --target leaves the
+    // integration out, so apply does not need the variable.
+    ctx.write(
+        "repo/integrations.yaml",
+        "kind: Integration\nprovider: openai\ntoken: ${EVALCTL_E2E_UNSET_TOKEN}\n",
+    );
+    let run = ctx.evalctl(&[
+        "apply",
+        "repo",
+        "--sandbox",
+        "--auto-approve",
+        "--target",
+        "project[demo-project]",
+    ]);
+    run.expect(0);
+    assert_eq!(
+        run.stderr
+            .matches("environment variable `EVALCTL_E2E_UNSET_TOKEN` is not set")
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    let after = run
+        .stdout
+        .split_once("Plan after apply, against the same sandbox:")
+        .map(|(_, after)| after);
+    assert!(
+        after.is_some_and(|after| after.contains("No changes")),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn missing_objects_name_the_nearest_existing_ones() {
     let ctx = context();
     ctx.write(

@@ -330,3 +330,54 @@ fn targets_narrow_the_plan() {
     assert_eq!(p.changes.len(), 1);
     assert!(matches!(p.changes[0].address, Address::Section { .. }));
 }
+
+#[test]
+fn a_log_stream_without_a_default_dashboard_is_a_problem_of_its_manifest() {
+    let mut live = live(
+        json!({"scorers": [], "segment_filters": null}),
+        json!([]),
+        false,
+    );
+    for project in live.projects.values_mut() {
+        for run in project.log_streams.values_mut() {
+            run.dashboard = None;
+        }
+    }
+    let desired = desired(project(
+        json!({"name": "production", "trends": {"favorite": "user"}}),
+    ));
+    let error = plan(&desired, &live, &PlanOptions::default()).unwrap_err();
+    assert_eq!(error.problems.len(), 1, "{error}");
+    assert_eq!(error.problems[0].origin, Some(origin()));
+    assert_eq!(
+        error.problems[0].message,
+        "log stream `production` of project `demo` has no default trends dashboard"
+    );
+}
+
+#[test]
+fn a_run_reported_missing_excuses_only_that_kind_of_run() {
+    let mut live = live(
+        json!({"scorers": [], "segment_filters": null}),
+        json!([]),
+        false,
+    );
+    live.missing = serde_json::from_value(json!([
+        {"kind": "log stream", "key": "staging", "project": "demo", "suggestions": []}
+    ]))
+    .unwrap();
+    let desired = desired(json!({
+        "name": "demo",
+        "log_streams": [{"name": "staging", "trends": {"favorite": "user"}}],
+        "experiments": [{"name": "staging", "metric_settings": {"scorers": []}}]
+    }));
+    let error = plan(&desired, &live, &PlanOptions::default()).unwrap_err();
+    let messages: Vec<&str> = error.problems.iter().map(|p| p.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "log stream `staging` not found in project `demo`",
+            "experiment `staging` was not loaded"
+        ]
+    );
+}

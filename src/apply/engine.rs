@@ -14,7 +14,7 @@ use super::reread::{Moment, read_object, read_objects};
 use super::secrets::resolve_secrets;
 use crate::client::{ApiError, Client, Deleted};
 use crate::live::Catalog;
-use crate::plan::diff::{fingerprint, object_changes};
+use crate::plan::diff::{fingerprint, object_changes, path_label};
 use crate::plan::{Address, Operation, Plan, ResourceChange, RunKind, TemplateBody, TemplateKind};
 
 /// Options of an apply run.
@@ -44,7 +44,9 @@ pub async fn apply(
     catalog: &Catalog,
     options: &ApplyOptions<'_>,
 ) -> ApplyReport {
-    let mut outcomes: Vec<Option<ChangeOutcome>> = vec![None; plan.changes.len()];
+    // Every change belongs to one stage, and every stage runs to the end:
+    // each change gets exactly one outcome.
+    let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(plan.changes.len());
     let mut stages: Vec<u8> = plan.changes.iter().map(|c| stage(&c.address)).collect();
     stages.sort_unstable();
     stages.dedup();
@@ -55,23 +57,11 @@ pub async fn apply(
             .enumerate()
             .filter(|(_, c)| stage(&c.address) == current)
             .map(|(i, change)| async move { (i, apply_change(client, change, options).await) });
-        let mut results = futures::stream::iter(work).buffer_unordered(options.concurrency.max(1));
-        while let Some((i, outcome)) = results.next().await {
-            outcomes[i] = Some(outcome);
-        }
+        let results = futures::stream::iter(work).buffer_unordered(options.concurrency.max(1));
+        outcomes.extend(results.collect::<Vec<_>>().await);
     }
-    let outcomes: Vec<ChangeOutcome> = outcomes
-        .into_iter()
-        .zip(&plan.changes)
-        .map(|(o, c)| {
-            o.unwrap_or_else(|| ChangeOutcome {
-                address: c.address.clone(),
-                action: c.action,
-                status: OutcomeStatus::Skipped,
-                detail: Some("not attempted".to_owned()),
-            })
-        })
-        .collect();
+    outcomes.sort_unstable_by_key(|(i, _)| *i);
+    let outcomes: Vec<ChangeOutcome> = outcomes.into_iter().map(|(_, o)| o).collect();
     let unconverged = confirm(plan, &outcomes, client, catalog, options.concurrency).await;
     ApplyReport {
         outcomes,
@@ -300,7 +290,9 @@ async fn confirm(
         match current {
             Ok(current) => {
                 let wanted = comparable_after(change, current.as_ref());
-                if fingerprint(wanted.as_ref()) != fingerprint(current.as_ref()) {
+                // Value equality (objects compare key by key, in any order,
+                // also with serde_json's preserve_order).
+                if wanted != current {
                     let fields = object_changes(wanted.as_ref(), current.as_ref(), &["scorers"]);
                     unconverged.push(Unconverged {
                         address: change.address.clone(),
@@ -367,13 +359,7 @@ pub async fn check_unchanged(
         let diffs = object_changes(change.before.as_ref(), current.as_ref(), &["scorers"]);
         let paths: Vec<String> = diffs
             .iter()
-            .map(|d| {
-                if d.path.is_empty() {
-                    "(the object)".to_owned()
-                } else {
-                    d.path.clone()
-                }
-            })
+            .map(|d| path_label(&d.path).to_owned())
             .collect();
         let detail = if paths.is_empty() {
             "changed".to_owned()

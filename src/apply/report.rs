@@ -42,7 +42,8 @@ pub struct OutcomeCounts {
     pub succeeded: usize,
     /// Changes that failed.
     pub failed: usize,
-    /// Changes not attempted (a change they depend on failed, or the run stopped).
+    /// Changes not attempted (part of the report format; this version
+    /// attempts every change).
     pub skipped: usize,
 }
 
@@ -68,7 +69,8 @@ pub enum OutcomeStatus {
     Succeeded,
     /// Failed; live state for this object is as it was, or as the detail says.
     Failed,
-    /// Not attempted.
+    /// Not attempted (part of the report format; this version attempts
+    /// every change).
     Skipped,
 }
 

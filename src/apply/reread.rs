@@ -263,9 +263,10 @@ fn extract(
     moment: Moment,
 ) -> Option<Value> {
     match (fetched, &change.address) {
-        (Fetched::MetricSettings(settings), _) => settings
-            .as_ref()
-            .map(|s| to_json(&metric_settings_from_wire(catalog, s))),
+        (Fetched::MetricSettings(settings), _) => Some(to_json(&metric_settings_from_wire(
+            catalog,
+            settings.as_ref(),
+        ))),
         (Fetched::Dashboard(dashboard), Address::Favorite { .. }) => dashboard.as_ref().map(|d| {
             to_json(&FavoriteState {
                 favorited: d.is_favorited,
@@ -354,4 +355,39 @@ fn find_template<C: serde::Serialize>(
         align_constraints(&mut norm.constraints, declared);
     }
     Some(to_json(&norm))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::diff::fingerprint;
+    use crate::plan::normalize::NormMetricSettings;
+    use crate::plan::{Action, RunKind, change};
+
+    #[test]
+    fn a_run_without_metric_settings_reads_back_as_planned() {
+        let catalog = Catalog::default();
+        let before = metric_settings_from_wire(&catalog, None);
+        let planned = change(
+            Address::MetricSettings {
+                project: "demo".into(),
+                run_kind: RunKind::LogStream,
+                run: "production".into(),
+            },
+            Action::Update,
+            "",
+            Some(&before),
+            Some(&NormMetricSettings::default()),
+            Vec::new(),
+            &["scorers"],
+        );
+        let reread = extract(
+            &catalog,
+            &planned,
+            &Fetched::MetricSettings(None),
+            Moment::Before,
+        );
+        assert_eq!(fingerprint(reread.as_ref()), planned.live_fingerprint);
+        assert_eq!(reread, planned.before);
+    }
 }

@@ -9,13 +9,14 @@ use crate::apply::{ApplyOptions, apply, check_unchanged};
 use crate::cli::ApplyArgs;
 use crate::exit::ExitStatus;
 use crate::live::Catalog;
+use crate::manifest::set::ManifestSet;
 use crate::output::Printer;
 use crate::plan::{Operation, Plan, PlanOptions};
 use crate::progress::Progress;
 use crate::render::{Format, Mode, RenderOptions, render_apply, render_plan};
 
-use super::connect::{Connection, connect};
-use super::reconcile::{load_manifests, plan_from_manifests, plan_with, process_env};
+use super::connect::{Connection, connect_or_fail};
+use super::reconcile::{plan_from_manifests, plan_with, process_env};
 use super::saved_plan;
 
 /// Runs `evalctl apply`.
@@ -24,7 +25,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> ExitStatus {
         Some(path) => from_saved_plan(args, path, printer).await,
         None => from_manifests(args, printer).await,
     };
-    let (plan, connection, catalog) = match prepared {
+    let (plan, connection, catalog, desired) = match prepared {
         Ok(p) => p,
         Err(status) => return status,
     };
@@ -57,9 +58,13 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> ExitStatus {
     let report = apply(&plan, &connection.client, &catalog, &options).await;
     drop(progress);
     printer.out(&render_apply(&report, args.output, &render_options));
-    if connection.sandbox.is_some() && args.live.sandbox_state.is_none() && args.plan.is_none() {
+    // `desired` is `None` for a saved plan.
+    if connection.sandbox.is_some()
+        && args.live.sandbox_state.is_none()
+        && let Some(desired) = &desired
+    {
         // The in-process sandbox is discarded at exit: show the plan against it now.
-        if let Ok(replanned) = replan(args, &connection, printer).await {
+        if let Ok(replanned) = replan(args, desired, &connection, printer).await {
             printer.out("\nPlan after apply, against the same sandbox:\n");
             printer.out(&render_plan(&replanned, args.output, &render_options));
         }
@@ -71,14 +76,12 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> ExitStatus {
     }
 }
 
-async fn from_manifests(
-    args: &ApplyArgs,
-    printer: &Printer,
-) -> Result<(Plan, Connection, Catalog), ExitStatus> {
-    let options = PlanOptions {
-        prune: args.shape.prune,
-        rotate_secrets: args.shape.rotate_secrets,
-    };
+/// The plan to apply, the connection, the scorer catalog, and the manifests
+/// the plan came from (`None` for a saved plan).
+type Prepared = (Plan, Connection, Catalog, Option<ManifestSet>);
+
+async fn from_manifests(args: &ApplyArgs, printer: &Printer) -> Result<Prepared, ExitStatus> {
+    let options = args.shape.options();
     let planned = plan_from_manifests(
         &args.manifests,
         &args.live,
@@ -87,20 +90,27 @@ async fn from_manifests(
         printer,
     )
     .await?;
-    Ok((planned.plan, planned.connection, planned.live.catalog))
+    Ok((
+        planned.plan,
+        planned.connection,
+        planned.live.catalog,
+        Some(planned.desired),
+    ))
 }
 
+/// Plans `desired` again after apply; the manifests are not loaded (nor
+/// their warnings printed) a second time.
 async fn replan(
     args: &ApplyArgs,
+    desired: &ManifestSet,
     connection: &Connection,
     printer: &Printer,
 ) -> Result<Plan, ExitStatus> {
-    let desired = load_manifests(&args.manifests, printer)?;
     let options = PlanOptions {
         prune: args.shape.prune,
         rotate_secrets: false,
     };
-    let (_, plan) = plan_with(connection, &desired, &options, &args.shape.target, printer).await?;
+    let (_, plan) = plan_with(connection, desired, &options, &args.shape.target, printer).await?;
     Ok(plan)
 }
 
@@ -108,7 +118,7 @@ async fn from_saved_plan(
     args: &ApplyArgs,
     path: &std::path::Path,
     printer: &Printer,
-) -> Result<(Plan, Connection, Catalog), ExitStatus> {
+) -> Result<Prepared, ExitStatus> {
     let usage = |message: &str| {
         printer.error(message);
         ExitStatus::Usage
@@ -125,10 +135,7 @@ async fn from_saved_plan(
         printer.error(&e);
         ExitStatus::Failure
     })?;
-    let connection = connect(&args.live).map_err(|e| {
-        printer.error(&e);
-        ExitStatus::Failure
-    })?;
+    let connection = connect_or_fail(&args.live, printer)?;
     if saved.service != connection.service_label() {
         printer.error(&format!(
             "the plan was made against {}, but this run targets {}; plan again against this service",
@@ -170,7 +177,7 @@ async fn from_saved_plan(
         ));
         return Err(ExitStatus::Failure);
     }
-    Ok((saved.plan, connection, catalog))
+    Ok((saved.plan, connection, catalog, None))
 }
 
 /// Refuses before any write when an integration's secret variable is not set.

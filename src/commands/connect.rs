@@ -4,6 +4,8 @@
 use crate::api::Secret;
 use crate::cli::LiveArgs;
 use crate::client::{Client, ClientConfig, Credentials};
+use crate::exit::ExitStatus;
+use crate::output::Printer;
 use crate::sandbox::fixture::Fixture;
 use crate::sandbox::{Sandbox, SandboxHandle};
 
@@ -28,6 +30,15 @@ impl Connection {
             None => self.client.config().base_url.clone(),
         }
     }
+}
+
+/// Connects as `args` says, or prints why it cannot; `Err` carries the exit
+/// status.
+pub fn connect_or_fail(args: &LiveArgs, printer: &Printer) -> Result<Connection, ExitStatus> {
+    connect(args).map_err(|e| {
+        printer.error(&e);
+        ExitStatus::Failure
+    })
 }
 
 /// Connects as `args` says.

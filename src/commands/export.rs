@@ -8,23 +8,20 @@ use crate::cli::ExportArgs;
 use crate::exit::ExitStatus;
 use crate::export::files::{self, FilesError};
 use crate::export::{Export, Provenance, SchemaLocation, Selection, export};
-use crate::live::fetch::fetch;
 use crate::manifest::{self, set::ManifestSet};
 use crate::output::Printer;
-use crate::plan::{PlanOptions, plan};
+use crate::plan::PlanOptions;
 use crate::progress::Progress;
 use crate::render::{Format, Mode, RenderOptions, render_plan};
 
-use super::connect::{Connection, connect};
+use super::connect::{Connection, connect_or_fail};
+use super::reconcile::fetch_and_plan;
 
 /// Runs `evalctl export`.
 pub async fn run(args: &ExportArgs, printer: &Printer) -> ExitStatus {
-    let connection = match connect(&args.live) {
+    let connection = match connect_or_fail(&args.live, printer) {
         Ok(c) => c,
-        Err(e) => {
-            printer.error(&e);
-            return ExitStatus::Failure;
-        }
+        Err(status) => return status,
     };
     let selection = Selection {
         projects: args.projects.clone(),
@@ -122,19 +119,14 @@ fn reload(written: &[PathBuf], printer: &Printer) -> Option<ManifestSet> {
 /// Plans the written files against live state (no prune): success only when
 /// the plan is empty.
 async fn verify(connection: &Connection, desired: &ManifestSet, printer: &Printer) -> ExitStatus {
-    let progress = Progress::start(printer, &connection.client, "Verifying");
-    let live = fetch(&connection.client, desired).await;
-    drop(progress);
-    let live = match live {
-        Ok(l) => l,
-        Err(e) => {
-            printer.error(&e.to_string());
-            return ExitStatus::Failure;
-        }
+    let options = PlanOptions::default();
+    let planned = match fetch_and_plan(connection, desired, &options, "Verifying", printer).await {
+        Ok((_, planned)) => planned,
+        Err(status) => return status,
     };
     let bug = "this is a bug in evalctl export (or live state changed during the export); \
                please report it with this output";
-    match plan(desired, &live, &PlanOptions::default()) {
+    match planned {
         Ok(p) if p.is_empty() => {
             printer
                 .info("Verified: planning the exported files against live state shows no changes.");

@@ -15,9 +15,21 @@ pub mod scorers;
 pub mod validate;
 pub mod whoami;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, PlanShapeArgs};
 use crate::exit::ExitStatus;
 use crate::output::Printer;
+use crate::plan::PlanOptions;
+
+// Here rather than in `cli`, which only declares the command line.
+impl PlanShapeArgs {
+    /// The plan options these flags ask for.
+    pub fn options(&self) -> PlanOptions {
+        PlanOptions {
+            prune: self.prune,
+            rotate_secrets: self.rotate_secrets,
+        }
+    }
+}
 
 /// Runs a parsed command line.
 pub async fn run(cli: Cli, printer: &Printer) -> ExitStatus {

@@ -3,18 +3,14 @@
 use crate::cli::PlanArgs;
 use crate::exit::ExitStatus;
 use crate::output::Printer;
-use crate::plan::PlanOptions;
 use crate::render::{Mode, RenderOptions, render_plan};
 
 use super::reconcile::plan_from_manifests;
-use super::saved_plan::{SavedPlan, save};
+use super::saved_plan::{SavedPlanRef, save};
 
 /// Runs `evalctl plan`.
 pub async fn run(args: &PlanArgs, printer: &Printer) -> ExitStatus {
-    let options = PlanOptions {
-        prune: args.shape.prune,
-        rotate_secrets: args.shape.rotate_secrets,
-    };
+    let options = args.shape.options();
     let planned = match plan_from_manifests(
         &args.manifests,
         &args.live,
@@ -33,9 +29,10 @@ pub async fn run(args: &PlanArgs, printer: &Printer) -> ExitStatus {
     };
     printer.out(&render_plan(&planned.plan, args.output, &render_options));
     if let Some(path) = &args.out {
-        let saved = SavedPlan {
-            service: planned.connection.service_label(),
-            plan: planned.plan.clone(),
+        let service = planned.connection.service_label();
+        let saved = SavedPlanRef {
+            service: &service,
+            plan: &planned.plan,
         };
         if let Err(e) = save(path, &saved) {
             printer.error(&e);

@@ -6,10 +6,10 @@ use crate::exit::ExitStatus;
 use crate::live::{Live, blast_radius::blast_radius, fetch::fetch, people};
 use crate::manifest::{self, set::ManifestSet};
 use crate::output::Printer;
-use crate::plan::{Plan, PlanOptions, plan};
+use crate::plan::{Plan, PlanError, PlanOptions, plan};
 use crate::progress::Progress;
 
-use super::connect::{Connection, connect};
+use super::connect::{Connection, connect_or_fail};
 
 /// Everything a reconciling command has after planning.
 pub struct Planned {
@@ -54,10 +54,7 @@ pub async fn plan_from_manifests(
     printer: &Printer,
 ) -> Result<Planned, ExitStatus> {
     let desired = load_manifests(manifests, printer)?;
-    let connection = connect(live_args).map_err(|e| {
-        printer.error(&e);
-        ExitStatus::Failure
-    })?;
+    let connection = connect_or_fail(live_args, printer)?;
     let (live, plan) = plan_with(&connection, &desired, options, targets, printer).await?;
     Ok(Planned {
         desired,
@@ -76,19 +73,35 @@ pub async fn plan_with(
     targets: &[String],
     printer: &Printer,
 ) -> Result<(Live, Plan), ExitStatus> {
-    let progress = Progress::start(printer, &connection.client, "Loading live state");
-    let live = fetch(&connection.client, desired).await;
-    drop(progress);
-    let live = live.map_err(|e| {
-        printer.error(&e.to_string());
-        ExitStatus::Failure
-    })?;
-    let mut plan = plan(desired, &live, options).map_err(|e| {
+    let (live, plan) =
+        fetch_and_plan(connection, desired, options, "Loading live state", printer).await?;
+    let mut plan = plan.map_err(|e| {
         printer.error(&e.to_string());
         ExitStatus::Failure
     })?;
     plan.retain_targets(targets);
     enrich(connection, &live, &mut plan, printer).await;
+    Ok((live, plan))
+}
+
+/// Fetches live state for `desired` over `connection`, showing `progress`,
+/// and plans. A fetch error is printed (`Err` carries the exit status); a
+/// planning error is returned for the caller to word.
+pub async fn fetch_and_plan(
+    connection: &Connection,
+    desired: &ManifestSet,
+    options: &PlanOptions,
+    progress: &str,
+    printer: &Printer,
+) -> Result<(Live, Result<Plan, PlanError>), ExitStatus> {
+    let shown = Progress::start(printer, &connection.client, progress);
+    let live = fetch(&connection.client, desired).await;
+    drop(shown);
+    let live = live.map_err(|e| {
+        printer.error(&e.to_string());
+        ExitStatus::Failure
+    })?;
+    let plan = plan(desired, &live, options);
     Ok((live, plan))
 }
 

@@ -17,8 +17,17 @@ pub struct SavedPlan {
     pub plan: Plan,
 }
 
+/// A saved plan to write, borrowing the plan: serialized like [`SavedPlan`].
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SavedPlanRef<'a> {
+    /// The service the plan was computed against (its base URL, or `sandbox`).
+    pub service: &'a str,
+    /// The plan.
+    pub plan: &'a Plan,
+}
+
 /// Writes a saved plan atomically (temp file, fsync, rename).
-pub fn save(path: &Path, saved: &SavedPlan) -> Result<(), String> {
+pub fn save(path: &Path, saved: &SavedPlanRef<'_>) -> Result<(), String> {
     use std::io::Write;
     let dir = path
         .parent()
@@ -41,12 +50,11 @@ pub fn save(path: &Path, saved: &SavedPlan) -> Result<(), String> {
 pub fn load(path: &Path) -> Result<SavedPlan, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the saved plan {}: {e}", path.display()))?;
-    let version = serde_json::from_str::<serde_json::Value>(&text)
+    // The version first, so another format is named as such rather than
+    // reported as a parse error; the probe skips the rest without keeping it.
+    let version = serde_json::from_str::<VersionProbe>(&text)
         .ok()
-        .and_then(|v| {
-            v.pointer("/plan/format_version")
-                .and_then(serde_json::Value::as_u64)
-        });
+        .map(|probe| probe.plan.format_version);
     if version != Some(u64::from(PLAN_FORMAT_VERSION)) {
         return Err(format!(
             "{} is not a saved plan of format {PLAN_FORMAT_VERSION} (write it with this version's `evalctl plan --out`)",
@@ -55,4 +63,61 @@ pub fn load(path: &Path) -> Result<SavedPlan, String> {
     }
     serde_json::from_str(&text)
         .map_err(|e| format!("{} is not a valid saved plan: {e}", path.display()))
+}
+
+/// Just the format version of a saved plan.
+#[derive(Deserialize)]
+struct VersionProbe {
+    plan: PlanVersion,
+}
+
+#[derive(Deserialize)]
+struct PlanVersion {
+    format_version: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_plan_reads_back_and_other_formats_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("plan.json");
+        let plan = Plan::empty();
+        save(
+            &path,
+            &SavedPlanRef {
+                service: "sandbox",
+                plan: &plan,
+            },
+        )
+        .unwrap();
+        let saved = load(&path).unwrap();
+        assert_eq!(
+            saved,
+            SavedPlan {
+                service: "sandbox".into(),
+                plan,
+            }
+        );
+
+        std::fs::write(&path, r#"{"service": "s", "plan": {"format_version": 99}}"#).unwrap();
+        let e = load(&path).unwrap_err();
+        assert!(e.contains("is not a saved plan of format 1"), "{e}");
+        std::fs::write(&path, "not json").unwrap();
+        let e = load(&path).unwrap_err();
+        assert!(e.contains("is not a saved plan of format 1"), "{e}");
+
+        std::fs::write(
+            &path,
+            "{\"service\": \"s\",\n \"plan\": {\"format_version\": 1, \"changes\": 3}}",
+        )
+        .unwrap();
+        let e = load(&path).unwrap_err();
+        assert!(
+            e.contains("is not a valid saved plan") && e.contains("line 2"),
+            "{e}"
+        );
+    }
 }

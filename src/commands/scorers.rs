@@ -6,7 +6,7 @@ use crate::exit::ExitStatus;
 use crate::output::Printer;
 use crate::render::Format;
 
-use super::connect::connect;
+use super::connect::connect_or_fail;
 
 /// Runs `evalctl scorers …`.
 pub async fn run(command: &ScorersCommand, printer: &Printer) -> ExitStatus {
@@ -16,12 +16,9 @@ pub async fn run(command: &ScorersCommand, printer: &Printer) -> ExitStatus {
 }
 
 async fn usage(args: &ScorerUsageArgs, printer: &Printer) -> ExitStatus {
-    let connection = match connect(&args.live) {
+    let connection = match connect_or_fail(&args.live, printer) {
         Ok(c) => c,
-        Err(e) => {
-            printer.error(&e);
-            return ExitStatus::Failure;
-        }
+        Err(status) => return status,
     };
     let mut projects = match connection
         .client

@@ -5,16 +5,13 @@ use crate::exit::ExitStatus;
 use crate::output::Printer;
 use crate::render::Format;
 
-use super::connect::connect;
+use super::connect::connect_or_fail;
 
 /// Runs `evalctl whoami`.
 pub async fn run(args: &WhoamiArgs, printer: &Printer) -> ExitStatus {
-    let connection = match connect(&args.live) {
+    let connection = match connect_or_fail(&args.live, printer) {
         Ok(c) => c,
-        Err(e) => {
-            printer.error(&e);
-            return ExitStatus::Failure;
-        }
+        Err(status) => return status,
     };
     let user = match connection.client.current_user().await {
         Ok(u) => u,

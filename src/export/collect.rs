@@ -19,8 +19,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use futures::future::try_join_all;
 
 use crate::api::{IntegrationConfig, ListScorersRequest, ProjectItem, RunSearchRequest};
-use crate::client::{ApiError, Client};
-use crate::live::fetch::FetchError;
+use crate::client::Client;
+use crate::live::fetch::{
+    FetchError, FoundProject, FoundRun, RunKindSel, ctx, fetch_run, read_integrations,
+};
 use crate::live::{Catalog, LiveProject, LiveRun, MissingObject, ObjectKey};
 use crate::plan::resolve::nearest;
 
@@ -76,13 +78,6 @@ pub enum CollectError {
 fn render_missing(missing: &[MissingObject]) -> String {
     let lines: Vec<String> = missing.iter().map(ToString::to_string).collect();
     lines.join("\n")
-}
-
-fn ctx(what: impl FnOnce() -> String) -> impl FnOnce(ApiError) -> FetchError {
-    move |source| FetchError {
-        what: what(),
-        source,
-    }
 }
 
 /// Loads everything `selection` names.
@@ -184,16 +179,9 @@ async fn collect_integrations(
         .iter()
         .map(|r| r.provider.as_str().to_owned())
         .collect();
-    let reads = providers.into_iter().map(|provider| async move {
-        let found = client
-            .get_integration(&provider)
-            .await
-            .map_err(ctx(|| format!("integration `{provider}`")))?;
-        Ok::<_, FetchError>((provider, found))
-    });
     let mut found = Vec::new();
     let mut warnings = Vec::new();
-    for (provider, config) in try_join_all(reads).await? {
+    for (provider, config) in read_integrations(client, providers).await? {
         match config {
             Some(config) => found.push(config),
             None => warnings.push(format!(
@@ -234,45 +222,23 @@ async fn load_project(
             }))
         },
     )?;
+    let found = FoundProject {
+        id: id.to_owned(),
+        name: name.to_owned(),
+    };
+    let found = &found;
+    let run = |id: &str, name: &str| FoundRun {
+        id: id.to_owned(),
+        name: name.to_owned(),
+    };
+    // Every run's metric settings; a log stream's default dashboard too.
     let log_stream_reads = log_streams.iter().map(|ls| async move {
-        let what = || format!("log stream `{}` of project `{name}`", ls.name);
-        let (settings, dashboard) = tokio::try_join!(
-            async {
-                client
-                    .get_log_stream_metric_settings(id, &ls.id)
-                    .await
-                    .map_err(ctx(|| format!("the metric settings of {}", what())))
-            },
-            async {
-                client
-                    .get_dashboard(id, &ls.id, None)
-                    .await
-                    .map_err(ctx(|| format!("the trends dashboard of {}", what())))
-            },
-        )?;
-        Ok::<_, FetchError>(LiveRun {
-            id: ls.id.clone(),
-            name: ls.name.clone(),
-            metric_settings: settings,
-            dashboard,
-        })
+        let ls = run(&ls.id, &ls.name);
+        fetch_run(client, found, RunKindSel::LogStream, &ls, true, true).await
     });
     let experiment_reads = experiments.iter().map(|e| async move {
-        let settings = client
-            .get_experiment_metric_settings(id, &e.id)
-            .await
-            .map_err(ctx(|| {
-                format!(
-                    "the metric settings of experiment `{}` of project `{name}`",
-                    e.name
-                )
-            }))?;
-        Ok::<_, FetchError>(LiveRun {
-            id: e.id.clone(),
-            name: e.name.clone(),
-            metric_settings: settings,
-            dashboard: None,
-        })
+        let e = run(&e.id, &e.name);
+        fetch_run(client, found, RunKindSel::Experiment, &e, true, false).await
     });
     let (log_streams, experiments) = tokio::try_join!(
         try_join_all(log_stream_reads),

@@ -281,7 +281,7 @@ fn plain_ok(s: &str, context: Context) -> bool {
 /// A double-quoted scalar: `\`, `"`, controls, whitespace other than the
 /// space, the byte order mark and U+FFFE/U+FFFF are escaped.
 #[must_use]
-pub fn double_quoted(s: &str) -> String {
+fn double_quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

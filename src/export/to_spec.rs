@@ -38,6 +38,7 @@ use crate::manifest::types::{
     ModalityValueSpec, ProjectSpec, ScorerSpec, SectionSpec, SegmentFilterSpec, TemplateSpec,
     TrendsSpec,
 };
+use crate::plan::normalize::scorer_key;
 
 /// Collects the comments of one document (by JSON pointer) and the warnings
 /// of the export.
@@ -222,10 +223,7 @@ fn scorer(
     let unique = entry
         .filter(|e| catalog.scorers.iter().filter(|s| s.name == e.name).count() == 1)
         .map(|e| e.name.clone());
-    let shown = entry
-        .map(|e| e.name.clone())
-        .or_else(|| c.name.clone())
-        .unwrap_or_else(|| c.id.clone());
+    let shown = scorer_key(catalog, &c.id, c.name.as_deref());
     let (name, id, comment) = match (&unique, entry) {
         (Some(name), _) => (Some(name.clone()), None, None),
         (None, Some(e)) => (

@@ -10,6 +10,7 @@ use futures::future::try_join_all;
 use super::{Catalog, Live, LiveRun};
 use crate::api::ScorerConfig;
 use crate::client::{ApiError, Client};
+use crate::plan::normalize::scorer_key;
 use crate::plan::{Address, BlastRadius, Operation, Plan, RunKind};
 
 /// A scorer version a change touches.
@@ -70,13 +71,7 @@ fn touched_versions(live: &Live, op: &Operation) -> Vec<Touched> {
         .unwrap_or_default();
     let before: BTreeSet<_> = current.iter().map(key).collect();
     let after: BTreeSet<_> = wanted.iter().map(key).collect();
-    let name = |c: &ScorerConfig| {
-        live.catalog
-            .by_id(&c.id)
-            .map(|s| s.name.clone())
-            .or_else(|| c.name.clone())
-            .unwrap_or_else(|| c.id.clone())
-    };
+    let name = |c: &ScorerConfig| scorer_key(&live.catalog, &c.id, c.name.as_deref());
     let mut out = BTreeSet::new();
     for (configs, other) in [(&current, &after), (wanted, &before)] {
         for c in configs.iter().filter(|c| !other.contains(&key(c))) {

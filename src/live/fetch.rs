@@ -15,8 +15,8 @@ use futures::future::try_join_all;
 
 use super::{Catalog, Live, LiveProject, LiveRun, MissingObject, ObjectKey};
 use crate::api::{
-    FilterValue, ListScorersRequest, Operator, ProjectCollectionParams, ProjectFilter, RunFilter,
-    RunSearchRequest,
+    FilterValue, IntegrationConfig, ListScorersRequest, Operator, ProjectCollectionParams,
+    ProjectFilter, RunFilter, RunSearchRequest,
 };
 use crate::client::{ApiError, Client};
 use crate::manifest::set::ManifestSet;
@@ -34,7 +34,8 @@ pub struct FetchError {
     pub source: ApiError,
 }
 
-fn ctx(what: impl FnOnce() -> String) -> impl FnOnce(ApiError) -> FetchError {
+/// Wraps a failed read of `what` into a [`FetchError`].
+pub(crate) fn ctx(what: impl FnOnce() -> String) -> impl FnOnce(ApiError) -> FetchError {
     move |source| FetchError {
         what: what(),
         source,
@@ -60,20 +61,32 @@ pub async fn fetch(client: &Client, desired: &ManifestSet) -> Result<Live, Fetch
 async fn fetch_integrations(
     client: &Client,
     desired: &ManifestSet,
-) -> Result<BTreeMap<String, Option<crate::api::IntegrationConfig>>, FetchError> {
-    let providers: BTreeSet<_> = desired
+) -> Result<BTreeMap<String, Option<IntegrationConfig>>, FetchError> {
+    let providers: BTreeSet<String> = desired
         .integrations
         .iter()
-        .map(|i| i.spec.config.provider())
+        .map(|i| i.spec.config.provider().to_string())
         .collect();
+    Ok(read_integrations(client, providers)
+        .await?
+        .into_iter()
+        .collect())
+}
+
+/// Reads the integration of each provider, concurrently: `None` for one the
+/// service does not have.
+pub(crate) async fn read_integrations(
+    client: &Client,
+    providers: BTreeSet<String>,
+) -> Result<Vec<(String, Option<IntegrationConfig>)>, FetchError> {
     let reads = providers.into_iter().map(|provider| async move {
         let found = client
-            .get_integration(provider.as_str())
+            .get_integration(&provider)
             .await
             .map_err(ctx(|| format!("integration `{provider}`")))?;
-        Ok::<_, FetchError>((provider.to_string(), found))
+        Ok::<_, FetchError>((provider, found))
     });
-    Ok(try_join_all(reads).await?.into_iter().collect())
+    try_join_all(reads).await
 }
 
 /// The catalog, plus the versions of every scorer whose version a manifest pins.
@@ -131,9 +144,11 @@ fn all_metric_settings(desired: &ManifestSet) -> impl Iterator<Item = &MetricSet
 }
 
 /// A project found live: its id and name.
-struct FoundProject {
-    id: String,
-    name: String,
+pub(crate) struct FoundProject {
+    /// Id.
+    pub(crate) id: String,
+    /// Name.
+    pub(crate) name: String,
 }
 
 async fn fetch_projects(
@@ -168,26 +183,7 @@ async fn find_projects(
     client: &Client,
     keys: &[ObjectKey],
 ) -> Result<(BTreeMap<ObjectKey, FoundProject>, Vec<MissingObject>), FetchError> {
-    let names: Vec<String> = keys
-        .iter()
-        .filter_map(|k| {
-            if let ObjectKey::Name(n) = k {
-                Some(n.clone())
-            } else {
-                None
-            }
-        })
-        .collect();
-    let ids: Vec<&str> = keys
-        .iter()
-        .filter_map(|k| {
-            if let ObjectKey::Id(i) = k {
-                Some(i.as_str())
-            } else {
-                None
-            }
-        })
-        .collect();
+    let (names, ids) = split_keys(keys);
     let by_name = async {
         if names.is_empty() {
             return Ok(Vec::new());
@@ -210,7 +206,7 @@ async fn find_projects(
             .get_project(id)
             .await
             .map_err(ctx(|| format!("project {id}")))?;
-        Ok::<_, FetchError>((id.to_string(), project))
+        Ok::<_, FetchError>((id.clone(), project))
     }));
     let (listed, fetched) = tokio::try_join!(by_name, by_id)?;
     let mut found = BTreeMap::new();
@@ -255,6 +251,19 @@ async fn find_projects(
         }
     }
     Ok((found, missing))
+}
+
+/// The names and the ids among `keys`, in order.
+fn split_keys<'k>(keys: impl IntoIterator<Item = &'k ObjectKey>) -> (Vec<String>, Vec<String>) {
+    let mut names = Vec::new();
+    let mut ids = Vec::new();
+    for key in keys {
+        match key {
+            ObjectKey::Name(n) => names.push(n.clone()),
+            ObjectKey::Id(i) => ids.push(i.clone()),
+        }
+    }
+    (names, ids)
 }
 
 /// Which runs of a project the manifests name, and what of each is managed.
@@ -335,9 +344,12 @@ async fn fetch_project(
     Ok((live, missing))
 }
 
+/// Which kind of run to read.
 #[derive(Clone, Copy)]
-enum RunKindSel {
+pub(crate) enum RunKindSel {
+    /// A log stream.
     LogStream,
+    /// An experiment.
     Experiment,
 }
 
@@ -351,9 +363,11 @@ impl RunKindSel {
 }
 
 /// A run's id and name.
-struct FoundRun {
-    id: String,
-    name: String,
+pub(crate) struct FoundRun {
+    /// Id.
+    pub(crate) id: String,
+    /// Name.
+    pub(crate) name: String,
 }
 
 async fn search_runs(
@@ -394,60 +408,35 @@ async fn fetch_runs(
         return Ok((BTreeMap::new(), Vec::new()));
     }
     let what = || format!("the {}s of project `{}`", kind.noun(), project.name);
-    let names: Vec<String> = wants
-        .iter()
-        .filter_map(|w| {
-            if let ObjectKey::Name(n) = &w.key {
-                Some(n.clone())
-            } else {
-                None
-            }
-        })
-        .collect();
-    let ids: Vec<String> = wants
-        .iter()
-        .filter_map(|w| {
-            if let ObjectKey::Id(i) = &w.key {
-                Some(i.clone())
-            } else {
-                None
-            }
-        })
-        .collect();
-    let mut filters = Vec::new();
-    if !names.is_empty() {
-        filters.push(RunFilter::Name {
-            operator: Operator::OneOf,
-            value: FilterValue::Many(names),
-            case_sensitive: Some(true),
-        });
-    }
+    let (names, ids) = split_keys(wants.iter().map(|w| &w.key));
+    // The searches by name and by id run at once; either may be skipped.
+    let search = |filter: Option<RunFilter>| async move {
+        let Some(filter) = filter else {
+            return Ok(Vec::new());
+        };
+        let request = RunSearchRequest {
+            filters: vec![filter],
+            ..RunSearchRequest::default()
+        };
+        search_runs(client, &project.id, kind, request)
+            .await
+            .map_err(ctx(&what))
+    };
+    let by_name = (!names.is_empty()).then_some(RunFilter::Name {
+        operator: Operator::OneOf,
+        value: FilterValue::Many(names),
+        case_sensitive: Some(true),
+    });
+    let by_id = (!ids.is_empty()).then(|| RunFilter::id_one_of(ids));
+    let (named, identified) = tokio::try_join!(search(by_name), search(by_id))?;
     let mut found: BTreeMap<ObjectKey, FoundRun> = BTreeMap::new();
-    if !filters.is_empty() {
-        let request = RunSearchRequest {
-            filters,
-            ..RunSearchRequest::default()
-        };
-        for run in search_runs(client, &project.id, kind, request)
-            .await
-            .map_err(ctx(&what))?
-        {
-            found
-                .entry(ObjectKey::Name(run.name.clone()))
-                .or_insert(run);
-        }
+    for run in named {
+        found
+            .entry(ObjectKey::Name(run.name.clone()))
+            .or_insert(run);
     }
-    if !ids.is_empty() {
-        let request = RunSearchRequest {
-            filters: vec![RunFilter::id_one_of(ids.clone())],
-            ..RunSearchRequest::default()
-        };
-        for run in search_runs(client, &project.id, kind, request)
-            .await
-            .map_err(ctx(&what))?
-        {
-            found.insert(ObjectKey::Id(run.id.clone()), run);
-        }
+    for run in identified {
+        found.insert(ObjectKey::Id(run.id.clone()), run);
     }
     let mut missing = Vec::new();
     if wants.iter().any(|w| !found.contains_key(&w.key)) {
@@ -469,7 +458,15 @@ async fn fetch_runs(
     }
     let loads = wants.iter().filter_map(|want| {
         found.get(&want.key).map(|run| async move {
-            let live = fetch_run(client, project, kind, run, want).await?;
+            let live = fetch_run(
+                client,
+                project,
+                kind,
+                run,
+                want.metric_settings,
+                want.trends,
+            )
+            .await?;
             Ok::<_, FetchError>((want.key.clone(), live))
         })
     });
@@ -477,12 +474,15 @@ async fn fetch_runs(
     Ok((runs, missing))
 }
 
-async fn fetch_run(
+/// Reads a run's metric settings and its default trends dashboard, each only
+/// when asked for, concurrently.
+pub(crate) async fn fetch_run(
     client: &Client,
     project: &FoundProject,
     kind: RunKindSel,
     run: &FoundRun,
-    want: &RunWants,
+    metric_settings: bool,
+    trends: bool,
 ) -> Result<LiveRun, FetchError> {
     let what = || {
         format!(
@@ -493,7 +493,7 @@ async fn fetch_run(
         )
     };
     let settings = async {
-        if !want.metric_settings {
+        if !metric_settings {
             return Ok(None);
         }
         let read = match kind {
@@ -511,7 +511,7 @@ async fn fetch_run(
         read.map_err(ctx(|| format!("the metric settings of {}", what())))
     };
     let dashboard = async {
-        if !want.trends {
+        if !trends {
             return Ok(None);
         }
         client

@@ -18,6 +18,7 @@ use crate::api::{
     AnnotationTemplate, FeedbackTemplate, IntegrationConfig, MetricSettingsResponse, Scorer,
     ScorerVersionRecord, TrendsDashboard,
 };
+use crate::plan::resolve::did_you_mean;
 
 /// How a manifest refers to an object: by name or by id.
 ///
@@ -112,11 +113,7 @@ impl std::fmt::Display for MissingObject {
         if let Some(p) = &self.project {
             write!(f, " in project `{p}`")?;
         }
-        if !self.suggestions.is_empty() {
-            let list: Vec<String> = self.suggestions.iter().map(|s| format!("`{s}`")).collect();
-            write!(f, "; did you mean {}?", list.join(", "))?;
-        }
-        Ok(())
+        f.write_str(&did_you_mean(&self.suggestions))
     }
 }
 
@@ -151,7 +148,7 @@ pub struct LiveRun {
 }
 
 /// The scorer catalog: every scorer the credentials can see, and the versions
-/// of the scorers whose version the manifests or live settings pin.
+/// of the scorers whose version the manifests pin.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Catalog {
     /// Scorers.

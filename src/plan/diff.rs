@@ -5,6 +5,16 @@ use serde_json::Value;
 
 use super::types::FieldChange;
 
+/// How a field path is shown to people: the empty path, the whole object,
+/// as `(the object)`.
+pub fn path_label(path: &str) -> &str {
+    if path.is_empty() {
+        "(the object)"
+    } else {
+        path
+    }
+}
+
 /// The field-level differences between `before` and `after`.
 ///
 /// Objects are compared key by key. Keys of the fields named in `keyed_sets`

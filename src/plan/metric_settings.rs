@@ -11,7 +11,7 @@ use super::normalize::{
 };
 use super::resolve::resolve_scorer;
 use super::types::{Action, Operation, RunRef};
-use super::{Planner, change, key_label};
+use super::{Planner, change};
 use crate::api::MetricSettingsRequest;
 use crate::live::{LiveProject, LiveRun, ObjectKey};
 use crate::manifest::set::Origin;
@@ -30,11 +30,7 @@ pub(crate) fn plan_metric_settings(
     spec: &MetricSettingsSpec,
 ) {
     let catalog = &planner.live.catalog;
-    let before = run
-        .metric_settings
-        .as_ref()
-        .map(|s| metric_settings_from_wire(catalog, s))
-        .unwrap_or_default();
+    let before = metric_settings_from_wire(catalog, run.metric_settings.as_ref());
     let mut after = before.clone();
     let mut body = MetricSettingsRequest::default();
 
@@ -46,23 +42,23 @@ pub(crate) fn plan_metric_settings(
             match resolve_scorer(catalog, scorer) {
                 Ok(resolved) => {
                     if wanted.insert(resolved.key.clone(), resolved.norm).is_some() {
-                        planner.problems.push(super::Problem {
-                            origin: Some(origin.clone()),
-                            message: format!(
+                        planner.problem(
+                            origin,
+                            format!(
                                 "scorer `{}` is listed twice in {} `{run_key}`",
                                 resolved.key,
                                 run_kind.as_str()
                             ),
-                        });
+                        );
                         failed = true;
                     }
                     configs.push(resolved.config);
                 }
                 Err(message) => {
-                    planner.problems.push(super::Problem {
-                        origin: Some(origin.clone()),
-                        message: format!("{} `{run_key}`: {message}", run_kind.as_str()),
-                    });
+                    planner.problem(
+                        origin,
+                        format!("{} `{run_key}`: {message}", run_kind.as_str()),
+                    );
                     failed = true;
                 }
             }
@@ -89,7 +85,7 @@ pub(crate) fn plan_metric_settings(
     let address = Address::MetricSettings {
         project: project.to_owned(),
         run_kind,
-        run: key_label(run_key),
+        run: run_key.to_string(),
     };
     let operation = Operation::PatchMetricSettings {
         project_id: live_project.id.clone(),

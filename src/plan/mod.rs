@@ -21,7 +21,7 @@ use serde::Serialize;
 pub use address::{Address, RunKind, TemplateKind};
 pub use types::*;
 
-use crate::live::{Live, LiveProject, ObjectKey};
+use crate::live::{Live, LiveProject, LiveRun, ObjectKey};
 use crate::manifest::set::{ManifestSet, Origin};
 
 /// Choices that change what a plan contains.
@@ -138,9 +138,21 @@ pub(crate) fn change<B: Serialize, A: Serialize>(
     }
 }
 
-/// How addresses name a project or run: by the manifest's key.
-pub(crate) fn key_label(key: &ObjectKey) -> String {
-    key.to_string()
+/// The index of the first live object not yet `used` named `name`, else of
+/// the first named one of `renamed_from` (tried in order).
+pub(crate) fn find_by_name<T>(
+    live: &[T],
+    used: &[bool],
+    name_of: impl Fn(&T) -> &str,
+    name: &str,
+    renamed_from: &[String],
+) -> Option<usize> {
+    let by = |wanted: &str| {
+        live.iter()
+            .enumerate()
+            .position(|(i, t)| !used[i] && name_of(t) == wanted)
+    };
+    by(name).or_else(|| renamed_from.iter().find_map(|old| by(old)))
 }
 
 /// Computes the plan that makes live state match the manifests.
@@ -213,19 +225,17 @@ fn plan_project(
     spec: &crate::manifest::types::ProjectSpec,
     live: &LiveProject,
 ) {
-    let project = key_label(key);
+    // Addresses name a project or run by the manifest's key.
+    let project = key.to_string();
     for ls in &spec.log_streams {
-        let Some(run_key) = ObjectKey::from_parts(ls.name.as_deref(), ls.id.as_deref()) else {
-            planner.problem(
-                origin,
-                format!("a log stream of project `{project}` needs a `name` or an `id`"),
-            );
-            continue;
-        };
-        let Some(run) = live.log_streams.get(&run_key) else {
-            if !planner.live.missing.iter().any(|m| m.key == run_key) {
-                planner.problem(origin, format!("log stream `{run_key}` was not loaded"));
-            }
+        let Some((run_key, run)) = live_run(
+            planner,
+            origin,
+            &project,
+            live,
+            RunKind::LogStream,
+            ObjectKey::from_parts(ls.name.as_deref(), ls.id.as_deref()),
+        ) else {
             continue;
         };
         if let Some(ms) = &ls.metric_settings {
@@ -241,21 +251,18 @@ fn plan_project(
             );
         }
         if let Some(trends_spec) = &ls.trends {
-            trends::plan_trends(planner, &project, live, &run_key, run, trends_spec);
+            trends::plan_trends(planner, origin, &project, live, &run_key, run, trends_spec);
         }
     }
     for exp in &spec.experiments {
-        let Some(run_key) = ObjectKey::from_parts(exp.name.as_deref(), exp.id.as_deref()) else {
-            planner.problem(
-                origin,
-                format!("an experiment of project `{project}` needs a `name` or an `id`"),
-            );
-            continue;
-        };
-        let Some(run) = live.experiments.get(&run_key) else {
-            if !planner.live.missing.iter().any(|m| m.key == run_key) {
-                planner.problem(origin, format!("experiment `{run_key}` was not loaded"));
-            }
+        let Some((run_key, run)) = live_run(
+            planner,
+            origin,
+            &project,
+            live,
+            RunKind::Experiment,
+            ObjectKey::from_parts(exp.name.as_deref(), exp.id.as_deref()),
+        ) else {
             continue;
         };
         if let Some(ms) = &exp.metric_settings {
@@ -291,4 +298,38 @@ fn plan_project(
             live.feedback_templates.as_deref(),
         );
     }
+}
+
+/// The live run of `kind` that `key` names in `live`, with its key. `None`
+/// after recording a problem: the spec names no run, or the run was not
+/// loaded (unless fetching already reported it missing from this project).
+fn live_run<'l>(
+    planner: &mut Planner<'_>,
+    origin: &Origin,
+    project: &str,
+    live: &'l LiveProject,
+    kind: RunKind,
+    key: Option<ObjectKey>,
+) -> Option<(ObjectKey, &'l LiveRun)> {
+    let (article, noun, runs) = match kind {
+        RunKind::LogStream => ("a", "log stream", &live.log_streams),
+        RunKind::Experiment => ("an", "experiment", &live.experiments),
+    };
+    let Some(key) = key else {
+        planner.problem(
+            origin,
+            format!("{article} {noun} of project `{project}` needs a `name` or an `id`"),
+        );
+        return None;
+    };
+    if let Some(run) = runs.get(&key) {
+        return Some((key, run));
+    }
+    let reported = planner.live.missing.iter().any(|m| {
+        m.kind == noun && m.project.as_deref() == Some(live.name.as_str()) && m.key == key
+    });
+    if !reported {
+        planner.problem(origin, format!("{noun} `{key}` was not loaded"));
+    }
+    None
 }

@@ -314,7 +314,7 @@ pub fn scorer_key(catalog: &Catalog, id: &str, config_name: Option<&str>) -> Str
 /// Normalizes a live scorer config. Defaults the service fills are filled
 /// from the catalog here too, so a config read from a service that did not
 /// fill them compares equal.
-pub fn scorer_from_wire(catalog: &Catalog, c: &ScorerConfig) -> NormScorer {
+fn scorer_from_wire(catalog: &Catalog, c: &ScorerConfig) -> NormScorer {
     let entry = catalog.by_id(&c.id);
     NormScorer {
         id: c.id.clone(),
@@ -346,11 +346,16 @@ pub fn scorer_from_wire(catalog: &Catalog, c: &ScorerConfig) -> NormScorer {
     }
 }
 
-/// Normalizes live metric settings.
+/// Normalizes live metric settings. A run the service returned no settings
+/// for reads as the defaults, for planning and for re-reads alike (so a plan
+/// made then does not look moved, nor an apply unconverged).
 pub fn metric_settings_from_wire(
     catalog: &Catalog,
-    settings: &api::MetricSettingsResponse,
+    settings: Option<&api::MetricSettingsResponse>,
 ) -> NormMetricSettings {
+    let Some(settings) = settings else {
+        return NormMetricSettings::default();
+    };
     NormMetricSettings {
         scorers: settings
             .scorers
@@ -409,7 +414,7 @@ pub struct NormTemplate {
 }
 
 /// Constraints as JSON, for comparison.
-pub fn constraints_json<C: Serialize>(c: &C) -> serde_json::Value {
+fn constraints_json<C: Serialize>(c: &C) -> serde_json::Value {
     serde_json::to_value(c).unwrap_or(serde_json::Value::Null)
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::address::{Address, TemplateKind};
 use super::normalize::{NormTemplate, align_constraints};
 use super::types::{Action, NoteKind, Operation, TemplateBody};
-use super::{Planner, change};
+use super::{Planner, change, find_by_name};
 use crate::api::{
     AnnotationConstraints, FeedbackConstraints, Template, TemplateCreate, TemplateUpdate,
 };
@@ -86,12 +86,7 @@ pub(crate) fn plan_templates<C: Constraints>(
     };
     let mut used = vec![false; live.len()];
     for spec in wanted {
-        let by = |name: &str| {
-            live.iter()
-                .enumerate()
-                .position(|(i, t)| !used[i] && t.name == name)
-        };
-        let found = by(&spec.name).or_else(|| spec.renamed_from.iter().find_map(|old| by(old)));
+        let found = find_by_name(live, &used, |t| &t.name, &spec.name, &spec.renamed_from);
         let after = norm_spec(spec);
         let Some(index) = found else {
             planner.changes.push(change::<NormTemplate, _>(

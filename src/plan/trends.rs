@@ -11,11 +11,12 @@ use serde::Serialize;
 use super::address::Address;
 use super::normalize::NormSection;
 use super::types::{Action, NoteKind, Operation};
-use super::{Planner, change, key_label};
+use super::{Planner, change, find_by_name};
 use crate::api::{
     Section, SectionCreateRequest, SectionUpdateRequest, TrendsDashboard, Visibility,
 };
 use crate::live::{LiveProject, LiveRun, ObjectKey};
+use crate::manifest::set::Origin;
 use crate::manifest::types::{FavoriteSpec, SectionSpec, TrendsSpec};
 
 /// The comparable favorite state of a dashboard.
@@ -28,6 +29,7 @@ pub struct FavoriteState {
 /// Plans one log stream's trends.
 pub(crate) fn plan_trends(
     planner: &mut Planner<'_>,
+    origin: &Origin,
     project: &str,
     live_project: &LiveProject,
     run_key: &ObjectKey,
@@ -35,12 +37,12 @@ pub(crate) fn plan_trends(
     spec: &TrendsSpec,
 ) {
     let Some(dashboard) = &run.dashboard else {
-        planner.problems.push(super::Problem {
-            origin: None,
-            message: format!(
+        planner.problem(
+            origin,
+            format!(
                 "log stream `{run_key}` of project `{project}` has no default trends dashboard"
             ),
-        });
+        );
         return;
     };
     let ids = Ids {
@@ -48,7 +50,7 @@ pub(crate) fn plan_trends(
         log_stream_id: &run.id,
         dashboard_id: &dashboard.id,
         project,
-        log_stream: key_label(run_key),
+        log_stream: run_key.to_string(),
     };
     if let Some(sections) = &spec.sections {
         plan_sections(planner, &ids, dashboard, sections);
@@ -84,7 +86,13 @@ fn plan_sections(
 ) {
     let mut used = vec![false; dashboard.sections.len()];
     for spec in wanted {
-        let found = find_section(&dashboard.sections, &used, spec);
+        let found = find_by_name(
+            &dashboard.sections,
+            &used,
+            |s| &s.name,
+            &spec.name,
+            &spec.renamed_from,
+        );
         match found {
             Some(index) => {
                 used[index] = true;
@@ -171,16 +179,6 @@ fn plan_sections(
             planner.note(Some(address), NoteKind::Unmanaged, message);
         }
     }
-}
-
-fn find_section(sections: &[Section], used: &[bool], spec: &SectionSpec) -> Option<usize> {
-    let by = |name: &str| {
-        sections
-            .iter()
-            .enumerate()
-            .position(|(i, s)| !used[i] && s.name == name)
-    };
-    by(&spec.name).or_else(|| spec.renamed_from.iter().find_map(|old| by(old)))
 }
 
 fn update_section(planner: &mut Planner<'_>, ids: &Ids<'_>, live: &Section, spec: &SectionSpec) {

@@ -1,6 +1,8 @@
 //! What a reviewer reads per change: the plan's field changes turned into
 //! entries (a value added, removed or changed, a long text changed, a secret
-//! sent), shared by the text and markdown renderers.
+//! sent), shared by the text and markdown renderers, with the wording
+//! decisions both make the same way (which entries a report shows, how a
+//! path, a secret and an apply outcome are worded).
 //!
 //! Three refinements over the raw field changes: a whole object created or
 //! deleted is shown key by key; an array whose length changed is shown
@@ -11,11 +13,13 @@
 use serde_json::Value;
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
-use super::values::{is_inline, is_long_string};
+use super::Mode;
+use super::values::{is_inline, is_long_string, sanitize};
 use crate::api::IntegrationCreate;
+use crate::apply::{ChangeOutcome, OutcomeStatus};
 use crate::manifest::types::EnvRef;
-use crate::plan::diff::field_changes;
-use crate::plan::{BlastRadius, FieldChange, Operation, ResourceChange};
+use crate::plan::diff::{field_changes, path_label};
+use crate::plan::{Action, BlastRadius, FieldChange, Operation, ResourceChange};
 
 /// One thing a reviewer reads about a change.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +74,16 @@ pub(crate) fn of_change(change: &ResourceChange) -> Vec<Entry> {
         }
     }
     out
+}
+
+/// The entries a plan or drift report shows for `change`: a drift report is
+/// about state, not about what apply would send, so it leaves secrets out.
+pub(crate) fn shown(change: &ResourceChange, mode: Mode) -> Vec<Entry> {
+    let mut entries = of_change(change);
+    if mode == Mode::Drift {
+        entries.retain(|e| !matches!(e, Entry::Secret { .. }));
+    }
+    entries
 }
 
 /// The entries of field changes.
@@ -272,6 +286,15 @@ pub(crate) enum Wording {
 }
 
 impl Wording {
+    /// How `mode` words a change of `action`: a drift report words both sides
+    /// only where both exist.
+    pub(crate) fn of_change(mode: Mode, action: Action) -> Self {
+        match (mode, action) {
+            (Mode::Drift, Action::Update | Action::Replace) => Wording::Drift,
+            _ => Wording::Plan,
+        }
+    }
+
     /// Labels of the (before, after) sides.
     pub(crate) fn labels(self) -> (&'static str, &'static str) {
         match self {
@@ -292,6 +315,45 @@ impl Wording {
             Wording::Drift => [(a, after), (b, before)],
             Wording::Plan | Wording::Apply => [(b, before), (a, after)],
         }
+    }
+}
+
+/// A field path as shown (sanitized): the empty path is `(the object)`.
+pub(crate) fn display_path(path: &str) -> String {
+    sanitize(path_label(path))
+}
+
+/// How a change of `action` sends a secret: `sent` to a new object, `sent
+/// again` to an existing one.
+pub(crate) fn secret_sent(action: Action) -> &'static str {
+    match action {
+        Action::Create | Action::Replace => "sent",
+        Action::Update | Action::Delete => "sent again",
+    }
+}
+
+/// `s` after a count other than one.
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// An apply outcome's symbol and words: `✓ created`, `✗ update failed`,
+/// `- delete skipped`.
+pub(crate) fn outcome(o: &ChangeOutcome) -> (&'static str, String) {
+    match o.status {
+        OutcomeStatus::Succeeded => ("✓", past(o.action).to_owned()),
+        OutcomeStatus::Failed => ("✗", format!("{} failed", o.action.verb())),
+        OutcomeStatus::Skipped => ("-", format!("{} skipped", o.action.verb())),
+    }
+}
+
+/// `created`, `updated`, ...
+fn past(action: Action) -> &'static str {
+    match action {
+        Action::Create => "created",
+        Action::Update => "updated",
+        Action::Replace => "replaced",
+        Action::Delete => "deleted",
     }
 }
 
@@ -320,7 +382,7 @@ pub(crate) fn blast_radius_line(b: &BlastRadius) -> String {
         .collect();
     line.push_str(&format!(
         "{n} other project{}: {}",
-        if n == 1 { "" } else { "s" },
+        plural(n),
         names.join(", ")
     ));
     if n > BLAST_NAMES {

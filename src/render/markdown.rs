@@ -12,10 +12,10 @@
 use std::fmt::Write as _;
 
 use super::Mode;
-use super::entries::{self, Entry, Wording, blast_radius_line};
-use super::text::{incomplete_line, past};
+use super::entries::{self, Entry, Wording, blast_radius_line, display_path, plural, secret_sent};
+use super::text::incomplete_line;
 use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
-use crate::apply::{ApplyReport, OutcomeStatus, Unconverged};
+use crate::apply::{ApplyReport, Unconverged};
 use crate::plan::{Action, Note, NoteKind, Plan, ResourceChange};
 
 /// Most characters a rendered comment may have (GitHub refuses comments over
@@ -274,10 +274,6 @@ pub(crate) fn plan(plan: &Plan, mode: Mode) -> String {
     doc.out
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
 fn change_row(c: &ResourceChange) -> String {
     let mut reason = prose(&c.reason, true);
     let flagged = c.warnings.len() + c.blast_radius.len();
@@ -342,15 +338,9 @@ fn notes(doc: &mut Doc, notes: &[Note], rerun: &str) {
 
 /// A change's collapsed section: its entries as a diff, then its warnings.
 fn details(c: &ResourceChange, mode: Mode) -> String {
-    let wording = match (mode, c.action) {
-        (Mode::Drift, Action::Update | Action::Replace) => Wording::Drift,
-        _ => Wording::Plan,
-    };
+    let wording = Wording::of_change(mode, c.action);
     let mut lines = Vec::new();
-    for entry in entries::of_change(c) {
-        if mode == Mode::Drift && matches!(entry, Entry::Secret { .. }) {
-            continue;
-        }
+    for entry in entries::shown(c, mode) {
         entry_lines(&mut lines, &entry, wording, c.action);
     }
     for w in &c.warnings {
@@ -402,11 +392,7 @@ fn signed(lines: &mut Vec<String>, sign: char, head: &str, shown: &Shown) {
 fn entry_lines(lines: &mut Vec<String>, entry: &Entry, wording: Wording, action: Action) {
     let (old_label, new_label) = wording.labels();
     let head = |path: &str, label: &str| {
-        let path = if path.is_empty() {
-            "(the object)".to_owned()
-        } else {
-            sanitize(path)
-        };
+        let path = display_path(path);
         match wording {
             Wording::Plan => path,
             _ => format!("{path} ({label})"),
@@ -430,7 +416,7 @@ fn entry_lines(lines: &mut Vec<String>, entry: &Entry, wording: Wording, action:
             before,
             after,
         } => {
-            let path = sanitize(path);
+            let path = display_path(path);
             match wording {
                 Wording::Plan => lines.push(format!("  {path}:")),
                 _ => lines.push(format!("  {path} (- {old_label}, + {new_label}):")),
@@ -446,14 +432,11 @@ fn entry_lines(lines: &mut Vec<String>, entry: &Entry, wording: Wording, action:
         }
         Entry::Secret { path, reference } => {
             if wording != Wording::Apply {
-                let how = match action {
-                    Action::Create | Action::Replace => "sent",
-                    Action::Update | Action::Delete => "sent again",
-                };
                 lines.push(format!(
-                    "+ {}: {} (write-only secret, {how} from the environment at apply)",
-                    sanitize(path),
-                    sanitize(reference)
+                    "+ {}: {} (write-only secret, {} from the environment at apply)",
+                    display_path(path),
+                    sanitize(reference),
+                    secret_sent(action)
                 ));
             }
         }
@@ -483,11 +466,7 @@ pub(crate) fn apply(report: &ApplyReport) -> String {
     if !report.outcomes.is_empty() {
         doc.push("### Changes\n\n| | Address | Result | Detail |\n|:-:|:--|:--|:--|\n");
         let left_out = doc.push_while_fits(&report.outcomes, |o| {
-            let (symbol, what) = match o.status {
-                OutcomeStatus::Succeeded => ("✓", past(o.action).to_owned()),
-                OutcomeStatus::Failed => ("✗", format!("{} failed", o.action.verb())),
-                OutcomeStatus::Skipped => ("-", format!("{} skipped", o.action.verb())),
-            };
+            let (symbol, what) = entries::outcome(o);
             let detail = o
                 .detail
                 .as_deref()
@@ -540,5 +519,17 @@ mod tests {
         assert_eq!(html("<b>&\"x\""), "&lt;b&gt;&amp;&quot;x&quot;");
         assert_eq!(fenced("diff", &["```".into()]), "````diff\n```\n````\n");
         assert_eq!(budget_text(), "60,000");
+    }
+
+    #[test]
+    fn a_text_diff_of_the_whole_object_names_it() {
+        let entry = Entry::Text {
+            path: String::new(),
+            before: "one\n".into(),
+            after: "two\n".into(),
+        };
+        let mut lines = Vec::new();
+        entry_lines(&mut lines, &entry, Wording::Plan, Action::Update);
+        assert_eq!(lines.first().map(String::as_str), Some("  (the object):"));
     }
 }

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use super::entries::{self, Entry, Wording, blast_radius_line};
+use super::entries::{self, Entry, Wording, blast_radius_line, display_path, plural, secret_sent};
 use super::style::{Painter, Role};
 use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
 use super::{Mode, RenderOptions};
@@ -51,10 +51,6 @@ pub(crate) fn plan(plan: &Plan, opts: &RenderOptions) -> String {
     out
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
 fn change_block(out: &mut String, change: &ResourceChange, mode: Mode, p: Painter) {
     let symbol = p.paint(Role::of(change.action), change.action.symbol());
     let address = p.paint(Role::Strong, &sanitize(&change.address.to_string()));
@@ -64,16 +60,8 @@ fn change_block(out: &mut String, change: &ResourceChange, mode: Mode, p: Painte
         let _ = write!(out, " ({reason})");
     }
     out.push('\n');
-    // A drift report words both sides only where both exist.
-    let wording = match (mode, change.action) {
-        (Mode::Drift, Action::Update | Action::Replace) => Wording::Drift,
-        _ => Wording::Plan,
-    };
-    for entry in entries::of_change(change) {
-        // A drift report is about state, not about what apply would send.
-        if mode == Mode::Drift && matches!(entry, Entry::Secret { .. }) {
-            continue;
-        }
+    let wording = Wording::of_change(mode, change.action);
+    for entry in entries::shown(change, mode) {
         entry_lines(out, &entry, wording, change.action, p);
     }
     for warning in &change.warnings {
@@ -183,10 +171,11 @@ fn entry_lines(out: &mut String, entry: &Entry, wording: Wording, action: Action
             if wording == Wording::Apply {
                 return;
             }
-            let (role, s, how) = match action {
-                Action::Create | Action::Replace => (Role::Add, "+", "sent"),
-                Action::Update | Action::Delete => (Role::Change, "~", "sent again"),
+            let (role, s) = match action {
+                Action::Create | Action::Replace => (Role::Add, "+"),
+                Action::Update | Action::Delete => (Role::Change, "~"),
             };
+            let how = secret_sent(action);
             let _ = writeln!(
                 out,
                 "{FIELD}{}{}: {} {}",
@@ -199,14 +188,6 @@ fn entry_lines(out: &mut String, entry: &Entry, wording: Wording, action: Action
                 ),
             );
         }
-    }
-}
-
-fn display_path(path: &str) -> String {
-    if path.is_empty() {
-        "(the object)".to_owned()
-    } else {
-        sanitize(path)
     }
 }
 
@@ -319,10 +300,11 @@ pub(crate) fn apply(report: &ApplyReport, opts: &RenderOptions) -> String {
     let p = Painter::new(opts.color);
     let mut out = String::new();
     for o in &report.outcomes {
-        let (symbol, role, what) = match o.status {
-            OutcomeStatus::Succeeded => ("✓", Role::Add, past(o.action).to_owned()),
-            OutcomeStatus::Failed => ("✗", Role::Remove, format!("{} failed", o.action.verb())),
-            OutcomeStatus::Skipped => ("-", Role::Dim, format!("{} skipped", o.action.verb())),
+        let (symbol, what) = entries::outcome(o);
+        let role = match o.status {
+            OutcomeStatus::Succeeded => Role::Add,
+            OutcomeStatus::Failed => Role::Remove,
+            OutcomeStatus::Skipped => Role::Dim,
         };
         let _ = writeln!(
             out,
@@ -376,14 +358,4 @@ pub(crate) fn apply(report: &ApplyReport, opts: &RenderOptions) -> String {
 /// The line under an incomplete apply's footer.
 pub(crate) fn incomplete_line() -> &'static str {
     "Not complete: a second `evalctl apply` plans afresh from live state and completes the rest."
-}
-
-/// `created`, `updated`, ...
-pub(crate) fn past(action: Action) -> &'static str {
-    match action {
-        Action::Create => "created",
-        Action::Update => "updated",
-        Action::Replace => "replaced",
-        Action::Delete => "deleted",
-    }
 }
