@@ -214,6 +214,44 @@ fn a_partial_failure_then_a_second_apply_converges_without_duplicates() {
 }
 
 #[test]
+fn a_refused_write_skips_the_changes_not_yet_started() {
+    let ctx = context();
+    ctx.write("repo/project.yaml", MANY_SECTIONS);
+    // The viewer may read (the plan works) but not write: the first write
+    // gets a 403, and the rest are not sent.
+    let viewer = [("EVALCTL_API_KEY", evalctl::sandbox::fixture::VIEWER_API_KEY)];
+    let planned = ctx.evalctl_with(&viewer, &["plan", "repo", "-o", "json"]);
+    planned.expect(0);
+    let plan: serde_json::Value = serde_json::from_str(&planned.stdout).expect("a JSON plan");
+    let changes = plan["changes"].as_array().expect("changes").len();
+    assert!(changes >= 8, "{}", planned.stdout);
+
+    let run = ctx.evalctl_with(
+        &viewer,
+        &["apply", "repo", "--auto-approve", "--concurrency", "1"],
+    );
+    run.expect(3);
+    let summary = format!("Apply: 0 succeeded, 1 failed, {} skipped.", changes - 1);
+    assert!(run.stdout.contains(&summary), "{}", run.all_output());
+    assert!(
+        run.all_output().contains("not attempted"),
+        "{}",
+        run.all_output()
+    );
+    let made: Vec<String> = sections(&ctx, "staging")
+        .into_iter()
+        .map(|s| s.name)
+        .filter(|n| n.len() == 2 && n.starts_with('S'))
+        .collect();
+    assert!(made.is_empty(), "nothing was written: {made:?}");
+
+    // With credentials that may write, the next apply makes every change.
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}
+
+#[test]
 fn apply_without_a_terminal_requires_auto_approve() {
     let ctx = context();
     ctx.write("repo/project.yaml", DRIFT_REPO);

@@ -4,8 +4,13 @@
 //!
 //! A failure does not stop the run: every change that can still be made is
 //! made, the report says what succeeded, failed and was skipped, and a second
-//! apply completes the rest. A create whose answer was lost (the service may
+//! apply completes the rest. The exception is a write the service refuses for
+//! the caller (401: credentials refused, 403: the role may not write): every
+//! later write would be refused alike, so the changes not yet started are
+//! skipped instead of sent. A create whose answer was lost (the service may
 //! or may not have made it) is settled by re-reading, never by sending it again.
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::StreamExt;
 
@@ -45,18 +50,22 @@ pub async fn apply(
     options: &ApplyOptions<'_>,
 ) -> ApplyReport {
     // Every change belongs to one stage, and every stage runs to the end:
-    // each change gets exactly one outcome.
+    // each change gets exactly one outcome (skipped once the caller is refused).
+    let refused = AtomicBool::new(false);
+    let refused = &refused;
     let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(plan.changes.len());
     let mut stages: Vec<u8> = plan.changes.iter().map(|c| stage(&c.address)).collect();
     stages.sort_unstable();
     stages.dedup();
     for current in stages {
-        let work = plan
-            .changes
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| stage(&c.address) == current)
-            .map(|(i, change)| async move { (i, apply_change(client, change, options).await) });
+        let work =
+            plan.changes
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| stage(&c.address) == current)
+                .map(|(i, change)| async move {
+                    (i, apply_change(client, change, options, refused).await)
+                });
         let results = futures::stream::iter(work).buffer_unordered(options.concurrency.max(1));
         outcomes.extend(results.collect::<Vec<_>>().await);
     }
@@ -69,14 +78,28 @@ pub async fn apply(
     }
 }
 
+/// Applies one change's operations in order. `refused` is set when the service
+/// refuses the caller (401, 403); a change not started by then is skipped.
 async fn apply_change(
     client: &Client,
     change: &ResourceChange,
     options: &ApplyOptions<'_>,
+    refused: &AtomicBool,
 ) -> ChangeOutcome {
+    if refused.load(Ordering::SeqCst) {
+        return ChangeOutcome {
+            address: change.address.clone(),
+            action: change.action,
+            status: OutcomeStatus::Skipped,
+            detail: Some(
+                "not attempted: the service refused an earlier write for these credentials"
+                    .to_owned(),
+            ),
+        };
+    }
     let mut notes = Vec::new();
     for (index, op) in change.operations.iter().enumerate() {
-        match run_operation(client, change, op, options).await {
+        match run_operation(client, change, op, options, refused).await {
             Ok(note) => notes.extend(note),
             Err(message) => {
                 let done = if index > 0 {
@@ -110,6 +133,7 @@ async fn run_operation(
     change: &ResourceChange,
     op: &Operation,
     options: &ApplyOptions<'_>,
+    refused: &AtomicBool,
 ) -> Result<Option<String>, String> {
     let result: Result<Option<String>, ApiError> = match op {
         Operation::PatchMetricSettings {
@@ -245,7 +269,15 @@ async fn run_operation(
             client.put_integration(&body).await.map(|_| None)
         }
     };
-    result.map_err(|e| e.to_string())
+    result.map_err(|e| {
+        if matches!(
+            e,
+            ApiError::Unauthorized { .. } | ApiError::Forbidden { .. }
+        ) {
+            refused.store(true, Ordering::SeqCst);
+        }
+        e.to_string()
+    })
 }
 
 /// After a create whose answer was lost: re-read; present means it was made

@@ -69,8 +69,8 @@ pub enum OutcomeStatus {
     Succeeded,
     /// Failed; live state for this object is as it was, or as the detail says.
     Failed,
-    /// Not attempted (part of the report format; this version attempts
-    /// every change).
+    /// Not attempted: the service had refused an earlier write for these
+    /// credentials (401 or 403), so this one would have been refused too.
     Skipped,
 }
 
