@@ -56,6 +56,8 @@ struct Inner {
     config: ClientConfig,
     base_url: Url,
     api_key_header: HeaderName,
+    /// The credential header values, built once.
+    credential: auth::CredentialHeader,
     http: reqwest::Client,
     tokens: auth::TokenCache,
     throttle: throttle::Throttle,
@@ -79,6 +81,7 @@ impl Client {
         let base_url = config.checked_base_url()?;
         let api_key_header = HeaderName::from_bytes(config.api_key_header.as_bytes())
             .map_err(|_| ConfigError::InvalidHeaderName(config.api_key_header.clone()))?;
+        let credential = auth::CredentialHeader::new(&config.credentials)?;
         if config.max_in_flight == 0 {
             return Err(ConfigError::OutOfRange {
                 setting: "max_in_flight",
@@ -105,6 +108,7 @@ impl Client {
                 ),
                 base_url,
                 api_key_header,
+                credential,
                 http,
                 tokens: auth::TokenCache::default(),
                 stats: stats::Stats::default(),

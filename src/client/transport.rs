@@ -9,13 +9,13 @@
 
 use std::time::Duration;
 
-use reqwest::header::{HeaderValue, RETRY_AFTER};
+use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue, RETRY_AFTER};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 
 use super::Client;
-use super::auth::{self, CachedToken, Scheme};
+use super::auth::{self, CredentialHeader, Scheme};
 use super::config::Credentials;
 use super::error::{self, ApiError};
 use super::operation::{LOGIN, Operation, Retry};
@@ -91,13 +91,8 @@ pub(crate) struct Raw {
     pub scheme: Option<Scheme>,
 }
 
-/// The credentials one attempt carries.
-enum Auth {
-    None,
-    ApiKey(HeaderValue),
-    Basic,
-    Bearer(HeaderValue),
-}
+/// The credential header one attempt carries, if any (the login carries none).
+type Auth<'a> = Option<(&'a HeaderName, &'a HeaderValue)>;
 
 impl Client {
     /// Sends `call` and returns its final answer (any status), after retries
@@ -106,21 +101,24 @@ impl Client {
         let inner = &*self.inner;
         let op = call.op;
         let scheme = auth::scheme_for(&inner.config.credentials, op);
-        match (&inner.config.credentials, scheme) {
-            (Credentials::ApiKey(key), _) => {
-                let value = sensitive(key.expose(), op)?;
-                self.send(call, &Auth::ApiKey(value), Some(scheme)).await
+        match (&inner.credential, scheme) {
+            (CredentialHeader::ApiKey(value), _) => {
+                self.send(call, Some((&inner.api_key_header, value)), Some(scheme))
+                    .await
             }
-            (Credentials::AccessToken(token), _) => {
-                let value = bearer_value(token, op)?;
-                self.send(call, &Auth::Bearer(value), Some(scheme)).await
+            (CredentialHeader::Bearer(value), _) => {
+                self.send(call, Some((&AUTHORIZATION, value)), Some(scheme))
+                    .await
             }
-            (Credentials::Password { .. }, Scheme::Basic) => {
-                self.send(call, &Auth::Basic, Some(scheme)).await
+            (CredentialHeader::Password { basic }, Scheme::Basic) => {
+                self.send(call, Some((&AUTHORIZATION, basic)), Some(scheme))
+                    .await
             }
-            (Credentials::Password { .. }, _) => {
+            (CredentialHeader::Password { .. }, _) => {
                 let token = inner.tokens.get_or_login(|| self.login()).await?;
-                let raw = self.send_bearer(call, &token, scheme).await?;
+                let raw = self
+                    .send(call, Some((&AUTHORIZATION, &token.header)), Some(scheme))
+                    .await?;
                 if raw.status != 401 {
                     return Ok(raw);
                 }
@@ -132,7 +130,9 @@ impl Client {
                     op = op.name,
                     "bearer token refused (401): logged in again, retrying once"
                 );
-                let mut again = self.send_bearer(call, &fresh, scheme).await?;
+                let mut again = self
+                    .send(call, Some((&AUTHORIZATION, &fresh.header)), Some(scheme))
+                    .await?;
                 again.attempts += raw.attempts;
                 again.elapsed += raw.elapsed;
                 Ok(again)
@@ -140,18 +140,8 @@ impl Client {
         }
     }
 
-    async fn send_bearer(
-        &self,
-        call: &Call<'_>,
-        token: &CachedToken,
-        scheme: Scheme,
-    ) -> Result<Raw, ApiError> {
-        let value = bearer_value(&token.token, call.op)?;
-        self.send(call, &Auth::Bearer(value), Some(scheme)).await
-    }
-
-    /// The OAuth2 password flow: a new bearer token.
-    async fn login(&self) -> Result<Secret, ApiError> {
+    /// The OAuth2 password flow: a new bearer token, as its header value.
+    async fn login(&self) -> Result<HeaderValue, ApiError> {
         let Credentials::Password { username, password } = &self.inner.config.credentials else {
             return Err(ApiError::InvalidArgument {
                 operation: &LOGIN,
@@ -168,7 +158,7 @@ impl Client {
                 ("grant_type", Secret::new("password")),
             ]),
         };
-        let raw = self.send(&call, &Auth::None, None).await?;
+        let raw = self.send(&call, None, None).await?;
         if matches!(raw.status, 400 | 401 | 403) {
             self.inner.stats.record(&LOGIN, |c| c.failures += 1);
             return Err(ApiError::Unauthorized {
@@ -176,15 +166,26 @@ impl Client {
                 hint: auth::login_refused_hint(),
             });
         }
+        let status = raw.status;
         let token: Token = self.decode(&LOGIN, raw)?;
-        Ok(Secret::new(token.access_token))
+        auth::bearer_header(&token.access_token).ok_or_else(|| {
+            self.failed(
+                &LOGIN,
+                ApiError::Decode {
+                    operation: &LOGIN,
+                    status,
+                    message: "the access token holds characters an HTTP header cannot carry"
+                        .to_owned(),
+                },
+            )
+        })
     }
 
     /// Sends one operation with retries; returns the final answer.
     async fn send(
         &self,
         call: &Call<'_>,
-        auth: &Auth,
+        auth: Auth<'_>,
         scheme: Option<Scheme>,
     ) -> Result<Raw, ApiError> {
         let inner = &*self.inner;
@@ -198,17 +199,9 @@ impl Client {
             let permit = inner.throttle.acquire().await;
             let t0 = Instant::now();
             let mut request = inner.http.request(op.method.clone(), url.clone());
-            request = match auth {
-                Auth::None => request,
-                Auth::ApiKey(v) => request.header(&inner.api_key_header, v.clone()),
-                Auth::Bearer(v) => request.header(reqwest::header::AUTHORIZATION, v.clone()),
-                Auth::Basic => match &inner.config.credentials {
-                    Credentials::Password { username, password } => {
-                        request.basic_auth(username, Some(password.expose()))
-                    }
-                    _ => request,
-                },
-            };
+            if let Some((name, value)) = auth {
+                request = request.header(name, value.clone());
+            }
             request = match &call.body {
                 Body::Empty => request,
                 Body::Json(bytes) => request
@@ -494,17 +487,4 @@ async fn read_body(mut resp: reqwest::Response) -> Result<Vec<u8>, reqwest::Erro
         }
     }
     Ok(body)
-}
-
-fn sensitive(value: &str, op: &'static Operation) -> Result<HeaderValue, ApiError> {
-    let mut v = HeaderValue::from_str(value).map_err(|_| ApiError::InvalidArgument {
-        operation: op,
-        message: "the credential holds characters an HTTP header cannot carry".to_owned(),
-    })?;
-    v.set_sensitive(true);
-    Ok(v)
-}
-
-fn bearer_value(token: &Secret, op: &'static Operation) -> Result<HeaderValue, ApiError> {
-    sensitive(&format!("Bearer {}", token.expose()), op)
 }
