@@ -326,7 +326,9 @@ pub fn sanitize_serde_message(message: &str) -> String {
 }
 
 /// The error for a final (non-retried or retries-exhausted) response that is
-/// not a success. `attempts` and `elapsed` cover the whole operation.
+/// not a success. `attempts` and `elapsed` cover the whole operation;
+/// `unauthorized_hint` is called only for a 401, and the body is parsed only
+/// for what the status's error keeps.
 pub fn error_for_status(
     operation: &'static Operation,
     status: u16,
@@ -334,23 +336,32 @@ pub fn error_for_status(
     attempts: u32,
     elapsed: Duration,
     retry_after: Option<Duration>,
-    unauthorized_hint: String,
+    unauthorized_hint: impl FnOnce() -> String,
 ) -> ApiError {
-    let detail = parse_detail(body);
+    let detail = || parse_detail(body);
     match status {
         401 => ApiError::Unauthorized {
             operation,
-            hint: unauthorized_hint,
+            hint: unauthorized_hint(),
         },
-        403 => ApiError::Forbidden { operation, detail },
-        404 => ApiError::NotFound { operation, detail },
-        409 => ApiError::Conflict { operation, detail },
+        403 => ApiError::Forbidden {
+            operation,
+            detail: detail(),
+        },
+        404 => ApiError::NotFound {
+            operation,
+            detail: detail(),
+        },
+        409 => ApiError::Conflict {
+            operation,
+            detail: detail(),
+        },
         422 => match parse_validation(body) {
             Some(fields) => ApiError::Validation { operation, fields },
             None => ApiError::Rejected {
                 operation,
                 status,
-                detail,
+                detail: detail(),
             },
         },
         429 => ApiError::RateLimited {
@@ -364,12 +375,12 @@ pub fn error_for_status(
             status,
             attempts,
             elapsed,
-            detail,
+            detail: detail(),
         },
         _ => ApiError::Rejected {
             operation,
             status,
-            detail,
+            detail: detail(),
         },
     }
 }
@@ -392,7 +403,7 @@ mod tests {
             1,
             Duration::ZERO,
             None,
-            String::new(),
+            String::new,
         );
         let text = err.to_string();
         assert!(
@@ -417,7 +428,9 @@ mod tests {
     fn statuses_map_to_variants() {
         let op = &PUT_INTEGRATION;
         let e = |s: u16, b: &[u8]| {
-            error_for_status(op, s, b, 3, Duration::from_secs(2), None, "check X".into())
+            error_for_status(op, s, b, 3, Duration::from_secs(2), None, || {
+                "check X".into()
+            })
         };
         assert!(matches!(e(401, b""), ApiError::Unauthorized { .. }));
         assert!(e(401, b"").to_string().contains("check X"));

@@ -88,7 +88,6 @@ pub(crate) struct Raw {
     pub attempts: u32,
     pub elapsed: Duration,
     pub retry_after: Option<Duration>,
-    pub scheme: Option<Scheme>,
 }
 
 /// The credential header one attempt carries, if any (the login carries none).
@@ -103,21 +102,18 @@ impl Client {
         let scheme = auth::scheme_for(&inner.config.credentials, op);
         match (&inner.credential, scheme) {
             (CredentialHeader::ApiKey(value), _) => {
-                self.send(call, Some((&inner.api_key_header, value)), Some(scheme))
-                    .await
+                self.send(call, Some((&inner.api_key_header, value))).await
             }
             (CredentialHeader::Bearer(value), _) => {
-                self.send(call, Some((&AUTHORIZATION, value)), Some(scheme))
-                    .await
+                self.send(call, Some((&AUTHORIZATION, value))).await
             }
             (CredentialHeader::Password { basic }, Scheme::Basic) => {
-                self.send(call, Some((&AUTHORIZATION, basic)), Some(scheme))
-                    .await
+                self.send(call, Some((&AUTHORIZATION, basic))).await
             }
             (CredentialHeader::Password { .. }, _) => {
                 let token = inner.tokens.get_or_login(|| self.login()).await?;
                 let raw = self
-                    .send(call, Some((&AUTHORIZATION, &token.header)), Some(scheme))
+                    .send(call, Some((&AUTHORIZATION, &token.header)))
                     .await?;
                 if raw.status != 401 {
                     return Ok(raw);
@@ -131,7 +127,7 @@ impl Client {
                     "bearer token refused (401): logged in again, retrying once"
                 );
                 let mut again = self
-                    .send(call, Some((&AUTHORIZATION, &fresh.header)), Some(scheme))
+                    .send(call, Some((&AUTHORIZATION, &fresh.header)))
                     .await?;
                 again.attempts += raw.attempts;
                 again.elapsed += raw.elapsed;
@@ -158,7 +154,7 @@ impl Client {
                 ("grant_type", Secret::new("password")),
             ]),
         };
-        let raw = self.send(&call, None, None).await?;
+        let raw = self.send(&call, None).await?;
         if matches!(raw.status, 400 | 401 | 403) {
             self.inner.stats.record(&LOGIN, |c| c.failures += 1);
             return Err(ApiError::Unauthorized {
@@ -182,12 +178,7 @@ impl Client {
     }
 
     /// Sends one operation with retries; returns the final answer.
-    async fn send(
-        &self,
-        call: &Call<'_>,
-        auth: Auth<'_>,
-        scheme: Option<Scheme>,
-    ) -> Result<Raw, ApiError> {
+    async fn send(&self, call: &Call<'_>, auth: Auth<'_>) -> Result<Raw, ApiError> {
         let inner = &*self.inner;
         let op = call.op;
         let policy = &inner.config.retry;
@@ -300,7 +291,6 @@ impl Client {
                         attempts: attempt,
                         elapsed: elapsed(),
                         retry_after,
-                        scheme,
                     });
                 }
                 (Class::Final, Err(source)) => {
@@ -345,7 +335,6 @@ impl Client {
                                 attempts: attempt,
                                 elapsed: elapsed(),
                                 retry_after,
-                                scheme,
                             }),
                             Err(source) if source.is_timeout() && !source.is_connect() => {
                                 Err(ApiError::Timeout {
@@ -385,9 +374,16 @@ impl Client {
 
     /// The error for a final answer that is not a success.
     pub(crate) fn status_error(&self, op: &'static Operation, raw: &Raw) -> ApiError {
-        let hint = match raw.scheme {
-            Some(s) => auth::unauthorized_hint(s, &self.inner.config.api_key_header),
-            None => auth::login_refused_hint(),
+        // Only a 401 needs the hint; the login's own refusals never get here,
+        // but would be worded as one.
+        let hint = || {
+            if std::ptr::eq(op, &LOGIN) {
+                auth::login_refused_hint()
+            } else {
+                let config = &self.inner.config;
+                let scheme = auth::scheme_for(&config.credentials, op);
+                auth::unauthorized_hint(scheme, &config.api_key_header)
+            }
         };
         let err = error::error_for_status(
             op,
