@@ -403,9 +403,7 @@ impl Client {
         op: &'static Operation,
         raw: Raw,
     ) -> Result<T, ApiError> {
-        if !(200..300).contains(&raw.status) {
-            return Err(self.status_error(op, &raw));
-        }
+        let raw = self.success(op, raw)?;
         serde_json::from_slice(&raw.body).map_err(|e| {
             self.failed(
                 op,
@@ -418,12 +416,25 @@ impl Client {
         })
     }
 
+    /// The answer when it is a success (2xx), else its error (counted).
+    fn success(&self, op: &'static Operation, raw: Raw) -> Result<Raw, ApiError> {
+        if (200..300).contains(&raw.status) {
+            Ok(raw)
+        } else {
+            Err(self.status_error(op, &raw))
+        }
+    }
+
+    /// Sends `call`; a failure without an answer is counted.
+    async fn run(&self, call: &Call<'_>) -> Result<Raw, ApiError> {
+        self.execute(call)
+            .await
+            .map_err(|e| self.failed(call.op, e))
+    }
+
     /// Sends and decodes a success.
     pub(crate) async fn fetch<T: DeserializeOwned>(&self, call: Call<'_>) -> Result<T, ApiError> {
-        let raw = self
-            .execute(&call)
-            .await
-            .map_err(|e| self.failed(call.op, e))?;
+        let raw = self.run(&call).await?;
         self.decode(call.op, raw)
     }
 
@@ -432,10 +443,7 @@ impl Client {
         &self,
         call: Call<'_>,
     ) -> Result<Option<T>, ApiError> {
-        let raw = self
-            .execute(&call)
-            .await
-            .map_err(|e| self.failed(call.op, e))?;
+        let raw = self.run(&call).await?;
         if raw.status == 404 {
             return Ok(None);
         }
@@ -444,28 +452,17 @@ impl Client {
 
     /// Sends and expects a success with no body of interest (e.g. 204).
     pub(crate) async fn fetch_empty(&self, call: Call<'_>) -> Result<(), ApiError> {
-        let raw = self
-            .execute(&call)
-            .await
-            .map_err(|e| self.failed(call.op, e))?;
-        if (200..300).contains(&raw.status) {
-            Ok(())
-        } else {
-            Err(self.status_error(call.op, &raw))
-        }
+        let raw = self.run(&call).await?;
+        self.success(call.op, raw).map(drop)
     }
 
     /// Sends a DELETE: a 404 is "already gone", not an error.
     pub(crate) async fn fetch_delete(&self, call: Call<'_>) -> Result<super::Deleted, ApiError> {
-        let raw = self
-            .execute(&call)
-            .await
-            .map_err(|e| self.failed(call.op, e))?;
-        match raw.status {
-            404 => Ok(super::Deleted::AlreadyGone),
-            200..=299 => Ok(super::Deleted::Deleted),
-            _ => Err(self.status_error(call.op, &raw)),
+        let raw = self.run(&call).await?;
+        if raw.status == 404 {
+            return Ok(super::Deleted::AlreadyGone);
         }
+        self.success(call.op, raw).map(|_| super::Deleted::Deleted)
     }
 }
 
