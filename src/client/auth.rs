@@ -137,7 +137,34 @@ pub struct CachedToken {
 /// logging in.
 #[derive(Debug, Default)]
 pub struct TokenCache {
-    slot: tokio::sync::Mutex<Option<CachedToken>>,
+    slot: tokio::sync::Mutex<Slot>,
+}
+
+#[derive(Debug, Default)]
+struct Slot {
+    token: Option<CachedToken>,
+    /// The generation of the last login attempt: never decreases, even when a
+    /// login fails and empties the slot, so a token issued later is always
+    /// newer than every token handed out before.
+    generation: u64,
+}
+
+impl Slot {
+    /// Logs in and caches the token, with the next generation.
+    async fn login<F, Fut>(&mut self, login: F) -> Result<CachedToken, ApiError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<HeaderValue, ApiError>>,
+    {
+        self.token = None;
+        self.generation += 1;
+        let token = CachedToken {
+            generation: self.generation,
+            header: login().await?,
+        };
+        self.token = Some(token.clone());
+        Ok(token)
+    }
 }
 
 impl TokenCache {
@@ -148,15 +175,10 @@ impl TokenCache {
         Fut: Future<Output = Result<HeaderValue, ApiError>>,
     {
         let mut slot = self.slot.lock().await;
-        if let Some(t) = slot.as_ref() {
+        if let Some(t) = slot.token.as_ref() {
             return Ok(t.clone());
         }
-        let token = CachedToken {
-            generation: 1,
-            header: login().await?,
-        };
-        *slot = Some(token.clone());
-        Ok(token)
+        slot.login(login).await
     }
 
     /// A token newer than `stale` (whose use got a 401): the one another task
@@ -172,16 +194,14 @@ impl TokenCache {
         Fut: Future<Output = Result<HeaderValue, ApiError>>,
     {
         let mut slot = self.slot.lock().await;
-        if let Some(t) = slot.as_ref().filter(|t| t.generation > stale.generation) {
+        if let Some(t) = slot
+            .token
+            .as_ref()
+            .filter(|t| t.generation > stale.generation)
+        {
             return Ok((t.clone(), false));
         }
-        *slot = None;
-        let token = CachedToken {
-            generation: stale.generation + 1,
-            header: login().await?,
-        };
-        *slot = Some(token.clone());
-        Ok((token, true))
+        slot.login(login).await.map(|t| (t, true))
     }
 }
 
@@ -261,5 +281,37 @@ mod tests {
             assert_eq!(t.await.unwrap().header, "Bearer t1");
         }
         assert_eq!(logins.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn generations_keep_increasing_after_a_failed_login() {
+        let cache = TokenCache::default();
+        let logins = AtomicU32::new(0);
+        let login = |ok: bool| {
+            let n = logins.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if ok {
+                    Ok(bearer_header(&format!("t{n}")).unwrap())
+                } else {
+                    Err(ApiError::Unauthorized {
+                        operation: &crate::client::operation::LOGIN,
+                        hint: login_refused_hint(),
+                    })
+                }
+            }
+        };
+        let first = cache.get_or_login(|| login(true)).await.unwrap();
+        assert_eq!(first.generation, 1);
+        assert!(cache.refresh(&first, || login(false)).await.is_err());
+        let second = cache.get_or_login(|| login(true)).await.unwrap();
+        assert_eq!(
+            (second.generation, &second.header),
+            (3, &bearer_header("t2").unwrap())
+        );
+        // A task still holding the first token gets the newer one, no login.
+        let (got, logged_in) = cache.refresh(&first, || login(true)).await.unwrap();
+        assert!(!logged_in);
+        assert_eq!(got.header, "Bearer t2");
+        assert_eq!(logins.load(Ordering::SeqCst), 3);
     }
 }
