@@ -181,6 +181,16 @@ pub enum ApiError {
         /// The repeated token.
         token: i64,
     },
+    /// A listing went on past the most pages one walk reads.
+    #[error(
+        "{operation}: stopped after {pages} pages, the most one listing reads; narrow the search"
+    )]
+    TooManyPages {
+        /// The operation.
+        operation: &'static Operation,
+        /// The pages read.
+        pages: usize,
+    },
     /// A caller-supplied argument cannot form a request (e.g. an empty id).
     #[error("{operation}: invalid argument: {message}")]
     InvalidArgument {
@@ -212,6 +222,7 @@ impl ApiError {
             | ApiError::Transport { operation, .. }
             | ApiError::Decode { operation, .. }
             | ApiError::Pagination { operation, .. }
+            | ApiError::TooManyPages { operation, .. }
             | ApiError::InvalidArgument { operation, .. } => Some(operation),
             ApiError::Config(_) => None,
         }
