@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::config::ConfigError;
 use super::operation::Operation;
-use crate::api::HttpValidationError;
+use crate::api::{LocItem, dotted_loc};
 
 /// The longest `detail` text kept from an error body.
 const MAX_DETAIL: usize = 300;
@@ -282,16 +282,29 @@ pub fn render_fields(fields: &[FieldError]) -> String {
     out
 }
 
-/// Reads the fields of a 422 body, dropping `input` and `ctx`. `None` when the
-/// body is not the service's 422 shape.
+/// Reads the fields of a 422 body. Only `loc`, `msg` and `type` are
+/// deserialized: `input` and `ctx` are skipped by the parser, never stored.
+/// `None` when the body is not the service's 422 shape.
 pub fn parse_validation(body: &[u8]) -> Option<Vec<FieldError>> {
-    let parsed: HttpValidationError = serde_json::from_slice(body).ok()?;
+    #[derive(serde::Deserialize)]
+    struct Body {
+        #[serde(default)]
+        detail: Vec<Detail>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Detail {
+        loc: Vec<LocItem>,
+        msg: String,
+        #[serde(rename = "type")]
+        kind: String,
+    }
+    let parsed: Body = serde_json::from_slice(body).ok()?;
     Some(
         parsed
             .detail
             .into_iter()
             .map(|d| FieldError {
-                loc: d.dotted_loc(),
+                loc: dotted_loc(&d.loc),
                 msg: d.msg,
                 kind: d.kind,
             })

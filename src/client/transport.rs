@@ -164,7 +164,7 @@ impl Client {
         }
         let status = raw.status;
         let token: Token = self.decode(&LOGIN, raw)?;
-        auth::bearer_header(&token.access_token).ok_or_else(|| {
+        auth::bearer_header(token.access_token.expose()).ok_or_else(|| {
             self.failed(
                 &LOGIN,
                 ApiError::Decode {
