@@ -4,26 +4,26 @@
 //! [`ConnectionArgs`]) and offers one typed method per operation (see the
 //! `ops` modules: metric settings, runs, projects, trends, integrations,
 //! scorers, templates, users). Every method goes through the same pipeline
-//! (`transport`): authentication per the spec's table ([`auth`]), one
-//! throttle shared by the whole client ([`throttle`]), retries of idempotent
-//! requests with backoff and `Retry-After` ([`retry`]), never a blind retry of
-//! a create, pagination with a loop guard ([`paginate`]), counters
-//! ([`stats`]), and one error type ([`ApiError`]).
+//! (`transport`): authentication per the spec's table (`auth`), one
+//! throttle shared by the whole client (`throttle`), retries of idempotent
+//! requests with backoff and `Retry-After` (`retry`), never a blind retry of
+//! a create, pagination with a loop guard (`paginate`), counters
+//! (`stats`), and one error type ([`ApiError`]).
 //!
 //! Conventions: a GET of one object answering 404 is `Ok(None)`; a DELETE
 //! answering 404 is [`Deleted::AlreadyGone`]; a 404 of a write or of a listing
 //! is [`ApiError::NotFound`] (its parent is missing).
 
-pub mod auth;
+mod auth;
 pub mod config;
-pub mod error;
+mod error;
 pub mod operation;
 mod ops;
-pub mod paginate;
-pub mod redact;
-pub mod retry;
-pub mod stats;
-pub mod throttle;
+mod paginate;
+mod redact;
+mod retry;
+mod stats;
+mod throttle;
 mod transport;
 
 use std::sync::{Arc, Mutex};

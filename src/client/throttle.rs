@@ -150,11 +150,6 @@ impl Throttle {
         self.lock().limit.floor() as usize
     }
 
-    /// The configured maximum.
-    pub fn max(&self) -> usize {
-        self.max
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // The state stays consistent even if a holder panicked: every update
         // is a single assignment.

@@ -24,7 +24,6 @@ use super::retry::{self, Class};
 use crate::api::{Secret, Token};
 
 /// A request body.
-#[derive(Clone)]
 pub(crate) enum Body {
     /// No body.
     Empty,
