@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::Secret;
+
 /// Default page size of every paginated operation (the spec's samples use 100).
 pub const DEFAULT_PAGE_LIMIT: i64 = 100;
 
@@ -119,27 +121,32 @@ impl ValidationError {
 
     /// The location as a dotted path: `body.segment_filters[0].sample_rate`.
     pub fn dotted_loc(&self) -> String {
-        let mut out = String::new();
-        for item in &self.loc {
-            match item {
-                LocItem::Index(i) => out.push_str(&format!("[{i}]")),
-                LocItem::Key(k) => {
-                    if !out.is_empty() {
-                        out.push('.');
-                    }
-                    out.push_str(k);
-                }
-            }
-        }
-        out
+        dotted_loc(&self.loc)
     }
 }
 
-/// An access token from `POST /login` (`Token`).
-#[derive(Clone, Serialize, Deserialize)]
+/// A `loc` as a dotted path: `body.segment_filters[0].sample_rate`.
+pub fn dotted_loc(loc: &[LocItem]) -> String {
+    let mut out = String::new();
+    for item in loc {
+        match item {
+            LocItem::Index(i) => out.push_str(&format!("[{i}]")),
+            LocItem::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+        }
+    }
+    out
+}
+
+/// An access token from `POST /login` (`Token`). `Debug` never shows the token.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Token {
     /// The bearer token. Secret: never logged.
-    pub access_token: String,
+    pub access_token: Secret,
     /// Always `bearer`.
     #[serde(default = "bearer")]
     pub token_type: String,
@@ -147,15 +154,6 @@ pub struct Token {
 
 fn bearer() -> String {
     "bearer".to_owned()
-}
-
-impl std::fmt::Debug for Token {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Token")
-            .field("access_token", &"[redacted]")
-            .field("token_type", &self.token_type)
-            .finish()
-    }
 }
 
 #[cfg(test)]
@@ -177,7 +175,7 @@ mod tests {
     #[test]
     fn token_debug_is_redacted() {
         let t = Token {
-            access_token: "s3cr3t".into(),
+            access_token: Secret::new("s3cr3t"),
             token_type: "bearer".into(),
         };
         assert!(!format!("{t:?}").contains("s3cr3t"));

@@ -1,4 +1,6 @@
-//! A secret string (API key, password, bearer token, integration token).
+//! A secret string (API key, password, bearer token, integration token), and
+//! the one rule of which JSON keys hold secrets ([`is_secret_key`],
+//! [`redact_value`]), shared by the client's logs and the sandbox's 422s.
 //!
 //! `Debug` and `Display` print `[redacted]`, so a secret cannot leak through a
 //! log line, an error message or a panic. `Serialize` writes the real value:
@@ -6,6 +8,9 @@
 //! plan file or log of evalctl serializes a type holding a [`Secret`].
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::SECRET_FIELDS;
 
 /// A secret value that never prints itself.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,6 +55,44 @@ impl schemars::JsonSchema for Secret {
     }
 }
 
+/// Keys holding secrets besides the integration fields of [`SECRET_FIELDS`]:
+/// the login form's password, tokens, keys.
+const MORE_SECRET_KEYS: &[&str] = &[
+    "password",
+    "access_token",
+    "refresh_token",
+    "api_key",
+    "client_secret",
+    "authorization",
+    "secret",
+];
+
+/// Whether a JSON key names a secret (case-insensitive).
+pub fn is_secret_key(key: &str) -> bool {
+    SECRET_FIELDS
+        .iter()
+        .chain(MORE_SECRET_KEYS)
+        .any(|k| k.eq_ignore_ascii_case(key))
+}
+
+/// Replaces, in place, the value of every secret key at any depth with
+/// `"[redacted]"`.
+pub fn redact_value(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                if is_secret_key(k) {
+                    *v = Value::String("[redacted]".to_owned());
+                } else {
+                    redact_value(v);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_value),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,5 +102,17 @@ mod tests {
         let s = Secret::new("sk-live-123");
         assert_eq!(format!("{s:?} {s}"), "[redacted] [redacted]");
         assert_eq!(s.expose(), "sk-live-123");
+    }
+
+    #[test]
+    fn secret_keys_are_matched_case_insensitively_at_any_depth() {
+        assert!(is_secret_key("token") && is_secret_key("Password"));
+        assert!(is_secret_key("CLIENT_SECRET") && !is_secret_key("bucket_name"));
+        let mut v = serde_json::json!({"a": [{"Token": "t1", "name": "n"}], "password": "p1"});
+        redact_value(&mut v);
+        assert_eq!(
+            v,
+            serde_json::json!({"a": [{"Token": "[redacted]", "name": "n"}], "password": "[redacted]"})
+        );
     }
 }

@@ -11,12 +11,15 @@
 //! - A static access token is sent as a bearer token; it cannot be renewed.
 
 use std::future::Future;
-use std::sync::Arc;
 
-use super::config::{Credentials, ENV_ACCESS_TOKEN, ENV_API_KEY, ENV_PASSWORD, ENV_USERNAME};
+use base64::Engine as _;
+use reqwest::header::HeaderValue;
+
+use super::config::{
+    ConfigError, Credentials, ENV_ACCESS_TOKEN, ENV_API_KEY, ENV_PASSWORD, ENV_USERNAME,
+};
 use super::error::ApiError;
 use super::operation::Operation;
-use crate::api::Secret;
 
 /// The scheme a request is sent with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,13 +68,68 @@ pub fn login_refused_hint() -> String {
     format!("login refused; check {ENV_USERNAME} and {ENV_PASSWORD}")
 }
 
-/// A bearer token from the password flow, with the generation it was issued in.
+/// The credential header values, built once when the client is built and
+/// marked sensitive (never printed by `Debug`).
+#[derive(Debug)]
+pub(crate) enum CredentialHeader {
+    /// The API key, for the API-key header.
+    ApiKey(HeaderValue),
+    /// `Bearer <access token>`, for `Authorization`.
+    Bearer(HeaderValue),
+    /// `Basic base64(user:password)`, for `Authorization` where the operation
+    /// accepts it; elsewhere the password flow's bearer token is sent.
+    Password {
+        /// The HTTP Basic value.
+        basic: HeaderValue,
+    },
+}
+
+impl CredentialHeader {
+    /// The header values of `credentials`. A value an HTTP header cannot carry
+    /// is a configuration error naming the variable, never the value.
+    pub(crate) fn new(credentials: &Credentials) -> Result<Self, ConfigError> {
+        let invalid = |variable: &'static str| ConfigError::InvalidCredential { variable };
+        Ok(match credentials {
+            Credentials::ApiKey(key) => {
+                CredentialHeader::ApiKey(sensitive(key.expose()).ok_or(invalid(ENV_API_KEY))?)
+            }
+            Credentials::AccessToken(token) => CredentialHeader::Bearer(
+                bearer_header(token.expose()).ok_or(invalid(ENV_ACCESS_TOKEN))?,
+            ),
+            Credentials::Password { username, password } => {
+                let encoded = base64::engine::general_purpose::STANDARD
+                    .encode(format!("{username}:{}", password.expose()));
+                // Base64 is always a valid header value; mapped all the same.
+                CredentialHeader::Password {
+                    basic: sensitive(&format!("Basic {encoded}")).ok_or(invalid(ENV_PASSWORD))?,
+                }
+            }
+        })
+    }
+}
+
+/// `value` as a header value marked sensitive; `None` when a header cannot
+/// carry it.
+fn sensitive(value: &str) -> Option<HeaderValue> {
+    let mut v = HeaderValue::from_str(value).ok()?;
+    v.set_sensitive(true);
+    Some(v)
+}
+
+/// `Bearer <token>` as a header value marked sensitive; `None` when a header
+/// cannot carry the token.
+pub(crate) fn bearer_header(token: &str) -> Option<HeaderValue> {
+    sensitive(&format!("Bearer {token}"))
+}
+
+/// A bearer token from the password flow, ready to send, with the generation
+/// it was issued in.
 #[derive(Clone, Debug)]
 pub struct CachedToken {
     /// Increases with every login.
     pub generation: u64,
-    /// The token (secret).
-    pub token: Arc<Secret>,
+    /// `Bearer <token>`, marked sensitive.
+    pub header: HeaderValue,
 }
 
 /// The bearer token cache. Logins are single-flight: the lock is held across
@@ -79,7 +137,34 @@ pub struct CachedToken {
 /// logging in.
 #[derive(Debug, Default)]
 pub struct TokenCache {
-    slot: tokio::sync::Mutex<Option<CachedToken>>,
+    slot: tokio::sync::Mutex<Slot>,
+}
+
+#[derive(Debug, Default)]
+struct Slot {
+    token: Option<CachedToken>,
+    /// The generation of the last login attempt: never decreases, even when a
+    /// login fails and empties the slot, so a token issued later is always
+    /// newer than every token handed out before.
+    generation: u64,
+}
+
+impl Slot {
+    /// Logs in and caches the token, with the next generation.
+    async fn login<F, Fut>(&mut self, login: F) -> Result<CachedToken, ApiError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<HeaderValue, ApiError>>,
+    {
+        self.token = None;
+        self.generation += 1;
+        let token = CachedToken {
+            generation: self.generation,
+            header: login().await?,
+        };
+        self.token = Some(token.clone());
+        Ok(token)
+    }
 }
 
 impl TokenCache {
@@ -87,18 +172,13 @@ impl TokenCache {
     pub async fn get_or_login<F, Fut>(&self, login: F) -> Result<CachedToken, ApiError>
     where
         F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<Secret, ApiError>>,
+        Fut: Future<Output = Result<HeaderValue, ApiError>>,
     {
         let mut slot = self.slot.lock().await;
-        if let Some(t) = slot.as_ref() {
+        if let Some(t) = slot.token.as_ref() {
             return Ok(t.clone());
         }
-        let token = CachedToken {
-            generation: 1,
-            token: Arc::new(login().await?),
-        };
-        *slot = Some(token.clone());
-        Ok(token)
+        slot.login(login).await
     }
 
     /// A token newer than `stale` (whose use got a 401): the one another task
@@ -111,19 +191,17 @@ impl TokenCache {
     ) -> Result<(CachedToken, bool), ApiError>
     where
         F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<Secret, ApiError>>,
+        Fut: Future<Output = Result<HeaderValue, ApiError>>,
     {
         let mut slot = self.slot.lock().await;
-        if let Some(t) = slot.as_ref().filter(|t| t.generation > stale.generation) {
+        if let Some(t) = slot
+            .token
+            .as_ref()
+            .filter(|t| t.generation > stale.generation)
+        {
             return Ok((t.clone(), false));
         }
-        *slot = None;
-        let token = CachedToken {
-            generation: stale.generation + 1,
-            token: Arc::new(login().await?),
-        };
-        *slot = Some(token.clone());
-        Ok((token, true))
+        slot.login(login).await.map(|t| (t, true))
     }
 }
 
@@ -133,6 +211,7 @@ mod tests {
     use crate::client::operation::{
         CREATE_SECTION, FAVORITE_DASHBOARD, GET_USER, SCORER_VERSION_PROJECTS,
     };
+    use std::sync::Arc;
     use std::sync::atomic::{AtomicU32, Ordering};
 
     #[test]
@@ -156,13 +235,39 @@ mod tests {
         );
     }
 
+    #[test]
+    fn credential_headers_are_built_once_sensitive_and_checked() {
+        let CredentialHeader::Password { basic } =
+            CredentialHeader::new(&Credentials::password("u", "p")).unwrap()
+        else {
+            panic!("password credentials");
+        };
+        assert_eq!(basic, "Basic dTpw");
+        assert!(basic.is_sensitive());
+        let CredentialHeader::Bearer(bearer) =
+            CredentialHeader::new(&Credentials::access_token("tok-9")).unwrap()
+        else {
+            panic!("access token");
+        };
+        assert_eq!(bearer, "Bearer tok-9");
+        assert!(bearer.is_sensitive() && !format!("{bearer:?}").contains("tok-9"));
+        let err = CredentialHeader::new(&Credentials::api_key("sk-1\nx")).unwrap_err();
+        assert_eq!(
+            err,
+            ConfigError::InvalidCredential {
+                variable: ENV_API_KEY
+            }
+        );
+        assert!(!format!("{err} {err:?}").contains("sk-1"), "{err}");
+    }
+
     #[tokio::test]
     async fn concurrent_refreshes_log_in_once() {
         let cache = Arc::new(TokenCache::default());
         let logins = Arc::new(AtomicU32::new(0));
         let login = |logins: Arc<AtomicU32>| async move {
             let n = logins.fetch_add(1, Ordering::SeqCst);
-            Ok(Secret::new(format!("t{n}")))
+            Ok(bearer_header(&format!("t{n}")).unwrap())
         };
         let first = cache.get_or_login(|| login(logins.clone())).await.unwrap();
         let mut tasks = Vec::new();
@@ -173,8 +278,40 @@ mod tests {
             }));
         }
         for t in tasks {
-            assert_eq!(t.await.unwrap().token.expose(), "t1");
+            assert_eq!(t.await.unwrap().header, "Bearer t1");
         }
         assert_eq!(logins.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn generations_keep_increasing_after_a_failed_login() {
+        let cache = TokenCache::default();
+        let logins = AtomicU32::new(0);
+        let login = |ok: bool| {
+            let n = logins.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if ok {
+                    Ok(bearer_header(&format!("t{n}")).unwrap())
+                } else {
+                    Err(ApiError::Unauthorized {
+                        operation: &crate::client::operation::LOGIN,
+                        hint: login_refused_hint(),
+                    })
+                }
+            }
+        };
+        let first = cache.get_or_login(|| login(true)).await.unwrap();
+        assert_eq!(first.generation, 1);
+        assert!(cache.refresh(&first, || login(false)).await.is_err());
+        let second = cache.get_or_login(|| login(true)).await.unwrap();
+        assert_eq!(
+            (second.generation, &second.header),
+            (3, &bearer_header("t2").unwrap())
+        );
+        // A task still holding the first token gets the newer one, no login.
+        let (got, logged_in) = cache.refresh(&first, || login(true)).await.unwrap();
+        assert!(!logged_in);
+        assert_eq!(got.header, "Bearer t2");
+        assert_eq!(logins.load(Ordering::SeqCst), 3);
     }
 }

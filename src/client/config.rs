@@ -226,6 +226,13 @@ pub enum ConfigError {
     /// The API-key header name is not a valid HTTP header name.
     #[error("invalid API-key header name {0:?} (--api-key-header)")]
     InvalidHeaderName(String),
+    /// A credential holds characters an HTTP header cannot carry (the value
+    /// is never shown).
+    #[error("{variable} holds characters an HTTP header cannot carry (a line break?)")]
+    InvalidCredential {
+        /// The environment variable holding the credential.
+        variable: &'static str,
+    },
     /// A numeric setting is out of range.
     #[error("{setting} must be at least 1")]
     OutOfRange {

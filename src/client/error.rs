@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::config::ConfigError;
 use super::operation::Operation;
-use crate::api::HttpValidationError;
+use crate::api::{LocItem, dotted_loc};
 
 /// The longest `detail` text kept from an error body.
 const MAX_DETAIL: usize = 300;
@@ -181,6 +181,16 @@ pub enum ApiError {
         /// The repeated token.
         token: i64,
     },
+    /// A listing went on past the most pages one walk reads.
+    #[error(
+        "{operation}: stopped after {pages} pages, the most one listing reads; narrow the search"
+    )]
+    TooManyPages {
+        /// The operation.
+        operation: &'static Operation,
+        /// The pages read.
+        pages: usize,
+    },
     /// A caller-supplied argument cannot form a request (e.g. an empty id).
     #[error("{operation}: invalid argument: {message}")]
     InvalidArgument {
@@ -212,6 +222,7 @@ impl ApiError {
             | ApiError::Transport { operation, .. }
             | ApiError::Decode { operation, .. }
             | ApiError::Pagination { operation, .. }
+            | ApiError::TooManyPages { operation, .. }
             | ApiError::InvalidArgument { operation, .. } => Some(operation),
             ApiError::Config(_) => None,
         }
@@ -271,16 +282,29 @@ pub fn render_fields(fields: &[FieldError]) -> String {
     out
 }
 
-/// Reads the fields of a 422 body, dropping `input` and `ctx`. `None` when the
-/// body is not the service's 422 shape.
+/// Reads the fields of a 422 body. Only `loc`, `msg` and `type` are
+/// deserialized: `input` and `ctx` are skipped by the parser, never stored.
+/// `None` when the body is not the service's 422 shape.
 pub fn parse_validation(body: &[u8]) -> Option<Vec<FieldError>> {
-    let parsed: HttpValidationError = serde_json::from_slice(body).ok()?;
+    #[derive(serde::Deserialize)]
+    struct Body {
+        #[serde(default)]
+        detail: Vec<Detail>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Detail {
+        loc: Vec<LocItem>,
+        msg: String,
+        #[serde(rename = "type")]
+        kind: String,
+    }
+    let parsed: Body = serde_json::from_slice(body).ok()?;
     Some(
         parsed
             .detail
             .into_iter()
             .map(|d| FieldError {
-                loc: d.dotted_loc(),
+                loc: dotted_loc(&d.loc),
                 msg: d.msg,
                 kind: d.kind,
             })
@@ -326,7 +350,9 @@ pub fn sanitize_serde_message(message: &str) -> String {
 }
 
 /// The error for a final (non-retried or retries-exhausted) response that is
-/// not a success. `attempts` and `elapsed` cover the whole operation.
+/// not a success. `attempts` and `elapsed` cover the whole operation;
+/// `unauthorized_hint` is called only for a 401, and the body is parsed only
+/// for what the status's error keeps.
 pub fn error_for_status(
     operation: &'static Operation,
     status: u16,
@@ -334,23 +360,32 @@ pub fn error_for_status(
     attempts: u32,
     elapsed: Duration,
     retry_after: Option<Duration>,
-    unauthorized_hint: String,
+    unauthorized_hint: impl FnOnce() -> String,
 ) -> ApiError {
-    let detail = parse_detail(body);
+    let detail = || parse_detail(body);
     match status {
         401 => ApiError::Unauthorized {
             operation,
-            hint: unauthorized_hint,
+            hint: unauthorized_hint(),
         },
-        403 => ApiError::Forbidden { operation, detail },
-        404 => ApiError::NotFound { operation, detail },
-        409 => ApiError::Conflict { operation, detail },
+        403 => ApiError::Forbidden {
+            operation,
+            detail: detail(),
+        },
+        404 => ApiError::NotFound {
+            operation,
+            detail: detail(),
+        },
+        409 => ApiError::Conflict {
+            operation,
+            detail: detail(),
+        },
         422 => match parse_validation(body) {
             Some(fields) => ApiError::Validation { operation, fields },
             None => ApiError::Rejected {
                 operation,
                 status,
-                detail,
+                detail: detail(),
             },
         },
         429 => ApiError::RateLimited {
@@ -364,12 +399,12 @@ pub fn error_for_status(
             status,
             attempts,
             elapsed,
-            detail,
+            detail: detail(),
         },
         _ => ApiError::Rejected {
             operation,
             status,
-            detail,
+            detail: detail(),
         },
     }
 }
@@ -392,7 +427,7 @@ mod tests {
             1,
             Duration::ZERO,
             None,
-            String::new(),
+            String::new,
         );
         let text = err.to_string();
         assert!(
@@ -417,7 +452,9 @@ mod tests {
     fn statuses_map_to_variants() {
         let op = &PUT_INTEGRATION;
         let e = |s: u16, b: &[u8]| {
-            error_for_status(op, s, b, 3, Duration::from_secs(2), None, "check X".into())
+            error_for_status(op, s, b, 3, Duration::from_secs(2), None, || {
+                "check X".into()
+            })
         };
         assert!(matches!(e(401, b""), ApiError::Unauthorized { .. }));
         assert!(e(401, b"").to_string().contains("check X"));

@@ -4,26 +4,26 @@
 //! [`ConnectionArgs`]) and offers one typed method per operation (see the
 //! `ops` modules: metric settings, runs, projects, trends, integrations,
 //! scorers, templates, users). Every method goes through the same pipeline
-//! (`transport`): authentication per the spec's table ([`auth`]), one
-//! throttle shared by the whole client ([`throttle`]), retries of idempotent
-//! requests with backoff and `Retry-After` ([`retry`]), never a blind retry of
-//! a create, pagination with a loop guard ([`paginate`]), counters
-//! ([`stats`]), and one error type ([`ApiError`]).
+//! (`transport`): authentication per the spec's table (`auth`), one
+//! throttle shared by the whole client (`throttle`), retries of idempotent
+//! requests with backoff and `Retry-After` (`retry`), never a blind retry of
+//! a create, pagination with a loop guard (`paginate`), counters
+//! (`stats`), and one error type ([`ApiError`]).
 //!
 //! Conventions: a GET of one object answering 404 is `Ok(None)`; a DELETE
 //! answering 404 is [`Deleted::AlreadyGone`]; a 404 of a write or of a listing
 //! is [`ApiError::NotFound`] (its parent is missing).
 
-pub mod auth;
+mod auth;
 pub mod config;
-pub mod error;
+mod error;
 pub mod operation;
 mod ops;
-pub mod paginate;
-pub mod redact;
-pub mod retry;
-pub mod stats;
-pub mod throttle;
+mod paginate;
+mod redact;
+mod retry;
+mod stats;
+mod throttle;
 mod transport;
 
 use std::sync::{Arc, Mutex};
@@ -56,6 +56,8 @@ struct Inner {
     config: ClientConfig,
     base_url: Url,
     api_key_header: HeaderName,
+    /// The credential header values, built once.
+    credential: auth::CredentialHeader,
     http: reqwest::Client,
     tokens: auth::TokenCache,
     throttle: throttle::Throttle,
@@ -79,6 +81,7 @@ impl Client {
         let base_url = config.checked_base_url()?;
         let api_key_header = HeaderName::from_bytes(config.api_key_header.as_bytes())
             .map_err(|_| ConfigError::InvalidHeaderName(config.api_key_header.clone()))?;
+        let credential = auth::CredentialHeader::new(&config.credentials)?;
         if config.max_in_flight == 0 {
             return Err(ConfigError::OutOfRange {
                 setting: "max_in_flight",
@@ -105,6 +108,7 @@ impl Client {
                 ),
                 base_url,
                 api_key_header,
+                credential,
                 http,
                 tokens: auth::TokenCache::default(),
                 stats: stats::Stats::default(),

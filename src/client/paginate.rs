@@ -58,16 +58,24 @@ impl Cursor {
         }
     }
 
-    /// The next token after a page, or `None` at the end. A token seen before,
-    /// or more than [`MAX_PAGES`] pages, is [`ApiError::Pagination`].
+    /// The next token after a page, or `None` at the end. A token seen before
+    /// is [`ApiError::Pagination`]; a page past [`MAX_PAGES`] is
+    /// [`ApiError::TooManyPages`].
     pub fn advance(&mut self, page: &PageInfo) -> Result<Option<i64>, ApiError> {
         let Some(next) = page.next() else {
             return Ok(None);
         };
-        if !self.seen.insert(next) || self.seen.len() > MAX_PAGES {
+        if !self.seen.insert(next) {
             return Err(ApiError::Pagination {
                 operation: self.op,
                 token: next,
+            });
+        }
+        // One token per page read, plus the next one's.
+        if self.seen.len() > MAX_PAGES {
+            return Err(ApiError::TooManyPages {
+                operation: self.op,
+                pages: MAX_PAGES,
             });
         }
         Ok(Some(next))
@@ -146,6 +154,28 @@ mod tests {
             Cursor::new(&SEARCH_LOG_STREAMS, 0).advance(&p).unwrap(),
             None
         );
+    }
+
+    #[test]
+    fn cursor_stops_after_max_pages() {
+        let mut c = Cursor::new(&SEARCH_LOG_STREAMS, 0);
+        for page in 1..MAX_PAGES as i64 {
+            assert_eq!(c.advance(&info(Some(page))).unwrap(), Some(page));
+        }
+        let err = c.advance(&info(Some(MAX_PAGES as i64))).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ApiError::TooManyPages {
+                    pages: MAX_PAGES,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        let text = err.to_string();
+        assert!(text.contains("stopped after 10000 pages"), "{text}");
+        assert!(!text.contains("did not advance"), "{text}");
     }
 
     #[tokio::test]

@@ -1,51 +1,15 @@
 //! Redaction of bodies before they reach a TRACE log line: every value under a
-//! secret key ([`crate::api::SECRET_FIELDS`], plus passwords and tokens) is
-//! replaced at any depth, and the text is cut to a bounded length. A body that
-//! is not JSON is not logged at all (it could be a form with a password).
+//! secret key ([`crate::api::secret::is_secret_key`]: the integration fields,
+//! passwords and tokens) is replaced at any depth, and the text is cut to a
+//! bounded length. A body that is not JSON is not logged at all (it could be a
+//! form with a password).
 
 use serde_json::Value;
 
-use crate::api::SECRET_FIELDS;
-
-/// Keys redacted besides [`SECRET_FIELDS`].
-const MORE_SECRET_KEYS: &[&str] = &[
-    "password",
-    "access_token",
-    "refresh_token",
-    "api_key",
-    "client_secret",
-    "authorization",
-    "secret",
-];
+use crate::api::secret::redact_value;
 
 /// The longest body text a log line carries.
 const MAX_LOGGED: usize = 2048;
-
-/// Whether a key names a secret (case-insensitive).
-pub fn is_secret_key(key: &str) -> bool {
-    SECRET_FIELDS
-        .iter()
-        .chain(MORE_SECRET_KEYS)
-        .any(|k| k.eq_ignore_ascii_case(key))
-}
-
-/// Replaces, in place, the value of every secret key at any depth with
-/// `"[redacted]"`.
-pub fn redact_value(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map.iter_mut() {
-                if is_secret_key(k) {
-                    *v = Value::String("[redacted]".to_owned());
-                } else {
-                    redact_value(v);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(redact_value),
-        _ => {}
-    }
-}
 
 /// A loggable rendering of a body: redacted JSON cut to a bounded length, or
 /// a placeholder for a body that is not JSON.

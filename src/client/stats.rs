@@ -71,30 +71,30 @@ impl std::fmt::Display for StatsSnapshot {
     }
 }
 
-/// The live counters of a client.
+/// The live counters of a client, keyed by (method, operation name): no
+/// allocation per request.
 #[derive(Debug, Default)]
 pub struct Stats {
-    by_op: Mutex<BTreeMap<String, Counters>>,
+    by_op: Mutex<BTreeMap<(&'static str, &'static str), Counters>>,
 }
 
 impl Stats {
     /// Applies `f` to the counters of `op`.
-    pub fn record(&self, op: &Operation, f: impl FnOnce(&mut Counters)) {
+    pub fn record(&self, op: &'static Operation, f: impl FnOnce(&mut Counters)) {
         let mut map = self.by_op.lock().unwrap_or_else(|p| p.into_inner());
-        f(map.entry(format!("{} {}", op.method, op.name)).or_default());
+        f(map.entry((op.method.as_str(), op.name)).or_default());
     }
 
-    /// A copy of the counters.
+    /// A copy of the counters, keyed by `"METHOD operation_name"`.
     pub fn snapshot(&self) -> StatsSnapshot {
-        let map = self.by_op.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let map = self.by_op.lock().unwrap_or_else(|p| p.into_inner());
         let mut total = Counters::default();
-        for c in map.values() {
+        let mut operations = BTreeMap::new();
+        for (&(method, name), c) in map.iter() {
             total.add(c);
+            operations.insert(format!("{method} {name}"), *c);
         }
-        StatsSnapshot {
-            operations: map,
-            total,
-        }
+        StatsSnapshot { operations, total }
     }
 }
 

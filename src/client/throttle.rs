@@ -45,7 +45,10 @@ pub struct Permit<'a> {
 
 impl Drop for Permit<'_> {
     fn drop(&mut self) {
-        if let Ok(mut s) = self.throttle.state.lock() {
+        {
+            // A poisoned lock is recovered, not skipped: skipping would leak
+            // the slot for good.
+            let mut s = self.throttle.lock();
             s.in_flight = s.in_flight.saturating_sub(1);
         }
         self.throttle.notify.notify_waiters();
@@ -145,11 +148,6 @@ impl Throttle {
     /// The current in-flight limit (whole requests).
     pub fn limit(&self) -> usize {
         self.lock().limit.floor() as usize
-    }
-
-    /// The configured maximum.
-    pub fn max(&self) -> usize {
-        self.max
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {

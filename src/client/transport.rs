@@ -9,13 +9,13 @@
 
 use std::time::Duration;
 
-use reqwest::header::{HeaderValue, RETRY_AFTER};
+use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue, RETRY_AFTER};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 
 use super::Client;
-use super::auth::{self, CachedToken, Scheme};
+use super::auth::{self, CredentialHeader, Scheme};
 use super::config::Credentials;
 use super::error::{self, ApiError};
 use super::operation::{LOGIN, Operation, Retry};
@@ -24,7 +24,6 @@ use super::retry::{self, Class};
 use crate::api::{Secret, Token};
 
 /// A request body.
-#[derive(Clone)]
 pub(crate) enum Body {
     /// No body.
     Empty,
@@ -88,16 +87,10 @@ pub(crate) struct Raw {
     pub attempts: u32,
     pub elapsed: Duration,
     pub retry_after: Option<Duration>,
-    pub scheme: Option<Scheme>,
 }
 
-/// The credentials one attempt carries.
-enum Auth {
-    None,
-    ApiKey(HeaderValue),
-    Basic,
-    Bearer(HeaderValue),
-}
+/// The credential header one attempt carries, if any (the login carries none).
+type Auth<'a> = Option<(&'a HeaderName, &'a HeaderValue)>;
 
 impl Client {
     /// Sends `call` and returns its final answer (any status), after retries
@@ -106,21 +99,21 @@ impl Client {
         let inner = &*self.inner;
         let op = call.op;
         let scheme = auth::scheme_for(&inner.config.credentials, op);
-        match (&inner.config.credentials, scheme) {
-            (Credentials::ApiKey(key), _) => {
-                let value = sensitive(key.expose(), op)?;
-                self.send(call, &Auth::ApiKey(value), Some(scheme)).await
+        match (&inner.credential, scheme) {
+            (CredentialHeader::ApiKey(value), _) => {
+                self.send(call, Some((&inner.api_key_header, value))).await
             }
-            (Credentials::AccessToken(token), _) => {
-                let value = bearer_value(token, op)?;
-                self.send(call, &Auth::Bearer(value), Some(scheme)).await
+            (CredentialHeader::Bearer(value), _) => {
+                self.send(call, Some((&AUTHORIZATION, value))).await
             }
-            (Credentials::Password { .. }, Scheme::Basic) => {
-                self.send(call, &Auth::Basic, Some(scheme)).await
+            (CredentialHeader::Password { basic }, Scheme::Basic) => {
+                self.send(call, Some((&AUTHORIZATION, basic))).await
             }
-            (Credentials::Password { .. }, _) => {
+            (CredentialHeader::Password { .. }, _) => {
                 let token = inner.tokens.get_or_login(|| self.login()).await?;
-                let raw = self.send_bearer(call, &token, scheme).await?;
+                let raw = self
+                    .send(call, Some((&AUTHORIZATION, &token.header)))
+                    .await?;
                 if raw.status != 401 {
                     return Ok(raw);
                 }
@@ -132,7 +125,9 @@ impl Client {
                     op = op.name,
                     "bearer token refused (401): logged in again, retrying once"
                 );
-                let mut again = self.send_bearer(call, &fresh, scheme).await?;
+                let mut again = self
+                    .send(call, Some((&AUTHORIZATION, &fresh.header)))
+                    .await?;
                 again.attempts += raw.attempts;
                 again.elapsed += raw.elapsed;
                 Ok(again)
@@ -140,18 +135,8 @@ impl Client {
         }
     }
 
-    async fn send_bearer(
-        &self,
-        call: &Call<'_>,
-        token: &CachedToken,
-        scheme: Scheme,
-    ) -> Result<Raw, ApiError> {
-        let value = bearer_value(&token.token, call.op)?;
-        self.send(call, &Auth::Bearer(value), Some(scheme)).await
-    }
-
-    /// The OAuth2 password flow: a new bearer token.
-    async fn login(&self) -> Result<Secret, ApiError> {
+    /// The OAuth2 password flow: a new bearer token, as its header value.
+    async fn login(&self) -> Result<HeaderValue, ApiError> {
         let Credentials::Password { username, password } = &self.inner.config.credentials else {
             return Err(ApiError::InvalidArgument {
                 operation: &LOGIN,
@@ -168,7 +153,7 @@ impl Client {
                 ("grant_type", Secret::new("password")),
             ]),
         };
-        let raw = self.send(&call, &Auth::None, None).await?;
+        let raw = self.send(&call, None).await?;
         if matches!(raw.status, 400 | 401 | 403) {
             self.inner.stats.record(&LOGIN, |c| c.failures += 1);
             return Err(ApiError::Unauthorized {
@@ -176,17 +161,23 @@ impl Client {
                 hint: auth::login_refused_hint(),
             });
         }
+        let status = raw.status;
         let token: Token = self.decode(&LOGIN, raw)?;
-        Ok(Secret::new(token.access_token))
+        auth::bearer_header(token.access_token.expose()).ok_or_else(|| {
+            self.failed(
+                &LOGIN,
+                ApiError::Decode {
+                    operation: &LOGIN,
+                    status,
+                    message: "the access token holds characters an HTTP header cannot carry"
+                        .to_owned(),
+                },
+            )
+        })
     }
 
     /// Sends one operation with retries; returns the final answer.
-    async fn send(
-        &self,
-        call: &Call<'_>,
-        auth: &Auth,
-        scheme: Option<Scheme>,
-    ) -> Result<Raw, ApiError> {
+    async fn send(&self, call: &Call<'_>, auth: Auth<'_>) -> Result<Raw, ApiError> {
         let inner = &*self.inner;
         let op = call.op;
         let policy = &inner.config.retry;
@@ -198,17 +189,9 @@ impl Client {
             let permit = inner.throttle.acquire().await;
             let t0 = Instant::now();
             let mut request = inner.http.request(op.method.clone(), url.clone());
-            request = match auth {
-                Auth::None => request,
-                Auth::ApiKey(v) => request.header(&inner.api_key_header, v.clone()),
-                Auth::Bearer(v) => request.header(reqwest::header::AUTHORIZATION, v.clone()),
-                Auth::Basic => match &inner.config.credentials {
-                    Credentials::Password { username, password } => {
-                        request.basic_auth(username, Some(password.expose()))
-                    }
-                    _ => request,
-                },
-            };
+            if let Some((name, value)) = auth {
+                request = request.header(name, value.clone());
+            }
             request = match &call.body {
                 Body::Empty => request,
                 Body::Json(bytes) => request
@@ -307,7 +290,6 @@ impl Client {
                         attempts: attempt,
                         elapsed: elapsed(),
                         retry_after,
-                        scheme,
                     });
                 }
                 (Class::Final, Err(source)) => {
@@ -352,7 +334,6 @@ impl Client {
                                 attempts: attempt,
                                 elapsed: elapsed(),
                                 retry_after,
-                                scheme,
                             }),
                             Err(source) if source.is_timeout() && !source.is_connect() => {
                                 Err(ApiError::Timeout {
@@ -392,9 +373,16 @@ impl Client {
 
     /// The error for a final answer that is not a success.
     pub(crate) fn status_error(&self, op: &'static Operation, raw: &Raw) -> ApiError {
-        let hint = match raw.scheme {
-            Some(s) => auth::unauthorized_hint(s, &self.inner.config.api_key_header),
-            None => auth::login_refused_hint(),
+        // Only a 401 needs the hint; the login's own refusals never get here,
+        // but would be worded as one.
+        let hint = || {
+            if std::ptr::eq(op, &LOGIN) {
+                auth::login_refused_hint()
+            } else {
+                let config = &self.inner.config;
+                let scheme = auth::scheme_for(&config.credentials, op);
+                auth::unauthorized_hint(scheme, &config.api_key_header)
+            }
         };
         let err = error::error_for_status(
             op,
@@ -414,9 +402,7 @@ impl Client {
         op: &'static Operation,
         raw: Raw,
     ) -> Result<T, ApiError> {
-        if !(200..300).contains(&raw.status) {
-            return Err(self.status_error(op, &raw));
-        }
+        let raw = self.success(op, raw)?;
         serde_json::from_slice(&raw.body).map_err(|e| {
             self.failed(
                 op,
@@ -429,12 +415,25 @@ impl Client {
         })
     }
 
+    /// The answer when it is a success (2xx), else its error (counted).
+    fn success(&self, op: &'static Operation, raw: Raw) -> Result<Raw, ApiError> {
+        if (200..300).contains(&raw.status) {
+            Ok(raw)
+        } else {
+            Err(self.status_error(op, &raw))
+        }
+    }
+
+    /// Sends `call`; a failure without an answer is counted.
+    async fn run(&self, call: &Call<'_>) -> Result<Raw, ApiError> {
+        self.execute(call)
+            .await
+            .map_err(|e| self.failed(call.op, e))
+    }
+
     /// Sends and decodes a success.
     pub(crate) async fn fetch<T: DeserializeOwned>(&self, call: Call<'_>) -> Result<T, ApiError> {
-        let raw = self
-            .execute(&call)
-            .await
-            .map_err(|e| self.failed(call.op, e))?;
+        let raw = self.run(&call).await?;
         self.decode(call.op, raw)
     }
 
@@ -443,10 +442,7 @@ impl Client {
         &self,
         call: Call<'_>,
     ) -> Result<Option<T>, ApiError> {
-        let raw = self
-            .execute(&call)
-            .await
-            .map_err(|e| self.failed(call.op, e))?;
+        let raw = self.run(&call).await?;
         if raw.status == 404 {
             return Ok(None);
         }
@@ -455,28 +451,17 @@ impl Client {
 
     /// Sends and expects a success with no body of interest (e.g. 204).
     pub(crate) async fn fetch_empty(&self, call: Call<'_>) -> Result<(), ApiError> {
-        let raw = self
-            .execute(&call)
-            .await
-            .map_err(|e| self.failed(call.op, e))?;
-        if (200..300).contains(&raw.status) {
-            Ok(())
-        } else {
-            Err(self.status_error(call.op, &raw))
-        }
+        let raw = self.run(&call).await?;
+        self.success(call.op, raw).map(drop)
     }
 
     /// Sends a DELETE: a 404 is "already gone", not an error.
     pub(crate) async fn fetch_delete(&self, call: Call<'_>) -> Result<super::Deleted, ApiError> {
-        let raw = self
-            .execute(&call)
-            .await
-            .map_err(|e| self.failed(call.op, e))?;
-        match raw.status {
-            404 => Ok(super::Deleted::AlreadyGone),
-            200..=299 => Ok(super::Deleted::Deleted),
-            _ => Err(self.status_error(call.op, &raw)),
+        let raw = self.run(&call).await?;
+        if raw.status == 404 {
+            return Ok(super::Deleted::AlreadyGone);
         }
+        self.success(call.op, raw).map(|_| super::Deleted::Deleted)
     }
 }
 
@@ -494,17 +479,4 @@ async fn read_body(mut resp: reqwest::Response) -> Result<Vec<u8>, reqwest::Erro
         }
     }
     Ok(body)
-}
-
-fn sensitive(value: &str, op: &'static Operation) -> Result<HeaderValue, ApiError> {
-    let mut v = HeaderValue::from_str(value).map_err(|_| ApiError::InvalidArgument {
-        operation: op,
-        message: "the credential holds characters an HTTP header cannot carry".to_owned(),
-    })?;
-    v.set_sensitive(true);
-    Ok(v)
-}
-
-fn bearer_value(token: &Secret, op: &'static Operation) -> Result<HeaderValue, ApiError> {
-    sensitive(&format!("Bearer {}", token.expose()), op)
 }

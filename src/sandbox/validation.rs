@@ -229,35 +229,12 @@ impl Checker {
     }
 }
 
-/// Keys whose values a 422 never echoes: the integration secrets and the
-/// login form's password.
-const REDACTED_KEYS: &[&str] = &["password", "client_secret"];
-
-fn is_secret_key(k: &str) -> bool {
-    crate::api::SECRET_FIELDS.contains(&k) || REDACTED_KEYS.contains(&k)
-}
-
-fn redact_value(v: &mut Value) {
-    match v {
-        Value::Object(map) => {
-            for (k, inner) in map.iter_mut() {
-                if is_secret_key(k) {
-                    *inner = Value::String("[redacted]".into());
-                } else {
-                    redact_value(inner);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(redact_value),
-        _ => {}
-    }
-}
-
 /// A deliberate departure from the service, which echoes the faulty input
 /// as is: secret values (an integration token, a password) are replaced by
 /// `"[redacted]"` in a 422's `input`, at any depth, so no answer of the
 /// sandbox carries one back.
 fn redact_detail(mut detail: Value) -> Value {
+    use crate::api::secret::{is_secret_key, redact_value};
     let secret_loc = detail["loc"]
         .as_array()
         .and_then(|l| l.last())

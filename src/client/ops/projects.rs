@@ -29,7 +29,7 @@ impl Client {
     }
 
     /// Every page of the project listing.
-    pub fn project_pages(
+    fn project_pages(
         &self,
         params: ProjectCollectionParams,
     ) -> impl Stream<Item = Result<ProjectListing, ApiError>> + Send + 'static {

@@ -2,12 +2,16 @@
 //! search), one page or every page, get by id, find by exact name, and create
 //! a log stream.
 
+use std::borrow::Cow;
+
 use futures::Stream;
+use serde::de::DeserializeOwned;
 
 use super::super::operation::{
-    CREATE_LOG_STREAM, GET_EXPERIMENT, GET_LOG_STREAM, SEARCH_EXPERIMENTS, SEARCH_LOG_STREAMS,
+    CREATE_LOG_STREAM, GET_EXPERIMENT, GET_LOG_STREAM, Operation, SEARCH_EXPERIMENTS,
+    SEARCH_LOG_STREAMS,
 };
-use super::super::paginate;
+use super::super::paginate::{self, Paged};
 use super::super::transport::Call;
 use super::super::{ApiError, Client};
 use crate::api::{
@@ -23,9 +27,7 @@ impl Client {
         project_id: &str,
         request: &RunSearchRequest,
     ) -> Result<LogStreamPage, ApiError> {
-        let mut request = request.clone();
-        request.limit.get_or_insert(self.page_size());
-        self.fetch(Call::new(&SEARCH_LOG_STREAMS, &[project_id]).json(&request)?)
+        self.run_search_page(&SEARCH_LOG_STREAMS, project_id, request)
             .await
     }
 
@@ -35,15 +37,7 @@ impl Client {
         project_id: &str,
         request: RunSearchRequest,
     ) -> impl Stream<Item = Result<LogStreamPage, ApiError>> + Send + 'static {
-        let client = self.clone();
-        let project_id = project_id.to_owned();
-        let first = request.starting_token.unwrap_or(0);
-        paginate::pages(&SEARCH_LOG_STREAMS, first, move |token| {
-            let (client, project_id) = (client.clone(), project_id.clone());
-            let mut request = request.clone();
-            request.starting_token = Some(token);
-            async move { client.search_log_streams(&project_id, &request).await }
-        })
+        self.run_search_pages(&SEARCH_LOG_STREAMS, project_id, request)
     }
 
     /// Every log stream matching a search, all pages.
@@ -64,11 +58,9 @@ impl Client {
         project_id: &str,
         name: &str,
     ) -> Result<Option<LogStream>, ApiError> {
-        let request = RunSearchRequest {
-            filters: vec![RunFilter::name_eq(name)],
-            ..RunSearchRequest::default()
-        };
-        let found = self.search_log_streams_all(project_id, request).await?;
+        let found = self
+            .search_log_streams_all(project_id, name_search(name))
+            .await?;
         Ok(found.into_iter().find(|ls| ls.name == name))
     }
 
@@ -101,27 +93,8 @@ impl Client {
         project_id: &str,
         request: &RunSearchRequest,
     ) -> Result<ExperimentPage, ApiError> {
-        let mut request = request.clone();
-        request.limit.get_or_insert(self.page_size());
-        self.fetch(Call::new(&SEARCH_EXPERIMENTS, &[project_id]).json(&request)?)
+        self.run_search_page(&SEARCH_EXPERIMENTS, project_id, request)
             .await
-    }
-
-    /// Every page of an experiment search.
-    pub fn experiment_pages(
-        &self,
-        project_id: &str,
-        request: RunSearchRequest,
-    ) -> impl Stream<Item = Result<ExperimentPage, ApiError>> + Send + 'static {
-        let client = self.clone();
-        let project_id = project_id.to_owned();
-        let first = request.starting_token.unwrap_or(0);
-        paginate::pages(&SEARCH_EXPERIMENTS, first, move |token| {
-            let (client, project_id) = (client.clone(), project_id.clone());
-            let mut request = request.clone();
-            request.starting_token = Some(token);
-            async move { client.search_experiments(&project_id, &request).await }
-        })
     }
 
     /// Every experiment matching a search, all pages.
@@ -130,10 +103,8 @@ impl Client {
         project_id: &str,
         request: RunSearchRequest,
     ) -> Result<Vec<Experiment>, ApiError> {
-        paginate::collect(self.experiment_pages(project_id, request), |p| {
-            p.experiments
-        })
-        .await
+        let pages = self.run_search_pages(&SEARCH_EXPERIMENTS, project_id, request);
+        paginate::collect(pages, |p: ExperimentPage| p.experiments).await
     }
 
     /// The experiment of a project with exactly this name (case-sensitive), if any.
@@ -142,11 +113,9 @@ impl Client {
         project_id: &str,
         name: &str,
     ) -> Result<Option<Experiment>, ApiError> {
-        let request = RunSearchRequest {
-            filters: vec![RunFilter::name_eq(name)],
-            ..RunSearchRequest::default()
-        };
-        let found = self.search_experiments_all(project_id, request).await?;
+        let found = self
+            .search_experiments_all(project_id, name_search(name))
+            .await?;
         Ok(found.into_iter().find(|e| e.name == name))
     }
 
@@ -158,5 +127,56 @@ impl Client {
     ) -> Result<Option<Experiment>, ApiError> {
         self.fetch_opt(Call::new(&GET_EXPERIMENT, &[project_id, experiment_id]))
             .await
+    }
+
+    /// One page of a run search (`op` is the log stream or the experiment
+    /// search); `limit` defaults to the client's page size.
+    async fn run_search_page<P: DeserializeOwned>(
+        &self,
+        op: &'static Operation,
+        project_id: &str,
+        request: &RunSearchRequest,
+    ) -> Result<P, ApiError> {
+        let request = if request.limit.is_some() {
+            Cow::Borrowed(request)
+        } else {
+            let mut with_limit = request.clone();
+            with_limit.limit = Some(self.page_size());
+            Cow::Owned(with_limit)
+        };
+        self.fetch(Call::new(op, &[project_id]).json(&*request)?)
+            .await
+    }
+
+    /// Every page of a run search, from the request's `starting_token`. The
+    /// limit is set once; each page clones the request once, for its token.
+    fn run_search_pages<P>(
+        &self,
+        op: &'static Operation,
+        project_id: &str,
+        mut request: RunSearchRequest,
+    ) -> impl Stream<Item = Result<P, ApiError>> + Send + 'static
+    where
+        P: Paged + DeserializeOwned + Send + 'static,
+    {
+        request.limit.get_or_insert(self.page_size());
+        let client = self.clone();
+        let project_id = project_id.to_owned();
+        let first = request.starting_token.unwrap_or(0);
+        paginate::pages(op, first, move |token| {
+            let (client, project_id) = (client.clone(), project_id.clone());
+            let mut request = request.clone();
+            request.starting_token = Some(token);
+            async move { client.run_search_page(op, &project_id, &request).await }
+        })
+    }
+}
+
+/// A search for runs named exactly `name` (the service's match is then
+/// checked again, case-sensitively, by the caller).
+fn name_search(name: &str) -> RunSearchRequest {
+    RunSearchRequest {
+        filters: vec![RunFilter::name_eq(name)],
+        ..RunSearchRequest::default()
     }
 }

@@ -88,7 +88,7 @@ impl Client {
     }
 
     /// Every page of spec operation 6.
-    pub fn scorer_version_project_pages(
+    fn scorer_version_project_pages(
         &self,
         scorer_version_id: &str,
     ) -> impl Stream<Item = Result<ProjectListing, ApiError>> + Send + 'static {
