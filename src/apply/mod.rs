@@ -2,7 +2,8 @@
 //!
 //! - [`engine`]: executes a plan stage by stage and confirms convergence;
 //!   checks that a saved plan's objects did not move.
-//! - [`reread`]: reads one planned object again, normalized like the plan.
+//! - [`reread`]: reads planned objects again, normalized like the plan: each
+//!   read once, shared by the objects it covers, 256 distinct reads at a time.
 //! - [`secrets`]: resolves `${ENV}` references of integration secrets at the last moment.
 //! - [`report`]: what an apply did.
 

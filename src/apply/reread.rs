@@ -5,7 +5,8 @@
 //! Objects are located by the ids the plan's operations carry, so a saved
 //! plan can be checked without the manifests. Objects that live in the same
 //! read (the sections and favorite of one dashboard, the templates of one
-//! project) share it: each read is sent once.
+//! project) share it: each read is sent once. Reads are held 256 at a time,
+//! so a large apply's memory stays bounded.
 
 use std::collections::BTreeMap;
 

@@ -29,7 +29,7 @@ pub const ENV_PASSWORD: &str = "EVALCTL_PASSWORD";
 /// Environment variable holding a bearer access token.
 pub const ENV_ACCESS_TOKEN: &str = "EVALCTL_ACCESS_TOKEN";
 
-/// The text of [`CREDENTIALS_HELP`], as a literal for `concat!`.
+/// Where credentials come from, as a literal for `concat!` into `--help`.
 macro_rules! credentials_help {
     () => {
         "Credentials are read from the environment only (never from flags). When several are \
@@ -39,10 +39,6 @@ macro_rules! credentials_help {
          {base_url}/login)."
     };
 }
-
-/// What `--help` says about credentials; commands may repeat it in their
-/// `after_help`.
-pub const CREDENTIALS_HELP: &str = credentials_help!();
 
 /// The long help of `--base-url`: the URL, then where credentials come from.
 const BASE_URL_LONG_HELP: &str = concat!(
@@ -119,16 +115,6 @@ impl Default for RetryPolicy {
             base_delay: Duration::from_millis(250),
             max_delay: Duration::from_secs(10),
             max_elapsed: Duration::from_secs(120),
-        }
-    }
-}
-
-impl RetryPolicy {
-    /// A policy that never retries.
-    pub fn none() -> Self {
-        RetryPolicy {
-            max_attempts: 1,
-            ..RetryPolicy::default()
         }
     }
 }

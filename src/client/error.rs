@@ -206,28 +206,6 @@ pub enum ApiError {
 }
 
 impl ApiError {
-    /// The operation the error is about, when it is about one.
-    pub fn operation(&self) -> Option<&'static Operation> {
-        match self {
-            ApiError::Validation { operation, .. }
-            | ApiError::Unauthorized { operation, .. }
-            | ApiError::Forbidden { operation, .. }
-            | ApiError::NotFound { operation, .. }
-            | ApiError::Conflict { operation, .. }
-            | ApiError::Rejected { operation, .. }
-            | ApiError::RateLimited { operation, .. }
-            | ApiError::Server { operation, .. }
-            | ApiError::Ambiguous { operation, .. }
-            | ApiError::Timeout { operation, .. }
-            | ApiError::Transport { operation, .. }
-            | ApiError::Decode { operation, .. }
-            | ApiError::Pagination { operation, .. }
-            | ApiError::TooManyPages { operation, .. }
-            | ApiError::InvalidArgument { operation, .. } => Some(operation),
-            ApiError::Config(_) => None,
-        }
-    }
-
     /// The HTTP status behind the error, when there was an answer.
     pub fn status(&self) -> Option<u16> {
         match self {
