@@ -247,6 +247,64 @@ fn template_constraint_changes_are_replacements_with_a_usage_warning() {
 }
 
 #[test]
+fn template_fields_left_out_keep_their_live_values() {
+    let mut live = live(json!({"scorers": []}), json!([]), false);
+    let project = live.projects.values_mut().next().unwrap();
+    project.annotation_templates = Some(
+        serde_json::from_value(json!([
+            {"id": "t1", "name": "Quality", "include_explanation": true, "criteria": "Good?",
+             "constraints": {"annotation_type": "score", "min": 0, "max": 5},
+             "created_at": "2026-01-01T00:00:00Z", "position": 0, "usage_count": 0},
+            {"id": "t2", "name": "Tone", "include_explanation": true, "criteria": "Polite?",
+             "constraints": {"annotation_type": "like_dislike"},
+             "created_at": "2026-01-01T00:00:00Z", "position": 1, "usage_count": 0},
+            {"id": "t3", "name": "Old", "include_explanation": false, "criteria": "Kept?",
+             "constraints": {"annotation_type": "star"},
+             "created_at": "2026-01-01T00:00:00Z", "position": 2, "usage_count": 0}
+        ]))
+        .unwrap(),
+    );
+    // Neither criteria nor include_explanation is declared: Quality is
+    // unchanged, Tone's new constraints replace it with its live criteria and
+    // explanation setting, and Old's rename keeps its criteria.
+    let desired = desired(json!({"name": "demo", "annotation_templates": [
+        {"name": "Quality", "constraints": {"annotation_type": "score", "min": 0, "max": 5}},
+        {"name": "Tone", "constraints": {"annotation_type": "star"}},
+        {"name": "New", "renamed_from": ["Old"], "constraints": {"annotation_type": "star"}}
+    ]}));
+    let plan = plan(&desired, &live, &PlanOptions::default()).unwrap();
+    let summary: Vec<(String, Action)> = plan
+        .changes
+        .iter()
+        .map(|c| (c.address.to_string(), c.action))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                "project[demo].annotation_template[New]".to_owned(),
+                Action::Update
+            ),
+            (
+                "project[demo].annotation_template[Tone]".to_owned(),
+                Action::Replace
+            ),
+        ]
+    );
+    let Operation::PatchTemplate { body, .. } = &plan.changes[0].operations[0] else {
+        panic!("{:?}", plan.changes[0].operations)
+    };
+    assert_eq!(body.name, "New");
+    assert_eq!(body.criteria.as_deref(), Some("Kept?"));
+    let Operation::CreateTemplate { body, .. } = &plan.changes[1].operations[1] else {
+        panic!("{:?}", plan.changes[1].operations)
+    };
+    let body = serde_json::to_value(body).unwrap();
+    assert_eq!(body["criteria"], "Polite?", "{body}");
+    assert_eq!(body["include_explanation"], true, "{body}");
+}
+
+#[test]
 fn integrations_compare_declared_public_fields_and_never_the_token() {
     let mut live = live(json!({"scorers": []}), json!([]), false);
     live.integrations.insert(

@@ -291,11 +291,13 @@ pub struct TemplateSpec<C> {
     /// the ratings, instead of a delete and a create.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renamed_from: Vec<String>,
-    /// Rating criteria, at least one character.
+    /// Rating criteria, at least one character. Left out: an existing
+    /// template keeps its criteria; a new one has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1))]
     pub criteria: Option<String>,
-    /// Whether raters give an explanation (default false).
+    /// Whether raters give an explanation. Left out: an existing template
+    /// keeps its setting; a new one gets the service's default, false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_explanation: Option<bool>,
     /// What a rating may be. Changing it replaces the template (the service

@@ -3,6 +3,9 @@
 //! `name` and `criteria` change in place (PATCH). `constraints` and
 //! `include_explanation` cannot be patched: a change to them replaces the
 //! template (delete, then create), flagged with a warning when ratings use it.
+//! `criteria` and `include_explanation` left out of a manifest keep their live
+//! values (a replacement carries them over); a new template gets the
+//! service's defaults.
 //! `renamed_from` lets a rename keep the template (and its ratings).
 
 use serde::Serialize;
@@ -35,20 +38,38 @@ impl Constraints for FeedbackConstraints {
     }
 }
 
-fn norm_spec<C: Serialize>(t: &TemplateSpec<C>) -> NormTemplate {
+/// The criteria and `include_explanation` a template is to have: what the
+/// manifest says, and for what it leaves out, the live template's value (absent
+/// means unmanaged) or, on a create, the service's default (none, false).
+fn wanted_fields<C>(t: &TemplateSpec<C>, live: Option<&Template<C>>) -> (Option<String>, bool) {
+    let criteria = t
+        .criteria
+        .clone()
+        .or_else(|| live.and_then(|l| l.criteria.clone()));
+    let include_explanation = t
+        .include_explanation
+        .or(live.map(|l| l.include_explanation))
+        .unwrap_or(false);
+    (criteria, include_explanation)
+}
+
+fn norm_spec<C: Serialize>(t: &TemplateSpec<C>, live: Option<&Template<C>>) -> NormTemplate {
+    let (criteria, include_explanation) = wanted_fields(t, live);
     NormTemplate::new(
         &t.name,
-        t.criteria.as_deref(),
-        t.include_explanation.unwrap_or(false),
+        criteria.as_deref(),
+        include_explanation,
         &t.constraints,
     )
 }
 
-fn create_body<C: Constraints>(t: &TemplateSpec<C>) -> TemplateBody {
+fn create_body<C: Constraints>(t: &TemplateSpec<C>, live: Option<&Template<C>>) -> TemplateBody {
     C::body(TemplateCreate {
         name: t.name.clone(),
-        include_explanation: t.include_explanation,
-        criteria: t.criteria.clone(),
+        include_explanation: t
+            .include_explanation
+            .or(live.map(|l| l.include_explanation)),
+        criteria: wanted_fields(t, live).0,
         constraints: t.constraints.clone(),
     })
 }
@@ -87,8 +108,8 @@ pub(crate) fn plan_templates<C: Constraints>(
     let mut used = vec![false; live.len()];
     for spec in wanted {
         let found = find_by_name(live, &used, |t| &t.name, &spec.name, &spec.renamed_from);
-        let after = norm_spec(spec);
         let Some(index) = found else {
+            let after = norm_spec(spec, None);
             planner.changes.push(change::<NormTemplate, _>(
                 address(&spec.name),
                 Action::Create,
@@ -97,7 +118,7 @@ pub(crate) fn plan_templates<C: Constraints>(
                 Some(&after),
                 vec![Operation::CreateTemplate {
                     project_id: live_project.id.clone(),
-                    body: create_body(spec),
+                    body: create_body(spec, None),
                 }],
                 &[],
             ));
@@ -105,6 +126,7 @@ pub(crate) fn plan_templates<C: Constraints>(
         };
         used[index] = true;
         let current = &live[index];
+        let after = norm_spec(spec, Some(current));
         let mut before = NormTemplate::from_live(current);
         align_constraints(&mut before.constraints, &after.constraints);
         if before == after {
@@ -132,7 +154,7 @@ pub(crate) fn plan_templates<C: Constraints>(
                     },
                     Operation::CreateTemplate {
                         project_id: live_project.id.clone(),
-                        body: create_body(spec),
+                        body: create_body(spec, Some(current)),
                     },
                 ],
                 &[],
@@ -159,7 +181,7 @@ pub(crate) fn plan_templates<C: Constraints>(
                     template_id: current.id.clone(),
                     body: TemplateUpdate {
                         name: spec.name.clone(),
-                        criteria: spec.criteria.clone(),
+                        criteria: after.criteria.clone(),
                     },
                 }],
                 &[],
