@@ -204,21 +204,24 @@ fn a_renamed_section_is_an_update_that_keeps_it() {
     assert_eq!(body.color, None, "an undeclared colour is left alone");
 }
 
-#[test]
-fn template_constraint_changes_are_replacements_with_a_usage_warning() {
+/// Live state with no scorers and these annotation templates in the project.
+fn live_with_annotation_templates(templates: serde_json::Value) -> Live {
     let mut live = live(json!({"scorers": []}), json!([]), false);
     let project = live.projects.values_mut().next().unwrap();
-    project.annotation_templates = Some(
-        serde_json::from_value(json!([
-            {"id": "t1", "name": "Quality", "include_explanation": false, "criteria": "Good?",
-             "constraints": {"annotation_type": "score", "min": 0, "max": 5},
-             "created_at": "2026-01-01T00:00:00Z", "position": 0, "usage_count": 12},
-            {"id": "t2", "name": "Tone", "include_explanation": false, "criteria": "Polite?",
-             "constraints": {"annotation_type": "like_dislike"},
-             "created_at": "2026-01-01T00:00:00Z", "position": 1, "usage_count": 0}
-        ]))
-        .unwrap(),
-    );
+    project.annotation_templates = Some(serde_json::from_value(templates).unwrap());
+    live
+}
+
+#[test]
+fn template_constraint_changes_are_replacements_with_a_usage_warning() {
+    let live = live_with_annotation_templates(json!([
+        {"id": "t1", "name": "Quality", "include_explanation": false, "criteria": "Good?",
+         "constraints": {"annotation_type": "score", "min": 0, "max": 5},
+         "created_at": "2026-01-01T00:00:00Z", "position": 0, "usage_count": 12},
+        {"id": "t2", "name": "Tone", "include_explanation": false, "criteria": "Polite?",
+         "constraints": {"annotation_type": "like_dislike"},
+         "created_at": "2026-01-01T00:00:00Z", "position": 1, "usage_count": 0}
+    ]));
     let desired = desired(json!({"name": "demo", "annotation_templates": [
         {"name": "Quality", "criteria": "Good?", "constraints": {"annotation_type": "score", "min": 1, "max": 10}},
         {"name": "Tone", "criteria": "Polite and kind?", "constraints": {"annotation_type": "like_dislike"}}
@@ -248,22 +251,17 @@ fn template_constraint_changes_are_replacements_with_a_usage_warning() {
 
 #[test]
 fn template_fields_left_out_keep_their_live_values() {
-    let mut live = live(json!({"scorers": []}), json!([]), false);
-    let project = live.projects.values_mut().next().unwrap();
-    project.annotation_templates = Some(
-        serde_json::from_value(json!([
-            {"id": "t1", "name": "Quality", "include_explanation": true, "criteria": "Good?",
-             "constraints": {"annotation_type": "score", "min": 0, "max": 5},
-             "created_at": "2026-01-01T00:00:00Z", "position": 0, "usage_count": 0},
-            {"id": "t2", "name": "Tone", "include_explanation": true, "criteria": "Polite?",
-             "constraints": {"annotation_type": "like_dislike"},
-             "created_at": "2026-01-01T00:00:00Z", "position": 1, "usage_count": 0},
-            {"id": "t3", "name": "Old", "include_explanation": false, "criteria": "Kept?",
-             "constraints": {"annotation_type": "star"},
-             "created_at": "2026-01-01T00:00:00Z", "position": 2, "usage_count": 0}
-        ]))
-        .unwrap(),
-    );
+    let live = live_with_annotation_templates(json!([
+        {"id": "t1", "name": "Quality", "include_explanation": true, "criteria": "Good?",
+         "constraints": {"annotation_type": "score", "min": 0, "max": 5},
+         "created_at": "2026-01-01T00:00:00Z", "position": 0, "usage_count": 0},
+        {"id": "t2", "name": "Tone", "include_explanation": true, "criteria": "Polite?",
+         "constraints": {"annotation_type": "like_dislike"},
+         "created_at": "2026-01-01T00:00:00Z", "position": 1, "usage_count": 0},
+        {"id": "t3", "name": "Old", "include_explanation": false, "criteria": "Kept?",
+         "constraints": {"annotation_type": "star"},
+         "created_at": "2026-01-01T00:00:00Z", "position": 2, "usage_count": 0}
+    ]));
     // Neither criteria nor include_explanation is declared: Quality is
     // unchanged, Tone's new constraints replace it with its live criteria and
     // explanation setting, and Old's rename keeps its criteria.
