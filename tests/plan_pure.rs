@@ -207,8 +207,8 @@ fn a_renamed_section_is_an_update_that_keeps_it() {
 /// Live state with no scorers and these annotation templates in the project.
 fn live_with_annotation_templates(templates: serde_json::Value) -> Live {
     let mut live = live(json!({"scorers": []}), json!([]), false);
-    let project = live.projects.values_mut().next().unwrap();
-    project.annotation_templates = Some(serde_json::from_value(templates).unwrap());
+    let project = live.projects.values_mut().next().expect("one project");
+    project.annotation_templates = Some(serde_json::from_value(templates).expect("templates"));
     live
 }
 
