@@ -6,12 +6,17 @@
 //! (`manifest::load`) on generated files, manifest-shaped or not.
 //!
 //! The properties: never a panic (the parser catches one and turns it into
-//! an `Internal` error: that counts as a panic here); always either documents or errors; every span points inside the
-//! text, on a character boundary, and every value of a parsed document has
+//! an `Internal` error: that counts as a panic here); always either documents
+//! or errors; every span points inside the text, on a character boundary, its
+//! line and column agree with its offset (lines end where YAML ends them:
+//! `\r\n`, `\n` or a lone `\r`), and every value of a parsed document has
 //! one; a load without errors yields one manifest per document; diagnostics
 //! render, name a place inside the file, and never quote a literal secret.
 //!
-//! Case counts are modest (CI runs them); `PROPTEST_CASES` raises them.
+//! Case counts are modest (CI runs them) and the seed is fixed; `PROPTEST_CASES` and
+//! `PROPTEST_RNG_SEED` explore further (see `property_support::config`).
+
+mod property_support;
 
 use std::path::PathBuf;
 
@@ -20,17 +25,12 @@ use evalctl::manifest::yaml::{self, Limits, YamlError};
 use proptest::prelude::*;
 use serde_json::Value;
 
-/// Cases per property, unless `PROPTEST_CASES` says otherwise.
+/// The shared configuration (fixed seed, `PROPTEST_CASES`), with room to shrink.
 fn config(cases: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(cases);
     ProptestConfig {
-        cases,
         // Shrinking YAML text is cheap; keep the minimal example readable.
         max_shrink_iters: 2_000,
-        ..ProptestConfig::default()
+        ..property_support::config(cases)
     }
 }
 
@@ -52,7 +52,36 @@ fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
     out.push(at);
 }
 
-fn span_inside(span: &Span, text: &str, what: &str) -> Result<(), TestCaseError> {
+/// Where each line of a text starts, counted the way YAML counts lines (a line ends at
+/// `\r\n`, `\n` or a lone `\r`; a byte order mark starting the text is no column), built once per
+/// text so checking every span stays linear.
+struct LineTable<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineTable<'a> {
+    fn new(text: &'a str) -> Self {
+        let bytes = text.as_bytes();
+        let mut starts = vec![if text.starts_with('\u{feff}') { 3 } else { 0 }];
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
+                starts.push(i + 1);
+            }
+        }
+        LineTable { text, starts }
+    }
+
+    /// The 1-based line and column (in characters) of byte `offset`.
+    fn position(&self, offset: usize) -> (usize, usize) {
+        let line = self.starts.partition_point(|&s| s <= offset).max(1);
+        let start = self.starts[line - 1].min(offset);
+        (line, self.text[start..offset].chars().count() + 1)
+    }
+}
+
+fn span_inside(span: &Span, lines: &LineTable, what: &str) -> Result<(), TestCaseError> {
+    let text = lines.text;
     prop_assert!(
         span.offset <= text.len() && text.is_char_boundary(span.offset),
         "{what}: offset {} outside the text or inside a character ({} bytes)",
@@ -60,17 +89,25 @@ fn span_inside(span: &Span, text: &str, what: &str) -> Result<(), TestCaseError>
         text.len()
     );
     prop_assert!(span.line >= 1 && span.column >= 1, "{what}: {span:?}");
-    let lines = text.split('\n').count();
     prop_assert!(
-        span.line as usize <= lines,
-        "{what}: line {} of {lines}",
-        span.line
+        span.line as usize <= lines.starts.len(),
+        "{what}: line {} of {}",
+        span.line,
+        lines.starts.len()
+    );
+    let (line, column) = lines.position(span.offset);
+    prop_assert!(
+        (line, column) == (span.line as usize, span.column as usize),
+        "{what}: {span:?} names line {} column {}, its offset is at line {line} column {column}",
+        span.line,
+        span.column,
     );
     Ok(())
 }
 
 /// The parser's contract on any text.
 fn parses_sanely(text: &str) -> Result<(), TestCaseError> {
+    let lines = LineTable::new(text);
     match yaml::parse(text, &Limits::default()) {
         Ok(documents) => {
             for (n, doc) in documents.iter().enumerate() {
@@ -84,9 +121,9 @@ fn parses_sanely(text: &str) -> Result<(), TestCaseError> {
                         doc.value
                     );
                     if let Some(span) = span {
-                        span_inside(&span.value, text, &pointer)?;
+                        span_inside(&span.value, &lines, &pointer)?;
                         if let Some(key) = &span.key {
-                            span_inside(key, text, &pointer)?;
+                            span_inside(key, &lines, &pointer)?;
                         }
                     }
                 }
@@ -102,7 +139,7 @@ fn parses_sanely(text: &str) -> Result<(), TestCaseError> {
                 let d = e.to_diagnostic("hostile.yaml");
                 prop_assert!(!d.message.is_empty(), "{e:?}");
                 if let Some(span) = &d.span {
-                    span_inside(span, text, "error")?;
+                    span_inside(span, &lines, "error")?;
                 }
             }
         }
@@ -528,7 +565,7 @@ fn loads_sanely(files: &[String]) -> Result<(), TestCaseError> {
         prop_assert!(!d.message.is_empty(), "{d:?}");
         prop_assert!(!d.message.contains(LEAK), "{d:?}");
         if let (Some(span), Some(text)) = (&d.span, texts.get(&d.file)) {
-            span_inside(span, text, &d.message)?;
+            span_inside(span, &LineTable::new(text), &d.message)?;
         }
     }
     if !outcome.has_errors() {

@@ -274,10 +274,9 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
 #[test]
 fn applying_the_plan_leaves_nothing_to_plan() {
     let mut runner = TestRunner::new(Config {
-        cases: property_support::cases(64),
         max_shrink_iters: 400,
         failure_persistence: None,
-        ..Config::default()
+        ..property_support::config(64)
     });
     match runner.run(&case(), |c| run_case(&c)) {
         Ok(()) => {}

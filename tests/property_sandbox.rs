@@ -37,13 +37,7 @@ fn addr() -> SocketAddr {
     SANDBOX.addr()
 }
 
-/// Cases per property, unless `PROPTEST_CASES` says otherwise.
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases: property_support::cases(cases),
-        ..ProptestConfig::default()
-    }
-}
+use property_support::config;
 
 /// The sandbox still answers a plain request.
 fn still_serves() -> Result<(), TestCaseError> {

@@ -4,6 +4,8 @@
 //! `jsonschema` accepts. Values are random, drawn from a vocabulary that
 //! makes both valid and invalid ones likely.
 
+mod property_support;
+
 use std::sync::OnceLock;
 
 use evalctl::schemacheck::Schemas;
@@ -258,7 +260,7 @@ fn agree(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(property_support::config(1000))]
 
     #[test]
     fn service_components_agree_with_jsonschema(

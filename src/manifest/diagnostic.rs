@@ -67,8 +67,9 @@ impl Span {
             offset -= 1;
         }
         let before = &source[..offset];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        let line_start = memchr::memrchr2(b'\n', b'\r', before.as_bytes())
+            .map_or_else(|| text_start(before), |i| i + 1);
+        let line = line_breaks(before) + 1;
         let column = before[line_start..].chars().count() + 1;
         Span {
             line: saturate(line),
@@ -85,19 +86,14 @@ impl Span {
     #[must_use]
     pub fn from_line_column(source: &str, line: u32, column: u32, len_chars: usize) -> Span {
         let column = column.max(1);
-        let mut line_start = 0;
-        let mut reached = 1;
-        while reached < line {
-            match source[line_start..].find('\n') {
-                Some(i) => line_start += i + 1,
-                None => break,
-            }
-            reached += 1;
+        let mut reached = 0;
+        let mut found = (0, "");
+        for (n, line_here) in lines(source).enumerate().take(line.max(1) as usize) {
+            reached = n + 1;
+            found = line_here;
         }
-        let line = reached;
-        let rest = &source[line_start..];
-        let line_text = rest.split('\n').next().unwrap_or_default();
-        let line_text = line_text.strip_suffix('\r').unwrap_or(line_text);
+        let line = saturate(reached.max(1));
+        let (line_start, line_text) = found;
         let start = char_byte_index(line_text, column as usize - 1);
         let column = saturate(line_text[..start].chars().count() + 1);
         let len = line_text[start..]
@@ -325,12 +321,91 @@ pub fn compare(a: &Diagnostic, b: &Diagnostic) -> Ordering {
         .then_with(|| a.span.map(|s| s.len).cmp(&b.span.map(|s| s.len)))
 }
 
+/// The lines of `source` as YAML counts them: a line ends at `\r\n`, `\n` or a lone `\r`
+/// (YAML 1.2, section 5.4), so a line number means what the parser meant by it. Yields each
+/// line's byte offset and its text without the break (and the first line without a byte
+/// order mark that starts the text); text ending in a break has an empty last line, as an
+/// editor shows it.
+pub fn lines(source: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start = Some(text_start(source));
+    std::iter::from_fn(move || {
+        let from = start?;
+        let rest = &source[from..];
+        match memchr::memchr2(b'\n', b'\r', rest.as_bytes()) {
+            Some(i) => {
+                let width = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
+                start = Some(from + i + width);
+                Some((from, &rest[..i]))
+            }
+            None => {
+                start = None;
+                Some((from, rest))
+            }
+        }
+    })
+}
+
+/// Where the text of `source` starts: after a byte order mark that starts it, which editors
+/// do not show as a column (any other U+FEFF is a character like any other).
+fn text_start(source: &str) -> usize {
+    if source.starts_with('\u{feff}') { 3 } else { 0 }
+}
+
+/// Spans of one source text, computed from byte offsets in logarithmic time: the line starts
+/// are found once, so a parser that spans every value of a large file stays linear.
+pub struct LineIndex<'s> {
+    source: &'s str,
+    /// The byte offset of each line's first character, as [`lines`] counts lines.
+    starts: Vec<usize>,
+}
+
+impl<'s> LineIndex<'s> {
+    /// Finds the line starts of `source`.
+    #[must_use]
+    pub fn new(source: &'s str) -> Self {
+        let starts = lines(source).map(|(start, _)| start).collect();
+        LineIndex { source, starts }
+    }
+
+    /// The text this index is of.
+    #[must_use]
+    pub fn source(&self) -> &'s str {
+        self.source
+    }
+
+    /// The same as [`Span::from_offset`] on this index's source.
+    #[must_use]
+    pub fn span(&self, offset: usize, len: usize) -> Span {
+        let source = self.source;
+        let mut offset = offset.min(source.len());
+        while !source.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.starts.partition_point(|&start| start <= offset).max(1);
+        let line_start = self.starts[line - 1].min(offset);
+        let column = source[line_start..offset].chars().count() + 1;
+        Span {
+            line: saturate(line),
+            column: saturate(column),
+            offset,
+            len,
+        }
+    }
+}
+
+/// How many line breaks `text` holds, counting `\r\n` once (see [`lines`]).
+fn line_breaks(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    memchr::memchr2_iter(b'\n', b'\r', bytes)
+        .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'))
+        .count()
+}
+
 /// The offending line (tabs expanded, control characters escaped), the number of display
 /// columns before the span, and the number of carets: at least one, at most to the end of
 /// the line.
 fn excerpt(source: &str, span: Span) -> Option<(String, usize, usize)> {
-    let line = source.split('\n').nth(span.line.checked_sub(1)? as usize)?;
-    let line = line.strip_suffix('\r').unwrap_or(line);
+    let (_, line) = lines(source).nth(span.line.checked_sub(1)? as usize)?;
     let start = char_byte_index(line, (span.column.max(1) - 1) as usize);
     // Take the span's bytes from the column on, cut at the end of the line and at a
     // character boundary.
@@ -556,6 +631,39 @@ mod tests {
         assert_eq!(
             (past.line, past.column, past.offset, past.len),
             (3, 1, source.len(), 0)
+        );
+    }
+
+    #[test]
+    fn lines_end_where_yaml_ends_them() {
+        // `\r\n`, `\n` and a lone `\r` each end a line; a byte order mark is no column.
+        assert_eq!(
+            lines("\u{feff}\u{feff}x").collect::<Vec<_>>(),
+            [(3, "\u{feff}x")]
+        );
+        let source = "\u{feff}a: 1\r\nb: 2\rc: 3\nd: 4";
+        let all: Vec<_> = lines(source).collect();
+        assert_eq!(all, [(3, "a: 1"), (9, "b: 2"), (14, "c: 3"), (19, "d: 4")]);
+        assert_eq!(lines("x\n").collect::<Vec<_>>(), [(0, "x"), (2, "")]);
+        for (n, &(offset, text)) in all.iter().enumerate() {
+            let line = u32::try_from(n + 1).unwrap();
+            let by_line = Span::from_line_column(source, line, 4, 1);
+            assert_eq!(
+                (by_line.offset, &source[by_line.offset..][..1]),
+                (offset + 3, &text[3..])
+            );
+            assert_eq!(Span::from_offset(source, by_line.offset, 1), by_line);
+            assert_eq!(LineIndex::new(source).span(by_line.offset, 1), by_line);
+        }
+        let diagnostic = Diagnostic::error(
+            "x.yaml",
+            Some(Span::from_line_column(source, 3, 4, 1)),
+            "bad",
+        );
+        assert!(
+            diagnostic
+                .render(Some(source), false)
+                .contains("3 | c: 3\n")
         );
     }
 }

@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::diagnostic::Span;
+use super::diagnostic::{Span, lines};
 use super::types::EnvRef;
 
 /// What a masked value is shown as.
@@ -77,8 +77,7 @@ fn range(source: &str, span: &Span) -> Option<(usize, usize)> {
 
 /// Bytes up to the end of the line (before any comment).
 fn line_end(text: &str) -> usize {
-    let line = text.find('\n').unwrap_or(text.len());
-    let line_text = text[..line].strip_suffix('\r').unwrap_or(&text[..line]);
+    let line_text = lines(text).next().map_or("", |(_, line)| line);
     match line_text.find(" #") {
         Some(comment) => comment,
         None => line_text.len(),
@@ -86,13 +85,13 @@ fn line_end(text: &str) -> usize {
 }
 
 fn rest_of_line_is_empty(after: &str) -> bool {
-    let line = after.split('\n').next().unwrap_or_default();
+    let line = lines(after).next().map_or("", |(_, line)| line);
     let trimmed = line.trim();
     trimmed.is_empty() || trimmed.starts_with('#')
 }
 
 fn masked(value: &str, ends_line: bool) -> String {
-    if ends_line && !value.contains('\n') {
+    if ends_line && !value.contains(['\n', '\r']) {
         return MASK.to_owned();
     }
     value
@@ -122,14 +121,12 @@ pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> String {
         return source.to_owned();
     };
     let mut out = String::with_capacity(source.len());
-    for piece in source.split_inclusive('\n') {
-        let (text, newline) = match piece.strip_suffix('\n') {
-            Some(text) => (text, "\n"),
-            None => (piece, ""),
-        };
-        let (text, cr) = match text.strip_suffix('\r') {
-            Some(text) => (text, "\r"),
-            None => (text, ""),
+    for (start, text) in lines(source) {
+        let after = &source[start + text.len()..];
+        let line_break = if after.starts_with("\r\n") {
+            "\r\n"
+        } else {
+            &after[..after.len().min(1)]
         };
         match line.captures(text) {
             Some(caps)
@@ -146,8 +143,7 @@ pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> String {
             }
             _ => out.push_str(&mask_flow_entries(text, secret_fields, reference)),
         }
-        out.push_str(cr);
-        out.push_str(newline);
+        out.push_str(line_break);
     }
     out
 }
@@ -237,6 +233,16 @@ mod tests {
         assert_eq!(
             mask_secret_lines(source, FIELDS),
             "token: ********\r\n  - api_key_value: ********\nname: x\ntoken: ${OPENAI_API_KEY}\ntoken: '${A}' # ok\n"
+        );
+    }
+
+    #[test]
+    fn secret_lines_after_a_lone_carriage_return_are_masked() {
+        // A lone `\r` ends a line for YAML, and so for the excerpts that quote it.
+        let source = "name: x\rtoken: sk-live-1\r\rapi_key_value: sk-2";
+        assert_eq!(
+            mask_secret_lines(source, FIELDS),
+            "name: x\rtoken: ********\r\rapi_key_value: ********"
         );
     }
 

@@ -29,7 +29,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use serde_saphyr::{Budget, DuplicateKeyPolicy, Location, NonFiniteFloatPolicy, Options, Spanned};
 
-use super::diagnostic::Span;
+use super::diagnostic::{LineIndex, Span};
 
 mod document;
 mod error;
@@ -156,7 +156,7 @@ fn parse_here(source: &str, limits: &Limits) -> Result<Vec<Document>, Vec<YamlEr
     let raw = serde_saphyr::from_multiple_with_options::<Spanned<Raw>>(source, limits.options())
         .map_err(|err| vec![convert_error(&err, source, limits)])?;
     let mut flattener = Flattener {
-        source,
+        lines: LineIndex::new(source),
         errors: Vec::new(),
     };
     let documents = raw
@@ -286,7 +286,7 @@ impl<'de> Visitor<'de> for RawVisitor {
 
 /// Turns parsed nodes into JSON values and span trees, collecting key and number errors.
 struct Flattener<'s> {
-    source: &'s str,
+    lines: LineIndex<'s>,
     errors: Vec<YamlError>,
 }
 
@@ -357,7 +357,8 @@ impl Flattener<'_> {
     /// integers become integers again (`012`) or an error (`99999999999999999999`).
     fn float(&mut self, f: f64, at: Span) -> Value {
         let text = self
-            .source
+            .lines
+            .source()
             .get(at.offset..at.offset.saturating_add(at.len))
             .unwrap_or_default();
         match integer_literal(text) {
@@ -383,7 +384,7 @@ impl Flattener<'_> {
     }
 
     fn span(&self, location: &Location) -> Span {
-        to_span(location, self.source).unwrap_or(Span {
+        to_span(location, &self.lines).unwrap_or(Span {
             line: 1,
             column: 1,
             offset: 0,
@@ -416,11 +417,14 @@ fn integer_literal(text: &str) -> Option<Option<Number>> {
     Some(u64::from_str_radix(unsigned, radix).ok().map(Number::from))
 }
 
-/// A parser location as a [`Span`], with byte offsets computed from the text when the
-/// parser did not give them. `None` for an unknown location.
-fn to_span(location: &Location, source: &str) -> Option<Span> {
+/// A parser location as a [`Span`] of `lines`' source. Line and column are computed from the
+/// byte offset when the parser gives one (so they follow [`super::diagnostic::lines`], not
+/// the parser's own count, which skips byte order marks the way only YAML does); else byte
+/// offsets are computed from the parser's line and column. `None` for an unknown location.
+fn to_span(location: &Location, lines: &LineIndex) -> Option<Span> {
     let line = u32::try_from(location.line()).ok().filter(|&l| l > 0)?;
     let column = u32::try_from(location.column()).unwrap_or(u32::MAX).max(1);
+    let source = lines.source();
     let span = location.span();
     let bytes = span
         .byte_offset()
@@ -433,12 +437,7 @@ fn to_span(location: &Location, source: &str) -> Option<Span> {
                 .then_some((offset, len))
         });
     Some(match bytes {
-        Some((offset, len)) => Span {
-            line,
-            column,
-            offset,
-            len,
-        },
+        Some((offset, len)) => lines.span(offset, len),
         None => {
             let chars = usize::try_from(span.len()).unwrap_or(1);
             Span::from_line_column(source, line, column, chars)

@@ -1,7 +1,7 @@
 //! What the property tests share: generators of hostile HTTP requests and
 //! the raw HTTP/1.1 they are sent with (`property_sandbox`), and generators
-//! of random desired and live states (`property_reconcile`), plus the case
-//! count every property starts from.
+//! of random desired and live states (`property_reconcile`), plus the
+//! configuration (case count and seed) every property starts from.
 
 #![allow(dead_code)] // each property test uses a different part
 
@@ -10,10 +10,22 @@ pub mod live_ops;
 pub mod requests;
 pub mod wire;
 
-/// Cases per property: `default`, unless `PROPTEST_CASES` says otherwise.
-pub fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+/// The seed every property starts from unless `PROPTEST_RNG_SEED` names another.
+pub const SEED: u64 = 0x0e7a_1c71;
+
+/// The configuration every property starts from: `default_cases` cases unless
+/// `PROPTEST_CASES` says otherwise, from [`SEED`] unless `PROPTEST_RNG_SEED` names another
+/// seed. A fixed seed makes `cargo test` (and CI) run the same cases every time, so a
+/// failure reproduces and a pass means the same thing twice; explore further with, e.g.,
+/// `PROPTEST_RNG_SEED=$RANDOM PROPTEST_CASES=5000 cargo test --test property_manifest`.
+pub fn config(default_cases: u32) -> proptest::test_runner::Config {
+    // The default reads every `PROPTEST_*` variable that is set.
+    let mut config = proptest::test_runner::Config::default();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = default_cases;
+    }
+    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        config.rng_seed = proptest::test_runner::RngSeed::Fixed(SEED);
+    }
+    config
 }

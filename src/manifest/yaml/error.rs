@@ -7,7 +7,7 @@ use serde_saphyr::{ExternalMessageSource, MessageFormatter, UserMessageFormatter
 use thiserror::Error;
 
 use super::{Limits, to_span};
-use crate::manifest::diagnostic::{Diagnostic, Span};
+use crate::manifest::diagnostic::{Diagnostic, LineIndex, Span};
 
 /// Why a source text could not be turned into documents.
 #[derive(Clone, Debug, PartialEq, Error)]
@@ -185,7 +185,9 @@ impl YamlError {
 
 /// Maps a parser error to ours, keeping its location.
 pub(super) fn convert_error(err: &serde_saphyr::Error, source: &str, limits: &Limits) -> YamlError {
-    let at = err.location().and_then(|l| to_span(&l, source));
+    let at = err
+        .location()
+        .and_then(|l| to_span(&l, &LineIndex::new(source)));
     let mut inner = err;
     while let serde_saphyr::Error::AliasError { error, .. }
     | serde_saphyr::Error::WithSnippet { error, .. } = inner
