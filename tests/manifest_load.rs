@@ -1,9 +1,8 @@
 //! `manifest::load` end to end: the examples load cleanly, a file with many mistakes
 //! reports all of them at once (snapshot), literal secrets never appear in any output,
-//! rules across documents and files hold, and hostile YAML is refused quickly.
+//! rules across documents and files hold, and hostile YAML is refused with a clear error.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use evalctl::manifest::{LoadOutcome, load};
 
@@ -238,22 +237,22 @@ fn missing_paths_are_unreadable_not_invalid() {
     assert!(!outcome.unreadable());
 }
 
-/// Loads `text` as one file and asserts it is refused within a few seconds.
-fn refused_quickly(name: &str, text: &str) -> String {
+/// Loads `text` as one file and asserts it is refused; returns the first message.
+///
+/// How fast, and in how much memory, is measured by the benchmark's `hostile` phase
+/// (`cargo run --release --example bench`), not asserted here.
+fn refused(name: &str, text: &str) -> String {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write(dir.path(), name, text);
-    let started = Instant::now();
     let outcome = load_paths(&[&path], &no_env);
-    let took = started.elapsed();
-    assert!(took < Duration::from_secs(10), "{name} took {took:?}");
     assert!(outcome.has_errors(), "{name} was accepted");
     outcome.diagnostics[0].message.clone()
 }
 
 #[test]
-fn hostile_yaml_is_refused_quickly_with_a_clear_error() {
+fn hostile_yaml_is_refused_with_a_clear_error() {
     let bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\nkind: Project\n";
-    let message = refused_quickly("bomb.yaml", bomb);
+    let message = refused("bomb.yaml", bomb);
     assert!(message.contains("aliases expand to more than"), "{message}");
 
     let deep = format!(
@@ -261,31 +260,31 @@ fn hostile_yaml_is_refused_quickly_with_a_clear_error() {
         "[".repeat(10_000),
         "]".repeat(10_000)
     );
-    let message = refused_quickly("deep.yaml", &deep);
+    let message = refused("deep.yaml", &deep);
     assert!(message.contains("nesting is deeper than"), "{message}");
 
     let block_deep: String = (0..200)
         .map(|i| format!("{}k{i}:\n", "  ".repeat(i)))
         .collect();
-    let message = refused_quickly("block.yaml", &block_deep);
+    let message = refused("block.yaml", &block_deep);
     assert!(message.contains("nesting is deeper than"), "{message}");
 
     let huge = format!(
         "kind: Project\nname: x\n# {}\n",
         "x".repeat(9 * 1024 * 1024)
     );
-    let message = refused_quickly("huge.yaml", &huge);
+    let message = refused("huge.yaml", &huge);
     assert!(message.contains("over the limit"), "{message}");
 
     let many: String = (0..1_100)
         .map(|i| format!("---\nkind: Project\nname: p{i}\n"))
         .collect();
-    let message = refused_quickly("many.yaml", &many);
+    let message = refused("many.yaml", &many);
     assert!(message.contains("documents in one file"), "{message}");
 }
 
 #[test]
-fn a_large_but_sound_file_loads_fast() {
+fn a_large_but_sound_file_loads() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut text = String::from("kind: Project\nname: big\nlog_streams:\n");
     for i in 0..2_000 {
@@ -294,22 +293,16 @@ fn a_large_but_sound_file_loads_fast() {
         ));
     }
     let path = write(dir.path(), "big.yaml", &text);
-    let started = Instant::now();
     let outcome = load_paths(&[&path], &no_env);
     assert!(
         !outcome.has_errors(),
         "{}",
         outcome.render_diagnostics(false)
     );
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "{:?}",
-        started.elapsed()
-    );
 }
 
 #[test]
-fn many_problems_in_one_document_cost_linear_time() {
+fn many_problems_in_one_document_are_all_reported() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut integration =
         String::from("kind: Integration\nprovider: custom\nendpoint: https://x\nheaders:\n");
@@ -330,14 +323,8 @@ fn many_problems_in_one_document_cost_linear_time() {
     }
     let a = write(dir.path(), "integration.yaml", &integration);
     let b = write(dir.path(), "project.yaml", &project);
-    let started = Instant::now();
     let outcome = load_paths(&[&a, &b], &no_env);
     let rendered = outcome.render_diagnostics(false);
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "{:?}",
-        started.elapsed()
-    );
     assert_eq!(outcome.error_count(), 5_000 + 5_000 + 4_999 + 4_999);
     assert!(!rendered.contains("literal-") && !rendered.contains("secret-"));
 }

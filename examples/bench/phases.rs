@@ -28,6 +28,7 @@ use std::time::Duration;
 
 use evalctl::api::DEFAULT_PAGE_LIMIT;
 use evalctl::client::{Client, ClientConfig, Credentials};
+use evalctl::exit::ExitStatus;
 use evalctl::sandbox::{Faults, Sandbox, SandboxHandle};
 use futures::StreamExt;
 
@@ -190,6 +191,8 @@ pub struct Suite {
     pub drift: Phase,
     /// `validate` of many files.
     pub validate: Phase,
+    /// `validate` of hostile files, all refused.
+    pub hostile: Phase,
     /// Plan and apply against a rate-limited sandbox.
     pub throttled: Option<Throttled>,
 }
@@ -409,6 +412,8 @@ pub fn run_suite(args: &Args, evalctl: &Path, work: &WorkDir) -> Result<Suite, B
         .map_err(|e| BenchError::io(work.config(), e))?;
     population::write_validate_repo(fixture.state(), &work.validate(), args.validate_files)
         .map_err(|e| BenchError::io(work.validate(), e))?;
+    population::write_hostile_repo(&work.hostile())
+        .map_err(|e| BenchError::io(work.hostile(), e))?;
     let scorers = fixture.state().scorers.len();
     let runs: Vec<(String, String)> = fixture
         .state()
@@ -514,6 +519,15 @@ pub fn run_suite(args: &Args, evalctl: &Path, work: &WorkDir) -> Result<Suite, B
         None,
         false,
     )?;
+    let hostile_dir = path_str(&work.hostile());
+    let (hostile, _) = ctx.phase(
+        "hostile",
+        "hostile",
+        &["validate", &hostile_dir],
+        i32::from(ExitStatus::InvalidManifests.code()),
+        None,
+        false,
+    )?;
 
     let throttled = if ctx.args.skip_throttle {
         None
@@ -535,6 +549,7 @@ pub fn run_suite(args: &Args, evalctl: &Path, work: &WorkDir) -> Result<Suite, B
         converged,
         drift,
         validate,
+        hostile,
         throttled,
     })
 }

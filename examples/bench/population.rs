@@ -3,8 +3,8 @@
 //! config repo of manifests that asks for real changes to it (scorers and a
 //! segment filter on every run, a new section and a changed one on log
 //! streams, favorites, a changed and new templates), the repo of many small
-//! files that `validate` is timed on, and the out-of-band changes the drift
-//! phase detects.
+//! files that `validate` is timed on, the hostile files it must refuse, and
+//! the out-of-band changes the drift phase detects.
 //!
 //! Everything is deterministic: the fixture is, and every choice here is
 //! drawn from a `fastrand` generator seeded with `--seed`.
@@ -235,6 +235,52 @@ pub fn write_validate_repo(state: &State, dir: &Path, files: usize) -> std::io::
     Ok(())
 }
 
+/// Writes hostile manifests into `dir`, each of which `validate` must refuse quickly and in
+/// bounded memory: an alias bomb, nesting 100,000 levels deep, a file over the size limit,
+/// a flow sequence of two million nodes, and a file with 20,000 problems (every one
+/// reported, literal secrets included, none quoted back).
+pub fn write_hostile_repo(dir: &Path) -> std::io::Result<()> {
+    reset_dir(dir)?;
+    let mut bomb = String::from(
+        "kind: Project\nname: bomb\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n",
+    );
+    for level in 1..=9 {
+        let refs = vec![format!("*l{}", level - 1); 10].join(", ");
+        bomb.push_str(&format!("l{level}: &l{level} [{refs}]\n"));
+    }
+    std::fs::write(dir.join("alias-bomb.yaml"), bomb)?;
+    let deep = format!("kind: Project\nname: {}\n", "[".repeat(100_000));
+    std::fs::write(dir.join("deep.yaml"), deep)?;
+    let huge = format!(
+        "kind: Project\nname: huge\n# {}\n",
+        "x".repeat(9 * 1024 * 1024)
+    );
+    std::fs::write(dir.join("huge.yaml"), huge)?;
+    let wide = format!(
+        "kind: Project\nname: wide\nlog_streams: [{}]\n",
+        "1,".repeat(2_000_000)
+    );
+    std::fs::write(dir.join("wide.yaml"), wide)?;
+    let mut problems =
+        String::from("kind: Integration\nprovider: custom\nendpoint: https://x\nheaders:\n");
+    for i in 0..5_000 {
+        problems.push_str(&format!("  X-{i}: literal-{i}\n"));
+    }
+    for i in 0..5_000 {
+        problems.push_str(&format!("unknown_{i}: secret-{i}\n"));
+    }
+    problems.push_str(
+        "---\nkind: Project\nname: p\nlog_streams:\n  - name: l\n    trends:\n      sections:\n",
+    );
+    for i in 0..5_000 {
+        problems.push_str(&format!(
+            "        - {{name: s{i}, renamed_from: [old, s{}]}}\n",
+            i + 1
+        ));
+    }
+    std::fs::write(dir.join("many-problems.yaml"), problems)
+}
+
 /// Changes `state` out of band, as another user of the service would: every
 /// 50th log stream loses its segment filters, and every 100th dashboard
 /// loses its `Quality` section. Returns the number of objects changed.
@@ -288,6 +334,11 @@ impl WorkDir {
     /// The repo `validate` is timed on.
     pub fn validate(&self) -> PathBuf {
         self.root.join("validate")
+    }
+
+    /// The hostile manifests `validate` must refuse.
+    pub fn hostile(&self) -> PathBuf {
+        self.root.join("hostile")
     }
 
     /// Where each phase's stdout and stderr go.

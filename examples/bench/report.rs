@@ -16,6 +16,31 @@ const PLAN_RATIO_TARGET: f64 = 1.5;
 const RSS_TARGET_BYTES: u64 = 100_000_000;
 /// Wall time of `validate`, under.
 const VALIDATE_TARGET: Duration = Duration::from_secs(1);
+/// Every phase a suite ran.
+fn every_phase(s: &Suite) -> Vec<&Phase> {
+    [
+        &s.plan,
+        &s.apply,
+        &s.converged,
+        &s.drift,
+        &s.validate,
+        &s.hostile,
+    ]
+    .into_iter()
+    .chain(&s.serial)
+    .chain(s.throttled.iter().flat_map(|t| [&t.plan, &t.apply]))
+    .collect()
+}
+
+/// What the hostile phase validates.
+const HOSTILE_FILES: &str =
+    "an alias bomb, 100,000-deep nesting, a 9 MiB file, 2,000,000 nodes and 20,000 problems";
+
+/// The hostile files are all refused (exit 65) in under a second and under the RSS target.
+fn hostile_ok(p: &Phase) -> bool {
+    p.exit_ok() && p.run.wall < VALIDATE_TARGET && p.run.max_rss_kib * 1024 < RSS_TARGET_BYTES
+}
+
 /// Share of requests answered 429 (each is retried), under.
 const RETRY_SHARE_TARGET: f64 = 0.10;
 /// Goodput as a share of the rate limit, at least.
@@ -234,6 +259,13 @@ pub fn suite(args: &Args, s: &Suite) {
         thousands(args.validate_files),
         secs(s.validate.run.wall),
         verdict(s.validate.run.wall < VALIDATE_TARGET)
+    );
+    print_phase(&s.hostile, None);
+    println!(
+        "  target: {HOSTILE_FILES} refused under 1 s, in bounded memory: {}, {}  [{}]",
+        secs(s.hostile.run.wall),
+        mb(s.hostile.run.max_rss_kib),
+        verdict(hostile_ok(&s.hostile))
     );
     if let Some(t) = &s.throttled {
         throttled(t);
@@ -483,6 +515,13 @@ pub fn summary(args: &Args, suites: &[Suite]) {
             verdict(validate < VALIDATE_TARGET.as_secs_f64())
         ),
     );
+    row(
+        &all(&|s| Some(&s.hostile)),
+        &format!(
+            "hostile files refused < 1 s: {}",
+            verdict(suites.iter().all(|s| hostile_ok(&s.hostile)))
+        ),
+    );
     for pick in [
         (|t: &Throttled| &t.plan) as fn(&Throttled) -> &Phase,
         |t: &Throttled| &t.apply,
@@ -511,10 +550,8 @@ pub fn summary(args: &Args, suites: &[Suite]) {
     let peak = suites
         .iter()
         .flat_map(|s| {
-            [&s.plan, &s.apply, &s.converged, &s.drift, &s.validate]
+            every_phase(s)
                 .into_iter()
-                .chain(&s.serial)
-                .chain(s.throttled.iter().flat_map(|t| [&t.plan, &t.apply]))
                 .map(|p| p.run.max_rss_kib)
                 .collect::<Vec<_>>()
         })
@@ -544,10 +581,8 @@ pub fn summary(args: &Args, suites: &[Suite]) {
     let unexpected: Vec<String> = suites
         .iter()
         .flat_map(|s| {
-            [&s.plan, &s.apply, &s.converged, &s.drift, &s.validate]
+            every_phase(s)
                 .into_iter()
-                .chain(&s.serial)
-                .chain(s.throttled.iter().flat_map(|t| [&t.plan, &t.apply]))
                 .filter(|p| !p.exit_ok())
                 .map(|p| p.name.clone())
                 .collect::<Vec<_>>()

@@ -401,21 +401,86 @@ fn line_breaks(text: &str) -> usize {
         .count()
 }
 
-/// The offending line (tabs expanded, control characters escaped), the number of display
-/// columns before the span, and the number of carets: at least one, at most to the end of
-/// the line.
+/// Characters of the offending line an excerpt shows at most; a longer line is cut around
+/// the span, with `…` where text was left out.
+const EXCERPT_CHARS: usize = 160;
+
+/// Characters before the span that a cut excerpt keeps at least, when the line has them.
+const EXCERPT_CONTEXT: usize = 60;
+
+/// The offending line (tabs expanded, control characters escaped, cut to
+/// [`EXCERPT_CHARS`] around the span), the number of display columns before the span, and
+/// the number of carets: at least one, at most to the end of the line.
+///
+/// The line is found from the span's byte offset, looking no further than the excerpt can
+/// show, so quoting thousands of problems of one huge file costs no more than the file.
 fn excerpt(source: &str, span: Span) -> Option<(String, usize, usize)> {
-    let (_, line) = lines(source).nth(span.line.checked_sub(1)? as usize)?;
-    let start = char_byte_index(line, (span.column.max(1) - 1) as usize);
-    // Take the span's bytes from the column on, cut at the end of the line and at a
-    // character boundary.
-    let mut end = start.saturating_add(span.len).min(line.len());
-    while !line.is_char_boundary(end) {
-        end -= 1;
+    let mut offset = span.offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
     }
-    let indent: usize = line[..start].chars().map(display_width).sum();
-    let carets: usize = line[start..end].chars().map(display_width).sum();
-    let text: String = line.chars().map(display_char).collect();
+    let text_begins = text_start(source).min(offset);
+    let is_break = |c: char| c == '\n' || c == '\r';
+    // Up to EXCERPT_CHARS characters each way, stopping at the line's ends.
+    let mut before: Vec<usize> = Vec::new();
+    let mut more_before = false;
+    for (i, c) in source[text_begins..offset].char_indices().rev() {
+        if is_break(c) {
+            break;
+        }
+        if before.len() == EXCERPT_CHARS {
+            more_before = true;
+            break;
+        }
+        before.push(text_begins + i);
+    }
+    let mut after_end = offset;
+    let mut after = 0;
+    let mut more_after = false;
+    for (i, c) in source[offset..].char_indices() {
+        if is_break(c) {
+            break;
+        }
+        if after == EXCERPT_CHARS {
+            more_after = true;
+            break;
+        }
+        after += 1;
+        after_end = offset + i + c.len_utf8();
+    }
+    let keep_before = if before.len() + after <= EXCERPT_CHARS {
+        before.len()
+    } else {
+        before
+            .len()
+            .min(EXCERPT_CONTEXT.max(EXCERPT_CHARS.saturating_sub(after)))
+    };
+    let keep_after = after.min(EXCERPT_CHARS - keep_before);
+    more_before |= keep_before < before.len();
+    more_after |= keep_after < after;
+    let from = keep_before
+        .checked_sub(1)
+        .map_or(offset, |last| before[last]);
+    let to = source[offset..after_end]
+        .char_indices()
+        .nth(keep_after)
+        .map_or(after_end, |(i, _)| offset + i);
+    // The span's bytes from its start, cut at the end of what is shown.
+    let mut caret_end = offset.saturating_add(span.len).min(to);
+    while !source.is_char_boundary(caret_end) {
+        caret_end -= 1;
+    }
+    let ellipsis = |more: bool| if more { "…" } else { "" };
+    let indent: usize = ellipsis(more_before).chars().count()
+        + source[from..offset]
+            .chars()
+            .map(display_width)
+            .sum::<usize>();
+    let carets: usize = source[offset..caret_end].chars().map(display_width).sum();
+    let text: String = std::iter::once(ellipsis(more_before).to_owned())
+        .chain(source[from..to].chars().map(display_char))
+        .chain(std::iter::once(ellipsis(more_after).to_owned()))
+        .collect();
     Some((text, indent, carets.max(1)))
 }
 
@@ -565,6 +630,40 @@ mod tests {
         let out =
             Diagnostic::error("x.yaml", Some(span), "unexpected end").render(Some("a: ["), false);
         assert!(out.ends_with("1 | a: [\n  |     ^\n"), "{out}");
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_span() {
+        let source = format!(
+            "k: [{}bad{}]\nnext: 1\n",
+            "x,".repeat(500),
+            ",y".repeat(500)
+        );
+        let span = Span::from_offset(&source, source.find("bad").unwrap(), 3);
+        let out = Diagnostic::error("x.yaml", Some(span), "bad value").render(Some(&source), false);
+        let lines: Vec<&str> = out.lines().collect();
+        let shown = lines[3].split_once(" | ").unwrap().1;
+        let carets = lines[4].split_once(" | ").unwrap().1;
+        assert!(shown.starts_with('…') && shown.ends_with('…'), "{out}");
+        assert_eq!(shown.chars().count(), EXCERPT_CHARS + 2, "{out}");
+        let at = carets.find('^').unwrap();
+        assert_eq!(carets[at..].trim_end(), "^^^");
+        assert_eq!(
+            shown.chars().skip(at).take(3).collect::<String>(),
+            "bad",
+            "{out}"
+        );
+        // Near the start of the line, the start is kept and only the end is cut.
+        let early = Span::from_offset(&source, 4, 1);
+        let out = Diagnostic::error("x.yaml", Some(early), "x").render(Some(&source), false);
+        assert!(
+            out.contains("1 | k: [x,x,") && out.contains("x,…\n"),
+            "{out}"
+        );
+        // A short line is shown whole.
+        let last = Span::from_line_column(&source, 2, 7, 1);
+        let out = Diagnostic::error("x.yaml", Some(last), "x").render(Some(&source), false);
+        assert!(out.contains("2 | next: 1\n"), "{out}");
     }
 
     #[test]
