@@ -81,7 +81,7 @@ impl Printer {
 
     /// Writes a result to stdout. A closed pipe is not an error.
     pub fn out(&self, text: &str) {
-        write_ignoring_broken_pipe(&mut io::stdout().lock(), text);
+        write_ignoring_broken_pipe(&mut io::stdout().lock(), &[text]);
     }
 
     /// Writes a diagnostic line to stderr (suppressed by `-q` unless an error).
@@ -120,16 +120,18 @@ impl Printer {
     }
 }
 
+/// Writes `text` and a line break unless it ends in one, without copying it
+/// (diagnostics of a large repo can be megabytes).
 fn write_line(w: &mut impl Write, text: &str) {
-    if text.ends_with('\n') {
-        write_ignoring_broken_pipe(w, text);
-    } else {
-        write_ignoring_broken_pipe(w, &format!("{text}\n"));
-    }
+    let newline = if text.ends_with('\n') { "" } else { "\n" };
+    write_ignoring_broken_pipe(w, &[text, newline]);
 }
 
-fn write_ignoring_broken_pipe(w: &mut impl Write, text: &str) {
+fn write_ignoring_broken_pipe(w: &mut impl Write, parts: &[&str]) {
     // A reader that went away (`| head`) has all it wanted; any other write
     // error on a terminal stream has nowhere to be reported.
-    let _ = w.write_all(text.as_bytes()).and_then(|()| w.flush());
+    let _ = parts
+        .iter()
+        .try_for_each(|part| w.write_all(part.as_bytes()))
+        .and_then(|()| w.flush());
 }

@@ -22,7 +22,6 @@
 //!
 //! Documents that are empty (only comments) or a bare null are skipped.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -323,7 +322,7 @@ impl Flattener<'_> {
             }
             Raw::Map(entries) => {
                 let mut values = Map::new();
-                let mut kids = BTreeMap::new();
+                let mut kids: Vec<(String, SpanTree)> = Vec::with_capacity(entries.len());
                 for (key, value) in entries {
                     let key_span = self.span(&key.referenced);
                     let key = match key.value {
@@ -336,18 +335,23 @@ impl Flattener<'_> {
                             continue;
                         }
                     };
-                    if let Some(first) = kids.get(&key).and_then(|kid: &SpanTree| kid.at.key) {
+                    if values.contains_key(&key) {
+                        let first = kids
+                            .iter()
+                            .find(|(k, _)| *k == key)
+                            .and_then(|(_, kid)| kid.at.key);
                         self.errors.push(YamlError::DuplicateKey {
                             key,
                             at: key_span,
-                            first,
+                            first: first.unwrap_or(key_span),
                         });
                         continue;
                     }
                     let (value, kid) = self.node(value, Some(key_span));
                     values.insert(key.clone(), value);
-                    kids.insert(key, kid);
+                    kids.push((key, kid));
                 }
+                kids.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
                 (Value::Object(values), Kids::Map(kids))
             }
         };
