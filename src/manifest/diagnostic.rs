@@ -67,9 +67,14 @@ impl Span {
             offset -= 1;
         }
         let before = &source[..offset];
-        let line_start = memchr::memrchr2(b'\n', b'\r', before.as_bytes())
+        // Between the two bytes of a `\r\n` the line has not ended yet.
+        let ended = match before.strip_suffix('\r') {
+            Some(rest) if source[offset..].starts_with('\n') => rest,
+            _ => before,
+        };
+        let line_start = memchr::memrchr2(b'\n', b'\r', ended.as_bytes())
             .map_or_else(|| text_start(before), |i| i + 1);
-        let line = line_breaks(before) + 1;
+        let line = line_breaks(ended) + 1;
         let column = before[line_start..].chars().count() + 1;
         Span {
             line: saturate(line),
@@ -753,6 +758,15 @@ mod tests {
             );
             assert_eq!(Span::from_offset(source, by_line.offset, 1), by_line);
             assert_eq!(LineIndex::new(source).span(by_line.offset, 1), by_line);
+        }
+        // Every offset, even one between the bytes of a `\r\n`, gets the same span both ways.
+        let index = LineIndex::new(source);
+        for offset in 0..=source.len() {
+            assert_eq!(
+                Span::from_offset(source, offset, 0),
+                index.span(offset, 0),
+                "{offset}"
+            );
         }
         let diagnostic = Diagnostic::error(
             "x.yaml",
