@@ -272,7 +272,9 @@ pub fn write_hostile_repo(dir: &Path) -> std::io::Result<()> {
     problems.push_str(
         "---\nkind: Project\nname: p\nlog_streams:\n  - name: l\n    trends:\n      sections:\n",
     );
-    for i in 0..5_000 {
+    // Each section after the first repeats a rename (`old`) and a name (the previous
+    // section's `s{i}`): two problems each, 5,000 sections after the first.
+    for i in 0..=5_000 {
         problems.push_str(&format!(
             "        - {{name: s{i}, renamed_from: [old, s{}]}}\n",
             i + 1

@@ -62,10 +62,7 @@ impl Span {
     /// character boundary, so any input gives a valid span.
     #[must_use]
     pub fn from_offset(source: &str, offset: usize, len: usize) -> Span {
-        let mut offset = offset.min(source.len());
-        while !source.is_char_boundary(offset) {
-            offset -= 1;
-        }
+        let offset = char_floor(source, offset);
         let before = &source[..offset];
         // Between the two bytes of a `\r\n` the line has not ended yet.
         let ended = match before.strip_suffix('\r') {
@@ -91,14 +88,13 @@ impl Span {
     #[must_use]
     pub fn from_line_column(source: &str, line: u32, column: u32, len_chars: usize) -> Span {
         let column = column.max(1);
-        let mut reached = 0;
-        let mut found = (0, "");
-        for (n, line_here) in lines(source).enumerate().take(line.max(1) as usize) {
-            reached = n + 1;
-            found = line_here;
-        }
-        let line = saturate(reached.max(1));
-        let (line_start, line_text) = found;
+        // `lines` yields at least one line, so the last one reached always exists.
+        let (index, (line_start, line_text)) = lines(source)
+            .take(line.max(1) as usize)
+            .enumerate()
+            .last()
+            .unwrap_or((0, (0, "")));
+        let line = saturate(index + 1);
         let start = char_byte_index(line_text, column as usize - 1);
         let column = saturate(line_text[..start].chars().count() + 1);
         let len = line_text[start..]
@@ -382,10 +378,7 @@ impl<'s> LineIndex<'s> {
     #[must_use]
     pub fn span(&self, offset: usize, len: usize) -> Span {
         let source = self.source;
-        let mut offset = offset.min(source.len());
-        while !source.is_char_boundary(offset) {
-            offset -= 1;
-        }
+        let offset = char_floor(source, offset);
         let line = self.starts.partition_point(|&start| start <= offset).max(1);
         let line_start = self.starts[line - 1].min(offset);
         let column = source[line_start..offset].chars().count() + 1;
@@ -396,6 +389,16 @@ impl<'s> LineIndex<'s> {
             len,
         }
     }
+}
+
+/// `offset`, moved back to the end of `source` or to the start of the character it falls
+/// inside (`str::floor_char_boundary`, which needs a newer Rust than the crate's minimum).
+pub(crate) fn char_floor(source: &str, offset: usize) -> usize {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
 }
 
 /// How many line breaks `text` holds, counting `\r\n` once (see [`lines`]).
@@ -420,72 +423,59 @@ const EXCERPT_CONTEXT: usize = 60;
 /// The line is found from the span's byte offset, looking no further than the excerpt can
 /// show, so quoting thousands of problems of one huge file costs no more than the file.
 fn excerpt(source: &str, span: Span) -> Option<(String, usize, usize)> {
-    let mut offset = span.offset.min(source.len());
-    while !source.is_char_boundary(offset) {
-        offset -= 1;
-    }
+    let offset = char_floor(source, span.offset);
     let text_begins = text_start(source).min(offset);
-    let is_break = |c: char| c == '\n' || c == '\r';
-    // Up to EXCERPT_CHARS characters each way, stopping at the line's ends.
-    let mut before: Vec<usize> = Vec::new();
-    let mut more_before = false;
-    for (i, c) in source[text_begins..offset].char_indices().rev() {
-        if is_break(c) {
-            break;
-        }
-        if before.len() == EXCERPT_CHARS {
-            more_before = true;
-            break;
-        }
-        before.push(text_begins + i);
-    }
-    let mut after_end = offset;
-    let mut after = 0;
-    let mut more_after = false;
-    for (i, c) in source[offset..].char_indices() {
-        if is_break(c) {
-            break;
-        }
-        if after == EXCERPT_CHARS {
-            more_after = true;
-            break;
-        }
-        after += 1;
-        after_end = offset + i + c.len_utf8();
-    }
-    let keep_before = if before.len() + after <= EXCERPT_CHARS {
-        before.len()
+    let on_line = |&(_, c): &(usize, char)| c != '\n' && c != '\r';
+    // The line's characters each way, one more than can be shown, to know whether it goes on.
+    let before: Vec<(usize, char)> = source[text_begins..offset]
+        .char_indices()
+        .rev()
+        .take_while(on_line)
+        .take(EXCERPT_CHARS + 1)
+        .map(|(i, c)| (text_begins + i, c))
+        .collect();
+    let after: Vec<(usize, char)> = source[offset..]
+        .char_indices()
+        .take_while(on_line)
+        .take(EXCERPT_CHARS + 1)
+        .map(|(i, c)| (offset + i, c))
+        .collect();
+    let (seen_before, seen_after) = (
+        before.len().min(EXCERPT_CHARS),
+        after.len().min(EXCERPT_CHARS),
+    );
+    // A line too long to show whole keeps at least EXCERPT_CONTEXT characters before the span.
+    let keep_before = if seen_before + seen_after <= EXCERPT_CHARS {
+        seen_before
     } else {
-        before
-            .len()
-            .min(EXCERPT_CONTEXT.max(EXCERPT_CHARS.saturating_sub(after)))
+        seen_before.min(EXCERPT_CONTEXT.max(EXCERPT_CHARS - seen_after))
     };
-    let keep_after = after.min(EXCERPT_CHARS - keep_before);
-    more_before |= keep_before < before.len();
-    more_after |= keep_after < after;
+    let keep_after = seen_after.min(EXCERPT_CHARS - keep_before);
     let from = keep_before
         .checked_sub(1)
-        .map_or(offset, |last| before[last]);
-    let to = source[offset..after_end]
-        .char_indices()
-        .nth(keep_after)
-        .map_or(after_end, |(i, _)| offset + i);
+        .map_or(offset, |last| before[last].0);
+    let to = after.get(keep_after).map_or_else(
+        || after.last().map_or(offset, |&(i, c)| i + c.len_utf8()),
+        |&(i, _)| i,
+    );
+    let cut_before = before.len() > keep_before;
+    let cut_after = after.len() > keep_after;
     // The span's bytes from its start, cut at the end of what is shown.
-    let mut caret_end = offset.saturating_add(span.len).min(to);
-    while !source.is_char_boundary(caret_end) {
-        caret_end -= 1;
-    }
-    let ellipsis = |more: bool| if more { "…" } else { "" };
-    let indent: usize = ellipsis(more_before).chars().count()
+    let caret_end = char_floor(source, offset.saturating_add(span.len).min(to));
+    let indent = usize::from(cut_before)
         + source[from..offset]
             .chars()
             .map(display_width)
             .sum::<usize>();
     let carets: usize = source[offset..caret_end].chars().map(display_width).sum();
-    let text: String = std::iter::once(ellipsis(more_before).to_owned())
-        .chain(source[from..to].chars().map(display_char))
-        .chain(std::iter::once(ellipsis(more_after).to_owned()))
-        .collect();
+    let mut text = String::new();
+    if cut_before {
+        text.push('…');
+    }
+    text.extend(source[from..to].chars().map(display_char));
+    if cut_after {
+        text.push('…');
+    }
     Some((text, indent, carets.max(1)))
 }
 

@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::diagnostic::{Span, lines};
+use super::diagnostic::{Span, char_floor, lines};
 use super::types::EnvRef;
 
 /// What a masked value is shown as.
@@ -63,11 +63,8 @@ fn range(source: &str, span: &Span) -> Option<(usize, usize)> {
     let mut end = if span.len == 0 {
         start + line_end(&source[start..])
     } else {
-        start.saturating_add(span.len).min(source.len())
+        char_floor(source, start.saturating_add(span.len))
     };
-    while !source.is_char_boundary(end) {
-        end -= 1;
-    }
     // A block scalar's span may take its final line break: keep it.
     while end > start && matches!(source.as_bytes()[end - 1], b'\n' | b'\r') {
         end -= 1;
