@@ -1,0 +1,350 @@
+//! The CI recipes of `examples/ci` cannot rot: every `evalctl` command line of their
+//! `run:` steps is extracted, checked against the command-line definition (a flag
+//! evalctl does not have fails here), and run with the real binary against an
+//! in-process sandbox, in a config repo laid out where the recipes look for it, with
+//! the environment the recipe gives the step (secrets replaced by sandbox values). The
+//! scenarios assert the exit statuses the recipes gate on: plan 2 on a fresh sandbox
+//! then 0 after apply, drift 0 then 2 after an out-of-band change, markdown under the
+//! 60,000 characters of a comment.
+//!
+//! The recipes keep to a convention (stated at the top of each): an evalctl command is
+//! one line of a `run:` block starting with `evalctl`, using only variables of `env:`,
+//! followed at most by `> FILE` and `|| status=$?`. This file enforces it.
+
+use crate::ci_support;
+use crate::e2e_support;
+
+use std::collections::BTreeMap;
+
+use ci_support::{Invocation, Secrets, files_read, invocations};
+use clap::Parser as _;
+use e2e_support::{DEMO_API_KEY, Run, TestContext, repo_root};
+use evalctl::api::SectionUpdateRequest;
+use evalctl::cli::Cli;
+
+/// The recipes, in the order a change goes through them.
+const RECIPES: [&str; 3] = ["plan.yml", "apply.yml", "drift.yml"];
+
+/// What a comment or an issue body may hold (GitHub refuses 65,536).
+const COMMENT_BUDGET: usize = 60_000;
+
+const OPENAI_TOKEN: &str = "sk-test-ci-recipes-0123456789";
+const ANTHROPIC_TOKEN: &str = "sk-ant-test-ci-recipes-0123";
+
+/// The secrets a team configures, with test values: the sandbox's URL and demo key,
+/// integration tokens.
+fn secrets(base_url: &str) -> Secrets {
+    Secrets::new([
+        ("EVALCTL_BASE_URL", base_url),
+        ("EVALCTL_API_KEY", DEMO_API_KEY),
+        ("OPENAI_API_KEY", OPENAI_TOKEN),
+        ("ANTHROPIC_API_KEY", ANTHROPIC_TOKEN),
+    ])
+}
+
+/// A recipe's text.
+fn recipe_text(name: &str) -> String {
+    std::fs::read_to_string(repo_root().join("examples/ci").join(name))
+        .unwrap_or_else(|e| panic!("examples/ci/{name}: {e}"))
+}
+
+/// Runs a recipe's line against the context's sandbox, in its config repo, with only
+/// the credentials the recipe gives the step; writes the redirected output like the
+/// shell would.
+fn run(invocation: &Invocation, ctx: &TestContext) -> Run {
+    let mut env: Vec<(&str, &str)> = vec![("EVALCTL_BASE_URL", ""), ("EVALCTL_API_KEY", "")];
+    env.extend(invocation.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let args: Vec<&str> = invocation.args.iter().skip(1).map(String::as_str).collect();
+    let run = ctx.evalctl_with(&env, &args);
+    if let Some(file) = &invocation.stdout {
+        ctx.write(file, &run.stdout);
+    }
+    run
+}
+
+/// Every recipe's evalctl lines, each checked against the command-line definition.
+fn all_invocations(secrets: &Secrets) -> BTreeMap<&'static str, Vec<Invocation>> {
+    let mut all = BTreeMap::new();
+    for name in RECIPES {
+        let found =
+            invocations(name, &recipe_text(name), secrets).unwrap_or_else(|e| panic!("{e}"));
+        for invocation in &found {
+            if let Err(e) = check_flags(invocation) {
+                panic!("{e}");
+            }
+        }
+        all.insert(name, found);
+    }
+    all
+}
+
+/// Whether evalctl accepts the line's command and flags.
+fn check_flags(invocation: &Invocation) -> Result<(), String> {
+    Cli::try_parse_from(&invocation.args)
+        .map(drop)
+        .map_err(|e| {
+            format!(
+                "{}: `{}` is not a valid evalctl command line:\n{e}",
+                invocation.origin, invocation.line
+            )
+        })
+}
+
+/// The one line of `recipe` running `command`.
+fn line<'a>(
+    all: &'a BTreeMap<&'static str, Vec<Invocation>>,
+    recipe: &str,
+    command: &str,
+) -> &'a Invocation {
+    let matching: Vec<&Invocation> = all[recipe]
+        .iter()
+        .filter(|i| i.command() == command)
+        .collect();
+    assert_eq!(
+        matching.len(),
+        1,
+        "{recipe}: one `evalctl {command}` line: {matching:#?}"
+    );
+    matching[0]
+}
+
+/// The directory every recipe's evalctl lines name (the argument right after the
+/// subcommand: the recipes put it first).
+fn config_dir(all: &BTreeMap<&'static str, Vec<Invocation>>) -> String {
+    let dirs: std::collections::BTreeSet<&str> = all
+        .values()
+        .flatten()
+        .filter_map(|i| i.args.get(2).map(String::as_str))
+        .collect();
+    assert!(
+        dirs.iter().all(|d| !d.starts_with('-')),
+        "the config directory comes right after the subcommand: {dirs:?}"
+    );
+    assert_eq!(
+        dirs.len(),
+        1,
+        "the recipes name one config directory: {dirs:?}"
+    );
+    dirs.into_iter().next().unwrap_or_default().to_owned()
+}
+
+#[track_caller]
+fn fits_a_comment(run: &Run, what: &str) {
+    let chars = run.stdout.chars().count();
+    assert!(
+        chars > 0 && chars < COMMENT_BUDGET,
+        "{what}: {chars} characters"
+    );
+}
+
+#[test]
+fn every_recipe_runs_only_command_lines_evalctl_has() {
+    let secrets = secrets("http://127.0.0.1:9");
+    let all = all_invocations(&secrets);
+    let commands = |recipe: &str| -> Vec<String> {
+        all[recipe].iter().map(|i| i.command().to_owned()).collect()
+    };
+    assert_eq!(commands("plan.yml"), ["validate", "plan"]);
+    assert_eq!(commands("apply.yml"), ["apply"]);
+    assert_eq!(commands("drift.yml"), ["drift"]);
+    let plan = line(&all, "plan.yml", "plan");
+    for flag in ["-o", "markdown", "--out", "--detailed-exitcode"] {
+        assert!(plan.args.iter().any(|a| a == flag), "{flag}: {plan:#?}");
+    }
+    assert!(
+        line(&all, "apply.yml", "apply")
+            .args
+            .iter()
+            .any(|a| a == "--auto-approve")
+    );
+    // Credentials reach the steps that talk to the service, from secrets.
+    for (recipe, command) in [
+        ("plan.yml", "plan"),
+        ("apply.yml", "apply"),
+        ("drift.yml", "drift"),
+    ] {
+        let env = &line(&all, recipe, command).env;
+        assert_eq!(
+            env.get("EVALCTL_API_KEY").map(String::as_str),
+            Some(DEMO_API_KEY)
+        );
+        assert!(env.contains_key("EVALCTL_BASE_URL"), "{recipe}");
+    }
+    // Integration tokens only where they are sent.
+    assert!(
+        line(&all, "apply.yml", "apply")
+            .env
+            .contains_key("OPENAI_API_KEY")
+    );
+    assert!(
+        !line(&all, "plan.yml", "plan")
+            .env
+            .contains_key("OPENAI_API_KEY")
+    );
+}
+
+#[test]
+fn a_line_evalctl_would_refuse_fails_the_check() {
+    let secrets = secrets("http://127.0.0.1:9");
+    let recipe = |run: &str| {
+        format!(
+            "on: push\nenv:\n  DIR: config\njobs:\n  j:\n    runs-on: x\n    steps:\n      - name: S\n        run: |\n          {run}\n"
+        )
+    };
+    let unknown_flag = invocations(
+        "t.yml",
+        &recipe("evalctl plan \"$DIR\" --no-such-flag"),
+        &secrets,
+    )
+    .expect("extracted");
+    let e = check_flags(&unknown_flag[0]).expect_err("an unknown flag is refused");
+    assert!(
+        e.contains("t.yml: step \"S\"") && e.contains("--no-such-flag"),
+        "{e}"
+    );
+    let typo = invocations("t.yml", &recipe("evalctl plna \"$DIR\""), &secrets).expect("extracted");
+    assert!(check_flags(&typo[0]).is_err());
+
+    for (run, says) in [
+        ("evalctl plan ${{ env.DIR }}", "`${{ }}` expression"),
+        ("evalctl plan \"$UNDEFINED\"", "`$UNDEFINED` is not defined"),
+        (
+            "evalctl plan \"$DIR\" | tee plan.txt",
+            "unsupported shell plumbing",
+        ),
+        ("evalctl plan $(pwd)", "not a variable"),
+        ("test -d config && evalctl plan config", "after `&&`"),
+        ("if evalctl drift config; then echo ok; fi", "after `if`"),
+    ] {
+        let e = invocations("t.yml", &recipe(run), &secrets).expect_err(run);
+        assert!(e.contains(says), "{run}: {e}");
+    }
+    let ok = invocations(
+        "t.yml",
+        &recipe("evalctl plan \"$DIR\" -o markdown > plan.md || status=$?"),
+        &secrets,
+    )
+    .expect("the convention");
+    assert_eq!(ok[0].args, ["evalctl", "plan", "config", "-o", "markdown"]);
+    assert_eq!(ok[0].stdout.as_deref(), Some("plan.md"));
+}
+
+#[test]
+fn the_recipes_gate_a_change_from_pull_request_to_drift() {
+    let ctx = TestContext::new();
+    let secrets = secrets(&ctx.sandbox.base_url());
+    let all = all_invocations(&secrets);
+    let dir = config_dir(&all);
+    ctx.copy_dir("examples/quickstart", &dir);
+
+    // A pull request: the manifests are valid, the plan has changes (2, which the
+    // job accepts), the comment fits, the saved plan is there to upload.
+    run(line(&all, "plan.yml", "validate"), &ctx).expect(0);
+    let plan = run(line(&all, "plan.yml", "plan"), &ctx);
+    plan.expect(2);
+    fits_a_comment(&plan, "the plan comment");
+    assert!(
+        plan.stdout.starts_with("## evalctl plan"),
+        "{}",
+        plan.stdout
+    );
+    assert!(ctx.path("plan.json").is_file(), "the saved plan to upload");
+
+    // Merged: apply makes it so; the next pull request plans no changes.
+    let apply = run(line(&all, "apply.yml", "apply"), &ctx);
+    apply.expect(0);
+    run(line(&all, "plan.yml", "plan"), &ctx).expect(0);
+
+    // Nightly: no drift; then someone recolours a section in the UI: drift (2).
+    run(line(&all, "drift.yml", "drift"), &ctx).expect(0);
+    recolour_section(&ctx, "demo-project", "production", "Quality", "#ff0000");
+    let drift = run(line(&all, "drift.yml", "drift"), &ctx);
+    drift.expect(2);
+    fits_a_comment(&drift, "the drift issue");
+    assert!(
+        drift.stdout.contains("section[Quality]"),
+        "{}",
+        drift.stdout
+    );
+    assert!(drift.stdout.contains("#ff0000"), "{}", drift.stdout);
+
+    // Applying again repairs it.
+    run(line(&all, "apply.yml", "apply"), &ctx).expect(0);
+    run(line(&all, "drift.yml", "drift"), &ctx).expect(0);
+
+    // What the recipes' later steps read was written by their evalctl lines.
+    for recipe in RECIPES {
+        for file in files_read(&recipe_text(recipe)) {
+            assert!(
+                ctx.path(&file).is_file(),
+                "{recipe} reads {file}, which nothing wrote"
+            );
+        }
+    }
+}
+
+#[test]
+fn apply_gets_the_integration_tokens_of_the_full_example() {
+    let ctx = TestContext::new();
+    let secrets = secrets(&ctx.sandbox.base_url());
+    let all = all_invocations(&secrets);
+    let dir = config_dir(&all);
+    ctx.copy_dir("examples/full", &dir);
+
+    run(line(&all, "plan.yml", "validate"), &ctx).expect(0);
+    run(line(&all, "plan.yml", "plan"), &ctx).expect(2);
+    let apply = run(line(&all, "apply.yml", "apply"), &ctx);
+    apply.expect(0);
+    run(line(&all, "plan.yml", "plan"), &ctx).expect(0);
+    run(line(&all, "drift.yml", "drift"), &ctx).expect(0);
+    // apply.md goes to the job summary: no token in it, nor in the plan comment.
+    for file in ["apply.md", "plan.md", "plan.json", "drift.md"] {
+        let text = std::fs::read_to_string(ctx.path(file)).unwrap_or_default();
+        assert!(!text.is_empty(), "{file}");
+        for token in [OPENAI_TOKEN, ANTHROPIC_TOKEN, DEMO_API_KEY] {
+            assert!(!text.contains(token), "{file} holds a secret");
+        }
+    }
+}
+
+/// An out-of-band change: a section's colour changed in the UI.
+fn recolour_section(
+    ctx: &TestContext,
+    project: &str,
+    log_stream: &str,
+    section: &str,
+    colour: &str,
+) {
+    let client = ctx.client();
+    ctx.block_on(async {
+        let project = client
+            .find_project_by_name(project)
+            .await
+            .expect("lookup")
+            .expect("the project exists");
+        let stream = client
+            .find_log_stream_by_name(&project.id, log_stream)
+            .await
+            .expect("lookup")
+            .expect("the log stream exists");
+        let dashboard = client
+            .get_dashboard(&project.id, &stream.id, None)
+            .await
+            .expect("read")
+            .expect("the dashboard exists");
+        let id = dashboard
+            .sections
+            .iter()
+            .find(|s| s.name == section)
+            .map(|s| s.id.clone())
+            .expect("the section exists");
+        let body = SectionUpdateRequest {
+            color: Some(colour.to_owned()),
+            ..Default::default()
+        };
+        client
+            .update_section(&project.id, &stream.id, &id, None, &body)
+            .await
+            .expect("update");
+    });
+}

@@ -1,0 +1,323 @@
+//! Retries, the shared throttle and the create rules, against a purpose-built
+//! server on 127.0.0.1:0. Assertions are on counts and ordering; the only time
+//! checks are lower bounds that follow from sleeps (they cannot flake).
+
+use crate::client_support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use client_support::{
+    Reply, TestServer, closing_server, fast, refused_url, section_json, settings_json,
+};
+use evalctl::api::{MetricSettingsRequest, SectionCreateRequest, Visibility};
+use evalctl::client::{ApiError, Client, ClientConfig, Credentials};
+
+const SETTINGS: &str = "/v2/projects/p/log_streams/l/metric_settings";
+const SECTIONS: &str = "/v2/projects/p/log_streams/l/trends/sections";
+
+fn key() -> Credentials {
+    Credentials::api_key("k")
+}
+
+fn section() -> SectionCreateRequest {
+    SectionCreateRequest {
+        name: "Latency".into(),
+        description: None,
+        color: Some("#00ff00".into()),
+    }
+}
+
+#[tokio::test]
+async fn a_429_is_retried_after_its_retry_after() {
+    let server = TestServer::start(|seen| match seen.nth {
+        0 => Reply::detail(429, "slow down").header("retry-after", "1"),
+        _ => Reply::ok(settings_json()),
+    });
+    let client = server.client(key());
+    let start = Instant::now();
+    let settings = client
+        .update_log_stream_metric_settings("p", "l", &MetricSettingsRequest::default())
+        .await
+        .unwrap();
+    assert!(settings.scorers.is_empty());
+    let seen = server.requests_to(SETTINGS);
+    assert_eq!(seen.len(), 2);
+    assert!(
+        seen[1].at - seen[0].at >= Duration::from_secs(1),
+        "Retry-After honoured"
+    );
+    assert!(start.elapsed() >= Duration::from_secs(1));
+    let stats = client.stats();
+    let c = stats.operations["PATCH update_log_stream_metric_settings"];
+    assert_eq!(
+        (c.requests, c.retries, c.rate_limited, c.failures),
+        (2, 1, 1, 0)
+    );
+}
+
+#[tokio::test]
+async fn a_503_storm_gives_up_after_the_bound_saying_how_long() {
+    let server = TestServer::start(|_| Reply::detail(503, "overloaded"));
+    let client = server.client(key());
+    let err = client.get_user("u1").await.unwrap_err();
+    match &err {
+        ApiError::Server {
+            status, attempts, ..
+        } => assert_eq!((*status, *attempts), (503, 4)),
+        other => panic!("expected Server, got {other:?}"),
+    }
+    let text = err.to_string();
+    assert!(text.contains("after 4 attempt(s) over"), "{text}");
+    assert!(
+        text.contains("get_user (GET /v2/users/{user_id})"),
+        "{text}"
+    );
+    assert!(text.contains("overloaded"), "{text}");
+    assert_eq!(server.requests().len(), 4);
+    let c = client.stats().operations["GET get_user"];
+    assert_eq!((c.requests, c.retries, c.failures), (4, 3, 1));
+}
+
+#[tokio::test]
+async fn the_total_time_budget_bounds_retries() {
+    let server = TestServer::start(|_| Reply::status(503).header("retry-after", "5"));
+    let mut config = server.config(key());
+    config.retry.max_attempts = 10;
+    config.retry.max_elapsed = Duration::from_secs(2);
+    let client = Client::new(config).unwrap();
+    let err = client.get_user("u").await.unwrap_err();
+    // A 5 s wait does not fit in a 2 s budget: one attempt, then the error.
+    assert!(
+        matches!(err, ApiError::Server { attempts: 1, .. }),
+        "{err:?}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_create_that_gets_a_502_is_not_retried_and_is_ambiguous() {
+    let server = TestServer::start(|_| Reply::status(502));
+    let client = server.client(key());
+    let err = client
+        .create_section("p", "l", None, &section())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ApiError::Ambiguous { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("create_trends_section"), "{text}");
+    assert!(text.contains("Re-read"), "{text}");
+    assert_eq!(server.requests_to(SECTIONS).len(), 1, "never resent");
+    assert_eq!(
+        client.stats().operations["POST create_trends_section"].failures,
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_create_that_gets_a_500_is_ambiguous_too() {
+    let server = TestServer::start(|_| Reply::status(500));
+    let client = server.client(key());
+    let err = client
+        .create_section("p", "l", None, &section())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ApiError::Ambiguous { .. }), "{err:?}");
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_create_that_gets_a_429_is_retried() {
+    let server = TestServer::start(|seen| match seen.nth {
+        0 => Reply::status(429).header("retry-after", "0"),
+        _ => Reply::ok(section_json("s1", "Latency")),
+    });
+    let client = server.client(key());
+    let s = client
+        .create_section("p", "l", Some("d1"), &section())
+        .await
+        .unwrap();
+    assert_eq!(s.id, "s1");
+    let seen = server.requests_to(SECTIONS);
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[1].query.as_deref(), Some("trends_dashboard_id=d1"));
+}
+
+#[tokio::test]
+async fn a_dropped_connection_makes_a_create_ambiguous_and_a_read_retry() {
+    let (base, connections) = closing_server();
+    let client = Client::new(fast(ClientConfig::new(&base, key()))).unwrap();
+    let err = client
+        .create_section("p", "l", None, &section())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ApiError::Ambiguous { .. }), "{err:?}");
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
+
+    let err = client.get_user("u").await.unwrap_err();
+    assert!(
+        matches!(err, ApiError::Transport { attempts: 4, .. }),
+        "{err:?}"
+    );
+    assert_eq!(connections.load(Ordering::SeqCst), 5);
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_retried_even_for_a_create() {
+    let client = Client::new(fast(ClientConfig::new(refused_url(), key()))).unwrap();
+    let err = client
+        .create_section("p", "l", None, &section())
+        .await
+        .unwrap_err();
+    match &err {
+        ApiError::Transport { attempts, .. } => assert_eq!(*attempts, 4),
+        other => panic!("expected Transport, got {other:?}"),
+    }
+    let text = err.to_string();
+    assert!(
+        text.contains("the connection to the service failed after 4 attempt(s)"),
+        "{text}"
+    );
+    assert!(text.contains("EVALCTL_BASE_URL"), "{text}");
+    assert!(
+        text.to_lowercase().contains("refused"),
+        "the OS cause is shown: {text}"
+    );
+    assert!(std::error::Error::source(&err).is_some(), "cause kept");
+    let c = client.stats().operations["POST create_trends_section"];
+    assert_eq!((c.requests, c.retries, c.failures), (4, 3, 1));
+}
+
+#[tokio::test]
+async fn timeouts_are_retried_for_reads_and_ambiguous_for_creates() {
+    let server = TestServer::start(|_| Reply::ok(settings_json()).after(Duration::from_secs(3)));
+    let mut config = server.config(key());
+    config.request_timeout = Duration::from_millis(200);
+    config.retry.max_attempts = 2;
+    let client = Client::new(config).unwrap();
+    let err = client
+        .get_log_stream_metric_settings("p", "l")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, ApiError::Timeout { attempts: 2, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("--timeout"), "{err}");
+    let err = client
+        .create_section("p", "l", None, &section())
+        .await
+        .unwrap_err();
+    match err {
+        ApiError::Ambiguous { cause, .. } => assert!(cause.contains("timed out"), "{cause}"),
+        other => panic!("expected Ambiguous, got {other:?}"),
+    }
+    assert_eq!(server.requests_to(SECTIONS).len(), 1);
+}
+
+#[tokio::test]
+async fn favorite_is_idempotent_and_retried() {
+    let server = TestServer::start(|seen| match seen.nth {
+        0 => Reply::status(503),
+        _ => Reply::status(204),
+    });
+    let client = server.client(key());
+    client
+        .favorite_dashboard("p", "l", "d", &Visibility::Project)
+        .await
+        .unwrap();
+    let seen = server.requests();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[1].query.as_deref(), Some("visibility=project"));
+}
+
+#[tokio::test]
+async fn a_429_pauses_every_request_of_the_client() {
+    // The first request to /v2/users/a gets a 429 asking for 1 s; a request to
+    // another path, started after that answer, must wait for the pause too.
+    let server = TestServer::start(|seen| {
+        if seen.path == "/v2/users/a" && seen.nth == 0 {
+            Reply::status(429).header("retry-after", "1")
+        } else {
+            Reply::ok(serde_json::json!({
+                "id": "x", "email": "x@example.com", "organization_id": "o",
+                "organization_name": "O", "created_at": "2024-01-01T00:00:00Z",
+                "updated_at": "2024-01-01T00:00:00Z"
+            }))
+        }
+    });
+    let client = server.client(key());
+    let a = tokio::spawn({
+        let client = client.clone();
+        async move { client.get_user("a").await }
+    });
+    // On this single-threaded runtime, the 429 is counted and the pause set
+    // in the same poll of task `a`.
+    while client.stats().total.rate_limited == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let b = client.get_user("b").await.unwrap();
+    assert!(b.is_some());
+    assert!(a.await.unwrap().unwrap().is_some());
+    let seen = server.requests();
+    let first_429 = seen.iter().find(|s| s.path == "/v2/users/a").unwrap().at;
+    let b_at = seen.iter().find(|s| s.path == "/v2/users/b").unwrap().at;
+    assert!(
+        b_at - first_429 >= Duration::from_secs(1),
+        "b waited for the shared pause"
+    );
+}
+
+#[tokio::test]
+async fn in_flight_requests_are_capped() {
+    let server = TestServer::start(|_| Reply::status(404).after(Duration::from_millis(30)));
+    let mut config = server.config(key());
+    config.max_in_flight = 3;
+    let client = Client::new(config).unwrap();
+    let mut tasks = Vec::new();
+    for i in 0..12 {
+        let client = client.clone();
+        tasks.push(tokio::spawn(async move {
+            client.get_user(&format!("u{i}")).await
+        }));
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap().unwrap(), None);
+    }
+    assert!(
+        server.peak_in_flight() <= 3,
+        "peak {}",
+        server.peak_in_flight()
+    );
+    assert_eq!(server.requests().len(), 12);
+}
+
+#[tokio::test]
+async fn adaptive_concurrency_halves_on_429_and_recovers() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counter = hits.clone();
+    let server = TestServer::start(move |_| {
+        if counter.fetch_add(1, Ordering::SeqCst) == 0 {
+            Reply::status(429).header("retry-after", "0")
+        } else {
+            Reply::status(404)
+        }
+    });
+    let mut config = server.config(key());
+    config.max_in_flight = 8;
+    let client = Client::new(config).unwrap();
+    assert_eq!(client.in_flight_limit(), 8);
+    assert_eq!(client.get_user("u").await.unwrap(), None);
+    assert!(client.in_flight_limit() < 8, "halved after a 429");
+    for _ in 0..60 {
+        // Any answer but 429 and 5xx shows the service is not congested.
+        let _ = client.get_user("u").await;
+    }
+    assert_eq!(
+        client.in_flight_limit(),
+        8,
+        "additive increase back to the maximum"
+    );
+    assert_eq!(hits.load(Ordering::SeqCst), 62);
+}

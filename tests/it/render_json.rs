@@ -1,0 +1,149 @@
+//! The JSON renderer: versioned, pretty-printed, and read back by `apply --plan`.
+
+use crate::render_support;
+
+use evalctl::apply::ApplyReport;
+use evalctl::plan::{PLAN_FORMAT_VERSION, Plan};
+use evalctl::render::{APPLY_FORMAT_VERSION, Format, Mode, render_apply, render_plan};
+use regex::Regex;
+use render_support::*;
+use serde_json::Value;
+
+fn json(plan: &Plan, mode: Mode) -> String {
+    render_plan(plan, Format::Json, &opts(mode))
+}
+
+fn parse(s: &str) -> Value {
+    match serde_json::from_str(s) {
+        Ok(v) => v,
+        Err(e) => panic!("not JSON ({e}): {s}"),
+    }
+}
+
+#[test]
+fn empty_plan() {
+    insta::assert_snapshot!(json(&Plan::empty(), Mode::Plan), @r#"
+    {
+      "format_version": 1,
+      "mode": "plan",
+      "summary": {
+        "create": 0,
+        "update": 0,
+        "replace": 0,
+        "delete": 0
+      },
+      "changes": [],
+      "notes": []
+    }
+    "#);
+}
+
+#[test]
+fn plan_with_every_kind_of_change() {
+    insta::assert_snapshot!(json(&full_plan(), Mode::Plan));
+}
+
+#[test]
+fn document_carries_version_mode_and_summary() {
+    let doc = parse(&json(&full_plan(), Mode::Drift));
+    assert_eq!(doc["format_version"], PLAN_FORMAT_VERSION);
+    assert_eq!(doc["mode"], "drift");
+    assert_eq!(
+        doc["summary"],
+        serde_json::json!({"create": 2, "update": 3, "replace": 1, "delete": 1})
+    );
+    let keys: Vec<&String> = doc
+        .as_object()
+        .map(|o| o.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(
+        keys,
+        ["format_version", "mode", "summary", "changes", "notes"]
+    );
+    assert!(json(&full_plan(), Mode::Plan).starts_with("{\n  \"format_version\": 1,\n"));
+}
+
+/// The planner writes an absent side of a created or deleted object as
+/// `Some(null)`; JSON has one `null`, which reads back as `None`.
+fn null_sides_as_absent(mut plan: Plan) -> Plan {
+    for change in &mut plan.changes {
+        for field in &mut change.fields {
+            field.before = field.before.take().filter(|v| !v.is_null());
+            field.after = field.after.take().filter(|v| !v.is_null());
+        }
+    }
+    plan
+}
+
+#[test]
+fn rendered_plans_read_back_as_the_same_plan() {
+    for plan in [
+        Plan::empty(),
+        full_plan(),
+        long_text_plan(),
+        many_changes(20),
+    ] {
+        for mode in [Mode::Plan, Mode::Drift] {
+            let back: Plan = match serde_json::from_str(&json(&plan, mode)) {
+                Ok(p) => p,
+                Err(e) => panic!("does not read back: {e}"),
+            };
+            assert_eq!(back, null_sides_as_absent(plan.clone()));
+            // What people see is the same either way.
+            for format in [Format::Text, Format::Json, Format::Markdown] {
+                assert_eq!(
+                    render_plan(&back, format, &opts(mode)),
+                    render_plan(&plan, format, &opts(mode))
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn apply_report() {
+    let out = render_apply(
+        &render_support::apply_report(),
+        Format::Json,
+        &opts(Mode::Plan),
+    );
+    insta::assert_snapshot!(out);
+    let doc = parse(&out);
+    assert_eq!(doc["format_version"], APPLY_FORMAT_VERSION);
+    assert_eq!(doc["complete"], false);
+    assert_eq!(
+        doc["counts"],
+        serde_json::json!({"succeeded": 3, "failed": 1, "skipped": 2})
+    );
+    let back: ApplyReport = match serde_json::from_str(&out) {
+        Ok(r) => r,
+        Err(e) => panic!("does not read back: {e}"),
+    };
+    assert_eq!(back, render_support::apply_report());
+}
+
+#[test]
+fn integration_secrets_appear_only_as_environment_references() {
+    let plan = plan_of(vec![integration_create()], Vec::new());
+    // Long runs of token-like characters (sk-..., base64, hex) that are not
+    // ids of the fixture would be a leaked literal.
+    let token_like = match Regex::new(r"(sk-[A-Za-z0-9]{8,}|[A-Za-z0-9+/_-]{40,})") {
+        Ok(re) => re,
+        Err(e) => panic!("{e}"),
+    };
+    for (format, mode) in all_formats() {
+        let out = render_plan(&plan, format, &opts(mode));
+        if mode == Mode::Plan || format == Format::Json {
+            assert!(
+                out.contains("${OPENAI_API_KEY}"),
+                "{format:?} {mode:?}: {out}"
+            );
+        }
+        assert!(!token_like.is_match(&out), "{format:?} {mode:?}: {out}");
+    }
+    let doc = parse(&json(&plan, Mode::Plan));
+    assert_eq!(
+        doc["changes"][0]["operations"][0]["body"]["token"],
+        "${OPENAI_API_KEY}"
+    );
+}

@@ -1,0 +1,227 @@
+//! The text renderer: what people read in a terminal and in CI logs.
+
+use crate::render_support;
+
+use evalctl::apply::ApplyReport;
+use evalctl::plan::Plan;
+use evalctl::render::{Format, Mode, RenderOptions, render_apply, render_plan};
+use render_support::*;
+
+fn text(plan: &Plan, mode: Mode) -> String {
+    render_plan(plan, Format::Text, &opts(mode))
+}
+
+#[test]
+fn empty_plan() {
+    insta::assert_snapshot!(text(&Plan::empty(), Mode::Plan), @"No changes. Live state matches the manifests.");
+    insta::assert_snapshot!(text(&Plan::empty(), Mode::Drift), @"No drift.");
+}
+
+#[test]
+fn plan_with_every_kind_of_change() {
+    insta::assert_snapshot!(text(&full_plan(), Mode::Plan));
+}
+
+#[test]
+fn long_text_is_a_unified_diff() {
+    insta::assert_snapshot!(text(&long_text_plan(), Mode::Plan));
+}
+
+#[test]
+fn drift_report() {
+    insta::assert_snapshot!(text(&full_plan(), Mode::Drift));
+}
+
+#[test]
+fn apply_report_with_failures_and_unconverged_objects() {
+    insta::assert_snapshot!(render_apply(
+        &apply_report(),
+        Format::Text,
+        &opts(Mode::Plan)
+    ));
+}
+
+#[test]
+fn complete_apply_has_no_second_apply_hint() {
+    let mut report = apply_report();
+    report.outcomes.retain(|o| o.detail.is_none());
+    report.unconverged.clear();
+    let out = render_apply(&report, Format::Text, &opts(Mode::Plan));
+    assert!(
+        out.ends_with("Apply: 2 succeeded, 0 failed, 0 skipped.\n"),
+        "{out}"
+    );
+    let empty = render_apply(&ApplyReport::default(), Format::Text, &opts(Mode::Plan));
+    assert_eq!(empty, "Apply: 0 succeeded, 0 failed, 0 skipped.\n");
+}
+
+#[test]
+fn colour_only_when_asked_for() {
+    let colored = RenderOptions {
+        color: true,
+        mode: Mode::Plan,
+    };
+    let plan = full_plan();
+    let on = render_plan(&plan, Format::Text, &colored);
+    assert!(on.contains("\u{1b}[32m+\u{1b}[0m"), "{on}");
+    assert!(on.contains("\u{1b}[33m~"), "{on}");
+    assert!(on.contains("\u{1b}[35m-/+"), "{on}");
+    assert!(on.contains("\u{1b}[31m-"), "{on}");
+    assert!(render_apply(&apply_report(), Format::Text, &colored).contains('\u{1b}'));
+    assert!(
+        render_plan(&long_text_plan(), Format::Text, &colored).contains("\u{1b}[36m@@"),
+        "hunk headers are coloured"
+    );
+    // Without colour, and in machine formats even with it, no escape codes.
+    for (format, mode) in all_formats() {
+        let off = render_plan(&plan, format, &opts(mode));
+        assert!(!off.contains('\u{1b}'), "{format:?} {mode:?}");
+        if format != Format::Text {
+            let on = render_plan(&plan, format, &RenderOptions { color: true, mode });
+            assert!(!on.contains('\u{1b}'), "{format:?} {mode:?}");
+        }
+    }
+    assert!(!render_apply(&apply_report(), Format::Text, &opts(Mode::Plan)).contains('\u{1b}'));
+}
+
+#[test]
+fn every_output_ends_with_one_newline_and_has_no_trailing_spaces() {
+    let plans = [
+        Plan::empty(),
+        full_plan(),
+        long_text_plan(),
+        many_changes(3),
+    ];
+    let mut outputs = Vec::new();
+    for plan in &plans {
+        for (format, mode) in all_formats() {
+            outputs.push(render_plan(plan, format, &opts(mode)));
+        }
+    }
+    for format in [Format::Text, Format::Json, Format::Markdown] {
+        outputs.push(render_apply(&apply_report(), format, &opts(Mode::Plan)));
+        outputs.push(render_apply(
+            &ApplyReport::default(),
+            format,
+            &opts(Mode::Plan),
+        ));
+    }
+    for out in outputs {
+        assert!(out.ends_with('\n') && !out.ends_with("\n\n"), "{out:?}");
+        for line in out.lines() {
+            assert_eq!(line, line.trim_end(), "trailing space in {out}");
+        }
+    }
+}
+
+#[test]
+fn output_is_deterministic() {
+    for (format, mode) in all_formats() {
+        assert_eq!(
+            render_plan(&full_plan(), format, &opts(mode)),
+            render_plan(&full_plan(), format, &opts(mode))
+        );
+    }
+}
+
+#[test]
+fn names_cannot_send_escape_sequences_to_the_terminal() {
+    let plan = plan_of(
+        vec![section_create(
+            "Evil\u{1b}]0;pwned\u{7}\u{1b}[2J\r\nname\u{202e}",
+        )],
+        Vec::new(),
+    );
+    let out = text(&plan, Mode::Plan);
+    assert!(
+        !out.contains('\u{1b}') && !out.contains('\u{7}') && !out.contains('\r'),
+        "{out}"
+    );
+    assert!(!out.contains('\u{202e}'), "{out}");
+    assert!(out.contains(r"Evil\u{1b}]0;pwned\u{7}\u{1b}[2J"), "{out}");
+}
+
+/// The planner's own output (not hand-built changes) renders as expected.
+#[test]
+fn real_planner_output() {
+    use evalctl::live::Live;
+    use evalctl::manifest::set::{Located, ManifestSet, Origin};
+    use serde_json::json;
+
+    const CORRECTNESS: &str = "44444444-4444-4444-8444-444444444444";
+    const BLEU: &str = "55555555-5555-4555-8555-555555555555";
+    const LS: &str = "22222222-2222-4222-8222-222222222222";
+    fn from<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
+        match serde_json::from_value(v) {
+            Ok(x) => x,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let live: Live = from(json!({
+        "projects": {"demo": {
+            "id": "11111111-1111-4111-8111-111111111111", "name": "demo",
+            "log_streams": {"production": {
+                "id": LS, "name": "production",
+                "metric_settings": {
+                    "scorers": [
+                        {"id": CORRECTNESS, "scorer_type": "preset", "name": "correctness", "num_judges": 3},
+                        {"id": BLEU, "scorer_type": "preset", "name": "bleu"}
+                    ],
+                    "segment_filters": [{"sample_rate": 0.5}]
+                },
+                "dashboard": {
+                    "id": "33333333-3333-4333-8333-333333333333", "name": "Default", "is_default": true,
+                    "visibility": "project", "is_favorited": false, "log_stream_id": LS,
+                    "project_id": "11111111-1111-4111-8111-111111111111",
+                    "sections": [{"id": "88888888-8888-4888-8888-888888888888", "name": "Old", "widgets": []}],
+                    "widgets": [], "layout_map": {}, "interval_mins": 60, "start_time": 0, "end_time": 0
+                }
+            }},
+            "experiments": {},
+            "annotation_templates": [],
+            "feedback_templates": null
+        }},
+        "integrations": {"openai": null},
+        "catalog": {
+            "scorers": [
+                {"id": CORRECTNESS, "name": "correctness", "scorer_type": "preset", "tags": [],
+                 "output_type": "boolean", "input_type": "basic", "model_type": "llm", "roll_up_method": "average"},
+                {"id": BLEU, "name": "bleu", "scorer_type": "preset", "tags": []}
+            ],
+            "versions": {}
+        }
+    }));
+    let origin = Origin {
+        file: "team/project.yaml".into(),
+        line: 1,
+    };
+    let desired = ManifestSet {
+        projects: vec![Located {
+            origin: origin.clone(),
+            spec: from(json!({"name": "demo", "log_streams": [{
+                "name": "production",
+                "metric_settings": {
+                    "scorers": [{"name": "correctness", "num_judges": 5,
+                                 "filters": [{"name": "node_name", "operator": "one_of", "value": ["llm", "chat"]}]}],
+                    "segment_filters": [{"sample_rate": 0.5}, {"sample_rate": 0.1, "llm_scorers": true}]
+                },
+                "trends": {"sections": [{"name": "Latency", "color": "#FF8800"}], "favorite": "project"}
+            }]})),
+        }],
+        integrations: vec![Located {
+            origin,
+            spec: from(
+                json!({"provider": "openai", "token": "${OPENAI_API_KEY}", "organization_id": "org-1"}),
+            ),
+        }],
+    };
+    let options = evalctl::plan::PlanOptions {
+        prune: true,
+        ..Default::default()
+    };
+    let plan = match evalctl::plan::plan(&desired, &live, &options) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    insta::assert_snapshot!(text(&plan, Mode::Plan));
+}
