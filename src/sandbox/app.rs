@@ -199,6 +199,8 @@ pub async fn fault_layer(
     mut request: Request,
     next: Next,
 ) -> Response {
+    // No connection timeout applies while the request is in progress.
+    let _in_progress = conn.activity.begin_request();
     let seq = app.seq.fetch_add(1, Ordering::SeqCst) + 1;
     let slot = CallerSlot::default();
     request.extensions_mut().insert(slot.clone());

@@ -42,6 +42,33 @@ pub struct SandboxArgs {
     #[arg(long, value_name = "NAME", default_value = DEFAULT_API_KEY_HEADER)]
     pub api_key_header: String,
 
+    /// Close a connection whose request head has not fully arrived this many
+    /// milliseconds after its first byte (after the connection opened, for
+    /// its first request).
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 10_000,
+        help_heading = "Connections"
+    )]
+    pub header_read_timeout_ms: u64,
+
+    /// Close a kept-alive connection idle this many milliseconds between two
+    /// requests (longer than HTTP clients keep idle connections for reuse).
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 120_000,
+        help_heading = "Connections"
+    )]
+    pub idle_timeout_ms: u64,
+
+    /// Serve at most N connections at once; more are answered 503 with
+    /// Retry-After [default: three quarters of the open-file limit less 128,
+    /// at most 1024]
+    #[arg(long, value_name = "N", help_heading = "Connections")]
+    pub max_connections: Option<usize>,
+
     /// Fault: latency added to every request, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 0, help_heading = "Faults")]
     pub latency_ms: u64,
@@ -202,7 +229,12 @@ pub async fn run_with<W: Write>(
         .fixture(fixture)
         .faults(args.faults()?)
         .api_key_header(&args.api_key_header)
-        .listen(addr);
+        .listen(addr)
+        .header_read_timeout(Duration::from_millis(args.header_read_timeout_ms))
+        .idle_timeout(Duration::from_millis(args.idle_timeout_ms));
+    if let Some(max) = args.max_connections {
+        builder = builder.max_connections(max);
+    }
     if let Some(state) = &args.state {
         builder = builder.state_file(state);
     }

@@ -1,21 +1,129 @@
-//! The sandbox's listener: TCP connections that the fault layer can cut.
+//! The sandbox's listener: TCP connections with timeouts, a cap on how many
+//! are open at once, and a switch the fault layer can use to cut one.
 //!
-//! Each accepted connection carries a [`ConnInfo`] (remote address and a
-//! [`KillSwitch`]) into the request's extensions. Tripping the switch makes
-//! every later read of the connection end and every later write fail, so
-//! hyper drops the connection without writing a byte: the client sees a
-//! connection closed without a response, as after a crash or a network cut.
+//! - **Timeouts** ([`ConnLimits`]): a connection must deliver a complete
+//!   request head within the header-read timeout of its first byte (of
+//!   being accepted, for its first request); between requests it may stay
+//!   idle for the idle timeout. A request being processed is never timed
+//!   out (the fault layer's latency spikes run as long as they are told).
+//!   When a timeout expires the connection reads as closed, so hyper
+//!   drops it without writing anything.
+//! - **The cap**: at most [`ConnLimits::max_connections`] connections are
+//!   served at once. Beyond it a connection is answered
+//!   `503 {"detail": ...}` with `Retry-After: 1` and closed. At most a
+//!   quarter of the cap more are being answered at once (past that the
+//!   oldest of them is closed), so a flood of idle connections neither
+//!   hangs new clients nor uses up the process's file descriptors.
+//! - **Cuts**: each accepted connection carries a [`ConnInfo`] (a
+//!   [`KillSwitch`] and its [`Activity`]) into the request's extensions.
+//!   Tripping the switch makes every later read of the connection end and
+//!   every later write fail, so hyper drops the connection without writing
+//!   a byte: the client sees a connection closed without a response, as
+//!   after a crash or a network cut.
 
+use std::collections::VecDeque;
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use axum::extract::connect_info::Connected;
 use axum::serve::{IncomingStream, Listener};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::task::AbortHandle;
+use tokio::time::{Instant, Sleep};
+
+/// Timeouts and the cap on connections (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnLimits {
+    /// How long a request head may take to arrive, from its first byte (from
+    /// the connection's start for its first request).
+    pub header_read_timeout: Duration,
+    /// How long a connection may stay open with no request between two
+    /// requests (keep-alive).
+    pub idle_timeout: Duration,
+    /// The most connections served at once; more are answered 503.
+    pub max_connections: usize,
+}
+
+/// The default header-read timeout.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The default idle timeout: longer than the 90 s for which HTTP clients
+/// (reqwest, hence evalctl) keep an idle connection for reuse, so a client
+/// does not send a request on a connection the sandbox is closing.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The largest default cap on connections.
+pub const MAX_DEFAULT_CONNECTIONS: usize = 1024;
+
+/// File descriptors left for everything but connections (the runtime, the
+/// state file, the listener).
+const RESERVED_FDS: u64 = 128;
+
+impl Default for ConnLimits {
+    fn default() -> Self {
+        ConnLimits {
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_connections: default_max_connections(),
+        }
+    }
+}
+
+impl ConnLimits {
+    /// How many connections beyond the cap may be waiting for their 503 at
+    /// once (a quarter of the cap, at least 4).
+    pub fn max_refusals(&self) -> usize {
+        (self.max_connections / 4).max(4)
+    }
+
+    /// Checks that timeouts and the cap are positive.
+    pub fn validate(&self) -> Result<(), super::SandboxError> {
+        let bad = |option, reason: &str| {
+            Err(super::SandboxError::BadOption {
+                option,
+                reason: reason.to_owned(),
+            })
+        };
+        if self.header_read_timeout.is_zero() {
+            return bad("header_read_timeout", "must be longer than zero");
+        }
+        if self.idle_timeout.is_zero() {
+            return bad("idle_timeout", "must be longer than zero");
+        }
+        if self.max_connections == 0 {
+            return bad("max_connections", "must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// The default cap: three quarters of the open-file limit less
+/// [`RESERVED_FDS`], at most [`MAX_DEFAULT_CONNECTIONS`], so the connections
+/// served and those being refused fit in the limit (1,024 files: 672).
+pub fn default_max_connections() -> usize {
+    let cap = open_file_limit()
+        .map(|n| n.saturating_sub(RESERVED_FDS) * 3 / 4)
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(MAX_DEFAULT_CONNECTIONS);
+    cap.clamp(16, MAX_DEFAULT_CONNECTIONS)
+}
+
+#[cfg(unix)]
+fn open_file_limit() -> Option<u64> {
+    rustix::process::getrlimit(rustix::process::Resource::Nofile).current
+}
+
+#[cfg(not(unix))]
+fn open_file_limit() -> Option<u64> {
+    None
+}
 
 /// Cuts one connection.
 #[derive(Debug, Clone, Default)]
@@ -32,24 +140,203 @@ impl KillSwitch {
     }
 }
 
+/// What a connection is doing, for its timeouts: requests in progress,
+/// requests served, when it last became idle and when the head of its next
+/// request started to arrive.
+#[derive(Debug)]
+pub struct Activity {
+    inner: Mutex<ActivityState>,
+}
+
+#[derive(Debug)]
+struct ActivityState {
+    busy: usize,
+    served: u64,
+    idle_since: Instant,
+    head_started: Option<Instant>,
+    /// The reader's waker, woken when a request ends so that the idle
+    /// timeout starts even if nothing arrives on the socket.
+    reader: Option<Waker>,
+}
+
+impl Default for Activity {
+    fn default() -> Self {
+        Activity {
+            inner: Mutex::new(ActivityState {
+                busy: 0,
+                served: 0,
+                idle_since: Instant::now(),
+                head_started: None,
+                reader: None,
+            }),
+        }
+    }
+}
+
+impl Activity {
+    fn state(&self) -> std::sync::MutexGuard<'_, ActivityState> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Marks a request as in progress until the returned guard is dropped
+    /// (no timeout applies meanwhile).
+    pub fn begin_request(self: &Arc<Self>) -> RequestGuard {
+        let mut s = self.state();
+        s.busy += 1;
+        s.head_started = None;
+        RequestGuard {
+            activity: Arc::clone(self),
+        }
+    }
+
+    fn bytes_read(&self) {
+        let mut s = self.state();
+        if s.busy == 0 && s.head_started.is_none() {
+            s.head_started = Some(Instant::now());
+        }
+    }
+
+    fn bytes_written(&self) {
+        let mut s = self.state();
+        if s.busy == 0 {
+            s.idle_since = Instant::now();
+        }
+    }
+
+    /// When the connection times out if nothing happens; `None` while a
+    /// request is in progress (then `cx`'s waker is woken when it ends).
+    fn deadline(&self, limits: &ConnLimits, cx: Option<&Context<'_>>) -> Option<Instant> {
+        let mut s = self.state();
+        if let Some(cx) = cx {
+            s.reader = Some(cx.waker().clone());
+        }
+        if s.busy > 0 {
+            return None;
+        }
+        Some(match s.head_started {
+            Some(t) => t + limits.header_read_timeout,
+            None if s.served == 0 => s.idle_since + limits.header_read_timeout,
+            None => s.idle_since + limits.idle_timeout,
+        })
+    }
+}
+
+/// A request in progress on a connection (see [`Activity::begin_request`]).
+#[derive(Debug)]
+pub struct RequestGuard {
+    activity: Arc<Activity>,
+}
+
+impl Drop for RequestGuard {
+    fn drop(&mut self) {
+        let mut s = self.activity.state();
+        s.busy = s.busy.saturating_sub(1);
+        s.served += 1;
+        s.idle_since = Instant::now();
+        if let Some(reader) = s.reader.take() {
+            reader.wake();
+        }
+    }
+}
+
 /// What the fault layer knows about a request's connection.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ConnInfo {
     /// Cuts this connection.
     pub kill: KillSwitch,
+    /// What the connection is doing, for its timeouts.
+    pub activity: Arc<Activity>,
 }
 
-/// A TCP listener whose connections can be cut.
+/// A TCP listener with timeouts, a cap and cuttable connections (see the
+/// module docs).
 #[derive(Debug)]
 pub struct SandboxListener {
     inner: TcpListener,
+    limits: ConnLimits,
+    slots: Arc<Semaphore>,
+    /// Connections being answered 503, oldest first.
+    refusing: VecDeque<AbortHandle>,
 }
 
 impl SandboxListener {
     /// Wraps a bound listener.
-    pub fn new(inner: TcpListener) -> Self {
-        SandboxListener { inner }
+    pub fn new(inner: TcpListener, limits: ConnLimits) -> Self {
+        SandboxListener {
+            inner,
+            slots: Arc::new(Semaphore::new(limits.max_connections)),
+            refusing: VecDeque::new(),
+            limits,
+        }
     }
+
+    /// Answers a connection beyond the cap with a 503 on its own task. When
+    /// [`ConnLimits::max_refusals`] are being answered already, the oldest of
+    /// them is closed to make room: it has had the longest time to send its
+    /// request, and this way the newest client, likely a live one behind a
+    /// flood of idle connections, still gets its answer.
+    fn refuse(&mut self, stream: TcpStream) {
+        self.refusing.retain(|t| !t.is_finished());
+        if self.refusing.len() >= self.limits.max_refusals()
+            && let Some(oldest) = self.refusing.pop_front()
+        {
+            oldest.abort();
+        }
+        tracing::warn!(
+            target: "evalctl::sandbox",
+            "connection refused with 503: {} connections open",
+            self.limits.max_connections
+        );
+        let wait = self.limits.header_read_timeout.min(REFUSAL_READ_TIMEOUT);
+        let max = self.limits.max_connections;
+        let task = tokio::spawn(async move {
+            let _ = refuse_with_503(stream, wait, max).await;
+        });
+        self.refusing.push_back(task.abort_handle());
+    }
+}
+
+/// How long a refused connection is given to send its request head (and,
+/// after the 503, to close its side).
+const REFUSAL_READ_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Reads the request head (so closing does not reset the connection before
+/// the client reads the answer), writes a 503, closes the writing side and
+/// waits briefly for the client to close.
+async fn refuse_with_503(mut stream: TcpStream, wait: Duration, max: usize) -> io::Result<()> {
+    let mut head = Vec::with_capacity(1024);
+    let mut buf = [0u8; 1024];
+    let _ = tokio::time::timeout(wait, async {
+        while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 16 * 1024 {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => head.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    let body = serde_json::json!({
+        "detail": format!("Service Unavailable: the sandbox serves at most {max} connections at once; retry later")
+    })
+    .to_string();
+    let response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(response.as_bytes()).await?;
+    stream.shutdown().await?;
+    let _ = tokio::time::timeout(wait, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    Ok(())
 }
 
 impl Listener for SandboxListener {
@@ -60,26 +347,31 @@ impl Listener for SandboxListener {
         loop {
             match self.inner.accept().await {
                 Ok((stream, _remote)) => {
+                    let Ok(permit) = Arc::clone(&self.slots).try_acquire_owned() else {
+                        self.refuse(stream);
+                        continue;
+                    };
                     let _ = stream.set_nodelay(true);
-                    let kill = KillSwitch::default();
+                    let info = ConnInfo::default();
                     return (
                         CuttableStream {
                             inner: stream,
-                            kill: kill.clone(),
+                            info: info.clone(),
+                            limits: self.limits,
+                            timer: None,
+                            _slot: permit,
                         },
-                        ConnInfo { kill },
+                        info,
                     );
                 }
                 // Out of file descriptors and the like: back off briefly.
-                Err(_) => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
             }
         }
     }
 
     fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.inner.local_addr().map(|_| ConnInfo {
-            kill: KillSwitch::default(),
-        })
+        self.inner.local_addr().map(|_| ConnInfo::default())
     }
 }
 
@@ -89,11 +381,15 @@ impl Connected<IncomingStream<'_, SandboxListener>> for ConnInfo {
     }
 }
 
-/// A TCP stream that ends when its [`KillSwitch`] trips.
+/// A TCP stream that ends when its [`KillSwitch`] trips or a timeout
+/// expires, and holds its place under the cap until dropped.
 #[derive(Debug)]
 pub struct CuttableStream {
     inner: TcpStream,
-    kill: KillSwitch,
+    info: ConnInfo,
+    limits: ConnLimits,
+    timer: Option<Pin<Box<Sleep>>>,
+    _slot: OwnedSemaphorePermit,
 }
 
 fn cut() -> io::Error {
@@ -103,16 +399,51 @@ fn cut() -> io::Error {
     )
 }
 
+impl CuttableStream {
+    /// Whether the connection's timeout expired (registering a wake-up at
+    /// the deadline when not).
+    fn timed_out(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(deadline) = self.info.activity.deadline(&self.limits, Some(cx)) else {
+            return false;
+        };
+        let timer = self
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        if timer.deadline() != deadline {
+            timer.as_mut().reset(deadline);
+        }
+        timer.as_mut().poll(cx).is_ready()
+    }
+}
+
 impl AsyncRead for CuttableStream {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        if self.kill.tripped() {
+        if self.info.kill.tripped() {
             return Poll::Ready(Ok(()));
         }
-        Pin::new(&mut self.inner).poll_read(cx, buf)
+        let before = buf.filled().len();
+        match Pin::new(&mut self.inner).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {
+                if buf.filled().len() > before {
+                    self.info.activity.bytes_read();
+                }
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => {
+                if self.timed_out(cx) {
+                    // Reads as closed: hyper drops the connection.
+                    tracing::debug!(target: "evalctl::sandbox", "connection timed out");
+                    Poll::Ready(Ok(()))
+                } else {
+                    Poll::Pending
+                }
+            }
+        }
     }
 }
 
@@ -122,14 +453,18 @@ impl AsyncWrite for CuttableStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        if self.kill.tripped() {
+        if self.info.kill.tripped() {
             return Poll::Ready(Err(cut()));
         }
-        Pin::new(&mut self.inner).poll_write(cx, buf)
+        let r = Pin::new(&mut self.inner).poll_write(cx, buf);
+        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
+            self.info.activity.bytes_written();
+        }
+        r
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        if self.kill.tripped() {
+        if self.info.kill.tripped() {
             return Poll::Ready(Err(cut()));
         }
         Pin::new(&mut self.inner).poll_flush(cx)
@@ -144,13 +479,70 @@ impl AsyncWrite for CuttableStream {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        if self.kill.tripped() {
+        if self.info.kill.tripped() {
             return Poll::Ready(Err(cut()));
         }
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+        let r = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
+            self.info.activity.bytes_written();
+        }
+        r
     }
 
     fn is_write_vectored(&self) -> bool {
         self.inner.is_write_vectored()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_cap_fits_the_open_file_limit() {
+        let limits = ConnLimits::default();
+        assert!(limits.validate().is_ok());
+        assert!((16..=MAX_DEFAULT_CONNECTIONS).contains(&limits.max_connections));
+        if let Some(files) = open_file_limit()
+            && files > 512
+        {
+            let used = (limits.max_connections + limits.max_refusals()) as u64 + RESERVED_FDS;
+            assert!(used <= files, "{used} > {files}");
+        }
+        let zero = ConnLimits {
+            max_connections: 0,
+            ..limits
+        };
+        assert!(zero.validate().is_err());
+    }
+
+    #[test]
+    fn deadlines_follow_what_the_connection_is_doing() {
+        let limits = ConnLimits {
+            header_read_timeout: Duration::from_secs(5),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 4,
+        };
+        let remaining = |a: &Activity| {
+            a.deadline(&limits, None)
+                .map(|d| d.saturating_duration_since(Instant::now()))
+        };
+        let activity = Arc::new(Activity::default());
+        // A new connection: the header-read timeout from its start.
+        let left = remaining(&activity).unwrap();
+        assert!(left <= Duration::from_secs(5) && left > Duration::from_secs(4));
+        activity.bytes_read();
+        let guard = activity.begin_request();
+        assert_eq!(remaining(&activity), None, "never while busy");
+        activity.bytes_read();
+        assert_eq!(remaining(&activity), None, "a request body is not a head");
+        drop(guard);
+        // Idle between requests: the idle timeout.
+        let left = remaining(&activity).unwrap();
+        assert!(left > Duration::from_secs(59), "{left:?}");
+        // A new head started: the header-read timeout from its first byte.
+        activity.bytes_read();
+        let left = remaining(&activity).unwrap();
+        assert!(left <= Duration::from_secs(5) && left > Duration::from_secs(4));
     }
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use axum::http::HeaderName;
 
 use super::app::App;
-use super::conn::{ConnInfo, SandboxListener};
+use super::conn::{ConnInfo, ConnLimits, SandboxListener};
 use super::error::SandboxError;
 use super::faults::{Faults, RequestRecord};
 use super::fixture::Fixture;
@@ -47,6 +47,7 @@ pub struct SandboxBuilder {
     state_file: Option<PathBuf>,
     api_key_header: Option<String>,
     listen: Option<SocketAddr>,
+    limits: ConnLimits,
 }
 
 impl SandboxBuilder {
@@ -81,8 +82,31 @@ impl SandboxBuilder {
         self
     }
 
-    fn app(self) -> Result<(Arc<App>, SocketAddr), SandboxError> {
+    /// How long a request head may take to arrive, from its first byte
+    /// (from the connection's start for its first request). Default 10 s.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a connection may stay open with no request between two
+    /// requests. Default 120 s.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.idle_timeout = timeout;
+        self
+    }
+
+    /// The most connections served at once; more are answered 503 with
+    /// `Retry-After`. Default: three quarters of the open-file limit less
+    /// 128, at most 1,024.
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.limits.max_connections = max;
+        self
+    }
+
+    fn app(self) -> Result<(Arc<App>, SocketAddr, ConnLimits), SandboxError> {
         self.faults.validate()?;
+        self.limits.validate()?;
         let header_name = self
             .api_key_header
             .unwrap_or_else(|| DEFAULT_API_KEY_HEADER.to_owned());
@@ -103,12 +127,13 @@ impl SandboxBuilder {
         Ok((
             Arc::new(App::new(state, self.faults, state_file, header)),
             addr,
+            self.limits,
         ))
     }
 
     /// Binds the listen address in the current tokio runtime.
     pub async fn bind(self) -> Result<Bound, SandboxError> {
-        let (app, addr) = self.app()?;
+        let (app, addr, limits) = self.app()?;
         let listener =
             tokio::net::TcpListener::bind(addr)
                 .await
@@ -121,13 +146,14 @@ impl SandboxBuilder {
             app,
             listener,
             addr: local,
+            limits,
         })
     }
 
     /// Starts the sandbox on its own thread and runtime and returns at once,
     /// listening.
     pub fn start(self) -> Result<SandboxHandle, SandboxError> {
-        let (app, addr) = self.app()?;
+        let (app, addr, limits) = self.app()?;
         let std_listener = std::net::TcpListener::bind(addr).map_err(|e| SandboxError::Bind {
             addr: addr.to_string(),
             source: e,
@@ -151,6 +177,7 @@ impl SandboxBuilder {
             app: Arc::clone(&app),
             listener,
             addr: local,
+            limits,
         };
         let thread = std::thread::Builder::new()
             .name("evalctl-sandbox".into())
@@ -177,6 +204,7 @@ pub struct Bound {
     app: Arc<App>,
     listener: tokio::net::TcpListener,
     addr: SocketAddr,
+    limits: ConnLimits,
 }
 
 impl Bound {
@@ -198,7 +226,7 @@ impl Bound {
     ) -> Result<(), SandboxError> {
         let (fired_tx, fired_rx) = tokio::sync::oneshot::channel::<()>();
         let service = router(self.app).into_make_service_with_connect_info::<ConnInfo>();
-        let server = axum::serve(SandboxListener::new(self.listener), service)
+        let server = axum::serve(SandboxListener::new(self.listener, self.limits), service)
             .with_graceful_shutdown(async move {
                 shutdown.await;
                 let _ = fired_tx.send(());

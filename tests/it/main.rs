@@ -35,6 +35,7 @@ mod render_markdown;
 mod render_text;
 mod sandbox_auth;
 mod sandbox_catalog;
+mod sandbox_connections;
 mod sandbox_contract;
 mod sandbox_integrations;
 mod sandbox_runtime;
