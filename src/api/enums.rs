@@ -232,6 +232,36 @@ string_enum! {
 }
 
 string_enum! {
+    /// Kind of a log-records filter: the `type` tag of a leaf of a trends
+    /// dashboard's filter tree (`LogRecords*Filter` of the reference).
+    LogRecordsFilterType {
+        Id = "id",
+        Date = "date",
+        Number = "number",
+        Boolean = "boolean",
+        Collection = "collection",
+        Text = "text",
+        FullyAnnotated = "fully_annotated",
+    }
+}
+
+string_enum! {
+    /// Operator of a log-records filter (each filter kind allows a subset).
+    LogRecordsOperator {
+        Eq = "eq",
+        Ne = "ne",
+        Gt = "gt",
+        Gte = "gte",
+        Lt = "lt",
+        Lte = "lte",
+        Between = "between",
+        Contains = "contains",
+        OneOf = "one_of",
+        NotIn = "not_in",
+    }
+}
+
+string_enum! {
     /// A content modality, the values of a modality filter.
     ContentModality { Text = "text", Document = "document", Image = "image", Audio = "audio", Video = "video" }
 }

@@ -1,11 +1,12 @@
 //! Authentication, exactly as the spec's table says, and the login endpoint.
 //!
-//! Every operation needs credentials. Accepted: an API key in the key header
-//! (`Service-AO-API-Key`, configurable), `Authorization: Bearer <token>`
-//! (issued by `POST /login`, kept in memory only, so a restart invalidates
-//! it) and `Authorization: Basic` — except on spec operations 3 (create a
-//! section), 6 (scorer-version projects) and 10 (favorite), whose handlers
-//! take [`CallerNoBasic`]: there Basic is not accepted. Missing or wrong
+//! Every operation needs credentials, except the logins (`/login`,
+//! `/v2/login`, `/v2/login/api_key`), which take none. Accepted: an API key
+//! in the key header (`Service-AO-API-Key`, configurable), `Authorization:
+//! Bearer <token>` (issued by the logins, kept in memory only, so a restart
+//! invalidates it) and `Authorization: Basic` — except on spec operations 3
+//! (create a section), 6 (scorer-version projects) and 10 (favorite), whose
+//! handlers take [`CallerNoBasic`]: there Basic is not accepted. Missing or wrong
 //! credentials are a 401 `{"detail":"Not authenticated"}` with
 //! `WWW-Authenticate`. When several credentials are sent, any valid one
 //! authenticates. A `read_only` user gets a 403 on writes

@@ -60,6 +60,10 @@ fn query_parameters_sent_are_declared() {
             &operation::DELETE_SECTION,
             &["trends_dashboard_id", "ungroup"],
         ),
+        (&operation::UPDATE_TRENDS, &["trends_dashboard_id"]),
+        (&operation::CREATE_WIDGET, &["trends_dashboard_id"]),
+        (&operation::UPDATE_WIDGET, &["trends_dashboard_id"]),
+        (&operation::DELETE_WIDGET, &["trends_dashboard_id"]),
         (&operation::FAVORITE_DASHBOARD, &["visibility"]),
         (&operation::UNFAVORITE_DASHBOARD, &["visibility"]),
     ];

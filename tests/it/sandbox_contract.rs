@@ -434,3 +434,55 @@ async fn unknown_paths_methods_and_objects_use_fastapi_words() {
         .await;
     assert_eq!(r.body, json!({"detail": "Project not found"}));
 }
+
+#[tokio::test]
+async fn login_with_an_api_key_returns_a_bearer_token_that_authenticates() {
+    let cx = Ctx::new();
+    let r = cx
+        .call(
+            "POST",
+            "/v2/login/api_key",
+            &Auth::None,
+            Some(json!({"api_key": "alice-api-key"})),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_schema("Token", &r.body);
+    assert_eq!(r.body["token_type"], "bearer");
+    let token = r.body["access_token"].as_str().unwrap().to_owned();
+    assert!(!token.contains("alice-api-key"));
+    let me = cx
+        .call("GET", "/v2/current_user", &Auth::Bearer(token), None)
+        .await;
+    assert_eq!(me.body["email"], "alice@example.com");
+
+    let wrong = cx
+        .call(
+            "POST",
+            "/v2/login/api_key",
+            &Auth::None,
+            Some(json!({"api_key": "guess"})),
+        )
+        .await;
+    assert_eq!(wrong.status, 401);
+    let missing = cx
+        .call("POST", "/v2/login/api_key", &Auth::None, Some(json!({})))
+        .await;
+    assert_422(&missing);
+    assert_eq!(locs(&missing.body), vec![r#"["body","api_key"]"#]);
+    // A 422 never echoes a key, whatever its shape.
+    let bad = cx
+        .call(
+            "POST",
+            "/v2/login/api_key",
+            &Auth::None,
+            Some(json!({"api_key": ["demo-api-key"]})),
+        )
+        .await;
+    assert_422(&bad);
+    assert!(
+        !bad.body.to_string().contains("demo-api-key"),
+        "{}",
+        bad.body
+    );
+}

@@ -1,6 +1,7 @@
 //! Contract tests of model-provider integrations (spec operation 4 and the
-//! reference's reads): all twelve providers, read shapes, and the rule that
-//! no answer or stored record ever holds a secret.
+//! reference's reads): all twelve providers, read shapes, named custom
+//! integrations, the Databricks alias, and the rule that no answer or stored
+//! record ever holds a secret.
 
 use crate::sandbox_support;
 
@@ -66,56 +67,7 @@ async fn op4_integration_put_never_returns_a_secret() {
 #[tokio::test]
 async fn every_provider_can_be_put_and_read_back_without_secrets() {
     let cx = Ctx::new();
-    let bodies = [
-        ("anthropic", "AnthropicIntegration", json!({"token": "s-1"})),
-        (
-            "aws_bedrock",
-            "AwsBedrockIntegration",
-            json!({"token": {"aws_access_key_id": "AK", "aws_secret_access_key": "s-2"}, "region": "eu-west-1"}),
-        ),
-        (
-            "aws_sagemaker",
-            "AwsSageMakerIntegration",
-            json!({"token": {"aws_secret_access_key": "s-3"}, "models": []}),
-        ),
-        (
-            "azure",
-            "AzureIntegration",
-            json!({"token": "s-4", "endpoint": "https://example.openai.azure.com", "proxy": true}),
-        ),
-        (
-            "custom",
-            "CustomIntegration",
-            json!({"endpoint": "https://llm.example.com/v1", "authentication_type": "api_key", "api_key_header": "X-Key", "api_key_value": "s-5", "headers": {"X-Extra": "s-6"}, "models": ["m1"]}),
-        ),
-        (
-            "databricks",
-            "DatabricksIntegration",
-            json!({"token": "s-7", "hostname": "https://dbc-1.cloud.databricks.com"}),
-        ),
-        ("mistral", "MistralIntegration", json!({"token": "s-8"})),
-        (
-            "nvidia",
-            "NvidiaIntegration",
-            json!({"token": "s-9", "hostname": "https://integrate.api.nvidia.com/v1"}),
-        ),
-        ("openai", "OpenAIIntegration", json!({"token": "s-10"})),
-        (
-            "vegas_gateway",
-            "VegasGatewayIntegration",
-            json!({"token": "s-11", "endpoint": "https://vegas.example.com/relay", "use_case": "EVAL"}),
-        ),
-        (
-            "vertex_ai",
-            "VertexAIIntegration",
-            json!({"token": "s-12", "gcs_config": {"service_account_credentials": "s-13", "bucket_name": "b", "object_path_prefix": "p/"}}),
-        ),
-        (
-            "writer",
-            "WriterIntegration",
-            json!({"token": "s-14", "organization_id": "w-org"}),
-        ),
-    ];
+    let bodies = provider_bodies();
     for (provider, read_schema, body) in bodies {
         let r = cx.put(&format!("/v2/integrations/{provider}"), body).await;
         assert_eq!(r.status, 200, "{provider}: {}", r.body);
@@ -188,4 +140,138 @@ async fn integration_token_fingerprint_changes_when_resent() {
     assert_eq!(a.0, b.0, "same token, same fingerprint");
     assert!(b.1 >= a.1, "re-sent: newer timestamp");
     assert_ne!(b.0, c.0, "new token, new fingerprint");
+}
+
+#[tokio::test]
+async fn named_custom_integrations_are_records_of_their_own() {
+    let cx = Ctx::new();
+    let body = |endpoint: &str, key: &str| {
+        json!({"endpoint": endpoint, "authentication_type": "api_key", "api_key_header": "X-Key",
+               "api_key_value": key, "model_properties": [{"name": "m1", "alias": "Model one"}]})
+    };
+    let r = cx
+        .put(
+            "/v2/integrations/custom/eu-gateway",
+            body("https://eu.example.com/v1", "s-eu"),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_schema("IntegrationDB", &r.body);
+    assert_eq!(r.body["name"], "eu-gateway");
+    assert_eq!(r.body["provider"], "custom");
+    assert!(!r.body.to_string().contains("s-eu"));
+    let eu_id = r.body["id"].clone();
+    // Only named ones: the provider's read has nothing to show.
+    assert_eq!(cx.get("/v2/integrations/custom").await.status, 404);
+    let r = cx
+        .put(
+            "/v2/integrations/custom/us-gateway",
+            body("https://us.example.com/v1", "s-us"),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = cx
+        .put(
+            "/v2/integrations/custom",
+            body("https://default.example.com/v1", "s-default"),
+        )
+        .await;
+    assert_eq!(r.body["name"], "custom");
+    // Updating a named one keeps its record.
+    let r = cx
+        .put(
+            "/v2/integrations/custom/eu-gateway",
+            body("https://eu2.example.com/v1", "s-eu2"),
+        )
+        .await;
+    assert_eq!(r.body["id"], eu_id);
+    let list = cx.get("/integrations").await.body;
+    assert_schema_array("IntegrationDB", &list);
+    let mut names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["custom", "eu-gateway", "us-gateway"]);
+    // The provider's read is the one named after it.
+    let read = cx.get("/v2/integrations/custom").await;
+    assert_schema("CustomIntegration", &read.body);
+    assert_eq!(read.body["base_url"], "https://default.example.com/v1");
+    // PUT `/v2/integrations/custom/custom` is that same one.
+    let same = cx
+        .put(
+            "/v2/integrations/custom/custom",
+            body("https://default2.example.com/v1", "s-d2"),
+        )
+        .await;
+    assert_eq!(same.body["id"], r_id(&list, "custom"));
+    // Named ones cannot be deleted by name: the parameter is a provider.
+    let r = cx.delete("/integrations/eu-gateway").await;
+    assert_422(&r);
+    assert_eq!(locs(&r.body), [r#"["path","name"]"#]);
+    assert_eq!(cx.delete("/integrations/custom").await.status, 200);
+    let left = cx.get("/integrations").await.body;
+    assert_eq!(left.as_array().unwrap().len(), 2, "the named ones stay");
+    // The body is the custom provider's, validated as such; nothing stored
+    // holds a secret.
+    let r = cx
+        .put("/v2/integrations/custom/bad", json!({"token": "s-x"}))
+        .await;
+    assert_422(&r);
+    assert_eq!(locs(&r.body), [r#"["body","endpoint"]"#]);
+    assert!(!r.body.to_string().contains("s-x"));
+    let stored = cx
+        .sb
+        .read_state(|s| serde_json::to_string(&s.integrations).unwrap());
+    assert!(!stored.contains("\"s-"), "{stored}");
+    // Other users have their own.
+    let theirs = cx
+        .call(
+            "GET",
+            "/integrations",
+            &Auth::Key("alice-api-key".into()),
+            None,
+        )
+        .await;
+    assert_eq!(theirs.body, json!([]));
+}
+
+fn r_id(list: &serde_json::Value, name: &str) -> serde_json::Value {
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .find(|i| i["name"] == name)
+        .map(|i| i["id"].clone())
+        .expect("listed")
+}
+
+#[tokio::test]
+async fn the_unity_catalog_path_writes_the_databricks_integration() {
+    let cx = Ctx::new();
+    let r = cx
+        .put(
+            "/v2/integrations/databricks/unity-catalog/sql",
+            json!({"token": "s-dbx", "hostname": "https://dbc-1.cloud.databricks.com", "storage": true,
+                   "path": "/sql/1.0/warehouses/a0"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_schema("IntegrationDB", &r.body);
+    assert_eq!(r.body["provider"], "databricks");
+    let read = cx.get("/v2/integrations/databricks").await;
+    assert_schema("DatabricksIntegration", &read.body);
+    assert_eq!(read.body["id"], r.body["id"]);
+    let again = cx
+        .put(
+            "/v2/integrations/databricks",
+            json!({"token": "s-dbx2", "hostname": "https://dbc-2.cloud.databricks.com"}),
+        )
+        .await;
+    assert_eq!(again.body["id"], r.body["id"], "one integration, two paths");
+    let r = cx
+        .put("/v2/integrations/databricks/unity-catalog/sql", json!({}))
+        .await;
+    assert_422(&r);
 }

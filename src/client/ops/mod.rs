@@ -3,6 +3,7 @@
 //! walks are built on them.
 
 mod integrations;
+mod login;
 mod metric_settings;
 mod projects;
 mod runs;

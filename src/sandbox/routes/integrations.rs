@@ -1,8 +1,15 @@
 //! Model-provider integrations: PUT `/v2/integrations/{provider}` for all
 //! twelve providers (spec operation 4; an unknown provider is an unknown
-//! path, 404, as in the service where each provider is its own path), GET
+//! path, 404, as in the service where each provider is its own path) and
+//! its alias PUT `/v2/integrations/databricks/unity-catalog/sql`, PUT
+//! `/v2/integrations/custom/{name}` (a named custom integration), GET
 //! `/v2/integrations/{name}`, GET `/integrations`, DELETE
 //! `/integrations/{name}`.
+//!
+//! The `name` of GET `/v2/integrations/{name}` and DELETE
+//! `/integrations/{name}` is a provider (422 otherwise), as in the
+//! reference: they address the caller's integration of that provider, never
+//! a named custom one, which only the listing shows.
 
 use std::sync::Arc;
 
@@ -74,6 +81,44 @@ pub async fn put_integration(
     body: Body,
 ) -> ApiResult<Response> {
     let provider = IntegrationProvider::from(ids.get("name"));
+    let name = provider.as_str().to_owned();
+    put(caller, app, provider, name, body).await
+}
+
+/// PUT `/v2/integrations/databricks/unity-catalog/sql`: the same as PUT
+/// `/v2/integrations/databricks`.
+pub async fn put_unity_catalog(
+    caller: Caller,
+    State(app): State<Arc<App>>,
+    body: Body,
+) -> ApiResult<Response> {
+    let provider = IntegrationProvider::Databricks;
+    let name = provider.as_str().to_owned();
+    put(caller, app, provider, name, body).await
+}
+
+/// PUT `/v2/integrations/custom/{name}`: the caller's custom integration
+/// named `name` (any slug: the reference declares the parameter a plain
+/// string; `custom` is the one PUT `/v2/integrations/custom` writes).
+pub async fn put_named_custom(
+    caller: Caller,
+    ids: Ids,
+    State(app): State<Arc<App>>,
+    body: Body,
+) -> ApiResult<Response> {
+    let name = ids.get("name").to_owned();
+    put(caller, app, IntegrationProvider::Custom, name, body).await
+}
+
+/// Validates and stores a create/update body of `provider` as the caller's
+/// integration `name`.
+async fn put(
+    caller: Caller,
+    app: Arc<App>,
+    provider: IntegrationProvider,
+    name: String,
+    body: Body,
+) -> ApiResult<Response> {
     let (create, _) = schemas(&provider).ok_or(ApiError::NoRoute)?;
     let bytes = read_body(body).await?;
     let mut c = Checker::new();
@@ -88,7 +133,7 @@ pub async fn put_integration(
     let public = with_defaults(public, create);
     let user = caller.user;
     Ok(ok(app
-        .write(move |s| s.put_integration(provider, public, &secret_text, &user))
+        .write(move |s| s.put_integration(provider, &name, public, &secret_text, &user))
         .await?))
 }
 

@@ -1,4 +1,4 @@
-//! The HTTP surface: every path the sandbox serves (under `/v2`, plus
+//! The HTTP surface: every operation of the reference (under `/v2`, plus
 //! `/login` and the two unversioned integration paths), one submodule per
 //! resource, and the helpers handlers share.
 //!
@@ -11,6 +11,7 @@
 mod integrations;
 mod runs;
 mod scorers;
+mod sections;
 mod templates;
 mod trends;
 mod users;
@@ -24,7 +25,7 @@ use axum::extract::{FromRequestParts, Path};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, post, put};
 use futures::StreamExt;
 use serde_json::Value;
 
@@ -91,6 +92,7 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/login", post(users::login))
         .route("/v2/login", post(users::login))
+        .route("/v2/login/api_key", post(users::login_api_key))
         .route("/v2/current_user", get(users::current_user))
         .route("/v2/users/{user_id}", get(users::get_user))
         .route("/v2/projects/paginated", post(runs::list_projects))
@@ -112,12 +114,28 @@ pub fn router(app: Arc<App>) -> Router {
             &ex("/metric_settings"),
             get(runs::get_experiment_settings).patch(runs::patch_experiment_settings),
         )
-        .route(&ls("/trends"), get(trends::get_dashboard))
+        .route(
+            &ls("/trends"),
+            get(trends::get_dashboard).put(trends::update_dashboard),
+        )
         .route(&ls("/trends/dashboards"), get(trends::list_dashboards))
-        .route(&ls("/trends/sections"), post(trends::create_section))
+        .route(&ls("/trends/sections"), post(sections::create_section))
         .route(
             &ls("/trends/sections/{section_id}"),
-            axum::routing::put(trends::update_section).delete(trends::delete_section),
+            put(sections::update_section).delete(sections::delete_section),
+        )
+        .route(&ls("/trends/widgets"), post(sections::create_widget))
+        .route(
+            &ls("/trends/widgets/{widget_id}"),
+            put(sections::update_widget).delete(sections::delete_widget),
+        )
+        .route(
+            &ls("/trends/dashboards/{trends_dashboard_id}"),
+            delete(trends::delete_dashboard),
+        )
+        .route(
+            &ls("/trends/dashboards/{trends_dashboard_id}/duplicate"),
+            post(trends::duplicate_dashboard),
         )
         .route(
             &ls("/trends/dashboards/{trends_dashboard_id}/favorite"),
@@ -134,6 +152,14 @@ pub fn router(app: Arc<App>) -> Router {
         .route(
             "/v2/integrations/{name}",
             get(integrations::get_integration).put(integrations::put_integration),
+        )
+        .route(
+            "/v2/integrations/custom/{name}",
+            put(integrations::put_named_custom),
+        )
+        .route(
+            "/v2/integrations/databricks/unity-catalog/sql",
+            put(integrations::put_unity_catalog),
         )
         .route("/integrations", get(integrations::list_integrations))
         .route(

@@ -1,6 +1,7 @@
-//! Trends dashboards: spec operations 3 (create a section) and 10
-//! (favorite), which do not accept HTTP Basic, and the reference's reads,
-//! section update/delete and unfavorite.
+//! Trends dashboards: reads (GET `.../trends`, `.../trends/dashboards`),
+//! settings (PUT `.../trends`), duplicate and delete, favorite (spec
+//! operation 10, which does not accept HTTP Basic) and unfavorite. Sections
+//! and widgets are in [`super::sections`].
 
 use std::sync::Arc;
 
@@ -10,11 +11,11 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::{Ids, no_content, ok, read_body};
-use crate::api::{SectionCreateRequest, SectionUpdateRequest, Visibility};
+use crate::api::{TrendsDashboardDuplicateRequest, TrendsDashboardUpdateRequest, Visibility};
 use crate::sandbox::app::App;
 use crate::sandbox::auth::{Caller, CallerNoBasic};
 use crate::sandbox::reply::ApiResult;
-use crate::sandbox::store::to_json;
+use crate::sandbox::store::trends::check_update;
 use crate::sandbox::validation::{Checker, Query, deserialize};
 
 fn visibility(c: &mut Checker, query: &Query) -> Visibility {
@@ -28,7 +29,7 @@ fn visibility(c: &mut Checker, query: &Query) -> Visibility {
 
 /// The `project_id` then `log_stream_id` path segments (faults in that
 /// order), canonicalized.
-fn log_stream_path(c: &mut Checker, ids: &Ids) -> (String, String) {
+pub(super) fn log_stream_path(c: &mut Checker, ids: &Ids) -> (String, String) {
     let pid = c.path_uuid("project_id", ids.get("project_id"));
     let lid = c.path_uuid("log_stream_id", ids.get("log_stream_id"));
     (pid, lid)
@@ -51,6 +52,30 @@ pub async fn get_dashboard(
     })?))
 }
 
+/// PUT `.../trends?trends_dashboard_id=`: the dashboard's settings.
+pub async fn update_dashboard(
+    caller: Caller,
+    ids: Ids,
+    State(app): State<Arc<App>>,
+    RawQuery(raw): RawQuery,
+    body: Body,
+) -> ApiResult<Response> {
+    let bytes = read_body(body).await?;
+    let query = Query::parse(raw.as_deref());
+    let mut c = Checker::new();
+    let (pid, lid) = log_stream_path(&mut c, &ids);
+    let did = c.query_uuid(&query, "trends_dashboard_id");
+    let body = c.body(&bytes, "TrendsDashboardUpdateRequest");
+    c.finish()?;
+    let request: TrendsDashboardUpdateRequest = deserialize(body.unwrap_or_default())?;
+    check_update(&request)?;
+    caller.require_write()?;
+    let user = caller.user;
+    Ok(ok(app
+        .write(move |s| s.update_dashboard(&pid, &lid, did.as_deref(), request, &user))
+        .await?))
+}
+
 /// GET `.../trends/dashboards`.
 pub async fn list_dashboards(
     caller: Caller,
@@ -65,72 +90,40 @@ pub async fn list_dashboards(
     ))
 }
 
-/// POST `.../trends/sections` (spec operation 3; no HTTP Basic).
-pub async fn create_section(
-    CallerNoBasic(caller): CallerNoBasic,
-    ids: Ids,
-    State(app): State<Arc<App>>,
-    RawQuery(raw): RawQuery,
-    body: Body,
-) -> ApiResult<Response> {
-    let bytes = read_body(body).await?;
-    let query = Query::parse(raw.as_deref());
-    let mut c = Checker::new();
-    let (pid, lid) = log_stream_path(&mut c, &ids);
-    let did = c.query_uuid(&query, "trends_dashboard_id");
-    let body = c.body(&bytes, "SectionCreateRequest");
-    c.finish()?;
-    caller.require_write()?;
-    let request: SectionCreateRequest = deserialize(body.unwrap_or_default())?;
-    let user = caller.user;
-    let section = app
-        .write(move |s| s.create_section(&pid, &lid, did.as_deref(), request, &user))
-        .await?;
-    Ok(ok(to_json(&section)?))
-}
-
-/// PUT `.../trends/sections/{section_id}`.
-pub async fn update_section(
+/// POST `.../trends/dashboards/{trends_dashboard_id}/duplicate`.
+pub async fn duplicate_dashboard(
     caller: Caller,
     ids: Ids,
     State(app): State<Arc<App>>,
-    RawQuery(raw): RawQuery,
     body: Body,
 ) -> ApiResult<Response> {
     let bytes = read_body(body).await?;
-    let query = Query::parse(raw.as_deref());
     let mut c = Checker::new();
-    let sid = c.path_uuid("section_id", ids.get("section_id"));
+    let did = c.path_uuid("trends_dashboard_id", ids.get("trends_dashboard_id"));
     let (pid, lid) = log_stream_path(&mut c, &ids);
-    let did = c.query_uuid(&query, "trends_dashboard_id");
-    let body = c.body(&bytes, "SectionUpdateRequest");
+    let body = c.body(&bytes, "TrendsDashboardDuplicateRequest");
     c.finish()?;
     caller.require_write()?;
-    let request: SectionUpdateRequest = deserialize(body.unwrap_or_default())?;
+    let request: TrendsDashboardDuplicateRequest = deserialize(body.unwrap_or_default())?;
     let user = caller.user;
-    let section = app
-        .write(move |s| s.update_section(&pid, &lid, did.as_deref(), &sid, request, &user))
-        .await?;
-    Ok(ok(to_json(&section)?))
+    Ok(ok(app
+        .write(move |s| s.duplicate_dashboard(&pid, &lid, &did, request, &user))
+        .await?))
 }
 
-/// DELETE `.../trends/sections/{section_id}?ungroup=` (204).
-pub async fn delete_section(
+/// DELETE `.../trends/dashboards/{trends_dashboard_id}` (204).
+pub async fn delete_dashboard(
     caller: Caller,
     ids: Ids,
     State(app): State<Arc<App>>,
-    RawQuery(raw): RawQuery,
 ) -> ApiResult<Response> {
-    let query = Query::parse(raw.as_deref());
     let mut c = Checker::new();
-    let sid = c.path_uuid("section_id", ids.get("section_id"));
+    let did = c.path_uuid("trends_dashboard_id", ids.get("trends_dashboard_id"));
     let (pid, lid) = log_stream_path(&mut c, &ids);
-    let ungroup = c.query_bool(&query, "ungroup", false);
-    let did = c.query_uuid(&query, "trends_dashboard_id");
     c.finish()?;
     caller.require_write()?;
     let user = caller.user;
-    app.write(move |s| s.delete_section(&pid, &lid, did.as_deref(), &sid, ungroup, &user))
+    app.write(move |s| s.delete_dashboard(&pid, &lid, &did, &user))
         .await?;
     Ok(no_content())
 }

@@ -1,7 +1,12 @@
 //! Model-provider integrations of the calling user (spec operation 4 and the
 //! reference's reads and delete).
 //!
-//! PUT creates or updates the caller's integration of a provider. What is
+//! PUT creates or updates the caller's integration of a provider, named
+//! after the provider; PUT `/v2/integrations/custom/{name}` the caller's
+//! custom integration of that name (so `custom` names the one PUT
+//! `/v2/integrations/custom` writes). An integration is one record per
+//! caller, provider and name. Reads and deletes by provider address the
+//! integration named after the provider; the listing shows them all. What is
 //! stored is the body's non-secret fields (with the create schema's defaults
 //! filled in by the HTTP layer) and a salted fingerprint of its secret fields
 //! ([`crate::api::SECRET_FIELDS`] at any depth) with the time they were sent:
@@ -71,7 +76,7 @@ fn canonical(v: &Value) -> Value {
 }
 
 impl State {
-    /// The caller's integration of a provider.
+    /// The caller's integration of a provider (the one named after it).
     pub fn integration(
         &self,
         provider: &IntegrationProvider,
@@ -79,7 +84,7 @@ impl State {
     ) -> Option<&IntegrationRecord> {
         self.integrations
             .iter()
-            .find(|i| &i.provider == provider && i.user_id == caller.id)
+            .find(|i| is_named(i, provider, provider.as_str(), caller))
     }
 
     /// The `IntegrationDB` shape of a record (never a secret).
@@ -97,11 +102,14 @@ impl State {
         }
     }
 
-    /// PUT `/v2/integrations/{provider}` (spec operation 4): creates or
-    /// updates the caller's integration; answers `IntegrationDB`.
+    /// PUT `/v2/integrations/{provider}` (spec operation 4, `name` being the
+    /// provider's) and PUT `/v2/integrations/custom/{name}`: creates or
+    /// updates the caller's integration `name` of `provider`; answers
+    /// `IntegrationDB`.
     pub fn put_integration(
         &mut self,
         provider: IntegrationProvider,
+        name: &str,
         public: Map<String, Value>,
         secret_text: &str,
         caller: &UserRecord,
@@ -111,7 +119,7 @@ impl State {
         let at = self
             .integrations
             .iter()
-            .position(|i| i.provider == provider && i.user_id == caller.id);
+            .position(|i| is_named(i, &provider, name, caller));
         let record = match at {
             Some(i) => {
                 let r = &mut self.integrations[i];
@@ -125,7 +133,7 @@ impl State {
                 let r = IntegrationRecord {
                     id: new_id(),
                     user_id: caller.id.clone(),
-                    name: provider.as_str().to_owned(),
+                    name: name.to_owned(),
                     provider,
                     created_at: ts.clone(),
                     updated_at: ts.clone(),
@@ -153,7 +161,8 @@ impl State {
         to_json(&list)
     }
 
-    /// DELETE `/integrations/{name}`: 404 when the caller has none.
+    /// DELETE `/integrations/{name}`: the caller's integration named after
+    /// the provider; 404 when the caller has none.
     pub fn delete_integration(
         &mut self,
         provider: &IntegrationProvider,
@@ -161,13 +170,23 @@ impl State {
     ) -> Result<(), ApiError> {
         let before = self.integrations.len();
         self.integrations
-            .retain(|i| !(&i.provider == provider && i.user_id == caller.id));
+            .retain(|i| !is_named(i, provider, provider.as_str(), caller));
         if self.integrations.len() == before {
             Err(ApiError::not_found("Integration"))
         } else {
             Ok(())
         }
     }
+}
+
+/// Whether `record` is the caller's integration `name` of `provider`.
+fn is_named(
+    record: &IntegrationRecord,
+    provider: &IntegrationProvider,
+    name: &str,
+    caller: &UserRecord,
+) -> bool {
+    &record.provider == provider && record.name == name && record.user_id == caller.id
 }
 
 /// The keys of the read shape that [`read_shape`] writes itself, never from

@@ -1,9 +1,9 @@
 //! The sandbox's state and its semantics: every record the service holds
 //! (organization, users, projects, log streams, experiments, the scorer
-//! catalog, trends dashboards, templates, integrations, favorites), as one
-//! serializable [`State`] that is at once the fixture format, the `--state`
-//! file format and what tests read and change through
-//! `SandboxHandle::with_state`.
+//! catalog, trends dashboards with their sections and widgets, templates,
+//! integrations, favorites), as one serializable [`State`] that is at once
+//! the fixture format, the `--state` file format and what tests read and
+//! change through `SandboxHandle::with_state`.
 //!
 //! Operations are synchronous functions on `&State` / `&mut State`, one
 //! submodule per resource; the HTTP layer (`routes`) validates requests and
@@ -20,6 +20,7 @@ pub mod model;
 pub mod projects;
 pub mod scorers;
 pub mod search;
+pub mod sections;
 pub mod settings;
 pub mod templates;
 pub mod trends;

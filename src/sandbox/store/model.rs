@@ -6,6 +6,8 @@
 //! Optional fields default when absent, so a hand-written fixture file only
 //! needs what it cares about.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::Credential;
@@ -341,6 +343,9 @@ pub struct DashboardRecord {
     /// Sections, in order (at most 50).
     #[serde(default)]
     pub sections: Vec<Section>,
+    /// Layout of the widgets as last sent: widget id to a list of integers.
+    #[serde(default)]
+    pub layout_map: BTreeMap<String, Vec<i64>>,
     /// Bucket width in minutes.
     #[serde(default = "default_interval")]
     pub interval_mins: i64,
@@ -353,6 +358,12 @@ pub struct DashboardRecord {
     /// Relative time range.
     #[serde(default)]
     pub relative_time: Option<String>,
+    /// The column grouped by.
+    #[serde(default)]
+    pub group_by: Option<String>,
+    /// The filter tree, as returned (every field of each leaf present).
+    #[serde(default)]
+    pub filter_tree: Option<serde_json::Value>,
 }
 
 fn default_visibility() -> String {

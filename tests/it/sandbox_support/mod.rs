@@ -11,7 +11,7 @@ use base64::Engine;
 use evalctl::sandbox::fixture::ids::{scorer_id, version_id};
 use evalctl::sandbox::{Fixture, Sandbox, SandboxBuilder, SandboxHandle};
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// The demo admin's API key.
 pub const KEY: &str = "demo-api-key";
@@ -205,10 +205,10 @@ fn reference() -> &'static Value {
     })
 }
 
-/// Asserts that `value` validates against `schema` (a JSON Schema
-/// fragment, typically `{"$ref": "#/components/schemas/X"}` or an array of
-/// such) inside the reference document.
-pub fn assert_schema_value(schema: Value, value: &Value) {
+/// The violations of `schema` (a JSON Schema fragment, typically
+/// `{"$ref": "#/components/schemas/X"}` or an array of such, inside the
+/// reference document) by `value`; empty when it validates.
+pub fn schema_errors(schema: Value, value: &Value) -> Vec<String> {
     static CACHE: OnceLock<Mutex<HashMap<String, jsonschema::Validator>>> = OnceLock::new();
     let key = schema.to_string();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
@@ -225,10 +225,15 @@ pub fn assert_schema_value(schema: Value, value: &Value) {
         }
         jsonschema::draft202012::new(&root).expect("schema compiles")
     });
-    let errors: Vec<String> = validator
+    validator
         .iter_errors(value)
         .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
+        .collect()
+}
+
+/// Asserts that `value` validates against `schema` (see [`schema_errors`]).
+pub fn assert_schema_value(schema: Value, value: &Value) {
+    let errors = schema_errors(schema.clone(), value);
     assert!(
         errors.is_empty(),
         "response does not match {schema}:\n{}\n{}",
@@ -268,4 +273,59 @@ pub fn locs(body: &Value) -> Vec<String> {
 pub fn assert_422(r: &Reply) {
     assert_eq!(r.status, 422, "{}", r.body);
     assert_schema("HTTPValidationError", &r.body);
+}
+
+/// A valid create/update body of every provider, with the name of its read
+/// schema: `(provider, read schema, body)`. Secret values start with `s-`.
+pub fn provider_bodies() -> Vec<(&'static str, &'static str, Value)> {
+    vec![
+        ("anthropic", "AnthropicIntegration", json!({"token": "s-1"})),
+        (
+            "aws_bedrock",
+            "AwsBedrockIntegration",
+            json!({"token": {"aws_access_key_id": "AK", "aws_secret_access_key": "s-2"}, "region": "eu-west-1"}),
+        ),
+        (
+            "aws_sagemaker",
+            "AwsSageMakerIntegration",
+            json!({"token": {"aws_secret_access_key": "s-3"}, "models": []}),
+        ),
+        (
+            "azure",
+            "AzureIntegration",
+            json!({"token": "s-4", "endpoint": "https://example.openai.azure.com", "proxy": true}),
+        ),
+        (
+            "custom",
+            "CustomIntegration",
+            json!({"endpoint": "https://llm.example.com/v1", "authentication_type": "api_key", "api_key_header": "X-Key", "api_key_value": "s-5", "headers": {"X-Extra": "s-6"}, "models": ["m1"]}),
+        ),
+        (
+            "databricks",
+            "DatabricksIntegration",
+            json!({"token": "s-7", "hostname": "https://dbc-1.cloud.databricks.com"}),
+        ),
+        ("mistral", "MistralIntegration", json!({"token": "s-8"})),
+        (
+            "nvidia",
+            "NvidiaIntegration",
+            json!({"token": "s-9", "hostname": "https://integrate.api.nvidia.com/v1"}),
+        ),
+        ("openai", "OpenAIIntegration", json!({"token": "s-10"})),
+        (
+            "vegas_gateway",
+            "VegasGatewayIntegration",
+            json!({"token": "s-11", "endpoint": "https://vegas.example.com/relay", "use_case": "EVAL"}),
+        ),
+        (
+            "vertex_ai",
+            "VertexAIIntegration",
+            json!({"token": "s-12", "gcs_config": {"service_account_credentials": "s-13", "bucket_name": "b", "object_path_prefix": "p/"}}),
+        ),
+        (
+            "writer",
+            "WriterIntegration",
+            json!({"token": "s-14", "organization_id": "w-org"}),
+        ),
+    ]
 }
