@@ -316,7 +316,8 @@ pub struct TrendsDashboardDuplicateRequest {
 }
 
 /// A dashboard's filter tree (`FilterExpression` of the reference): a leaf
-/// filter, or `and` / `or` of sub-trees, or `not` of one.
+/// filter, or `and` / `or` of sub-trees, or `not` of one. Variants are tried
+/// in order; anything else reads as [`FilterExpression::Other`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum FilterExpression {
@@ -340,6 +341,9 @@ pub enum FilterExpression {
         /// The filter.
         filter: LogRecordsFilter,
     },
+    /// A node this version of evalctl does not know, kept verbatim (reads
+    /// tolerate what the service adds later).
+    Other(serde_json::Value),
 }
 
 /// A filter on a column of log records, one shape for the seven kinds of the
@@ -409,6 +413,27 @@ mod tests {
         let back = serde_json::to_value(&tree).unwrap();
         assert_eq!(
             back,
+            serde_json::from_str::<serde_json::Value>(text).unwrap()
+        );
+    }
+
+    #[test]
+    fn unknown_filter_nodes_read_and_write_back_verbatim() {
+        let text = r#"{"or":[{"xor":[{"filter":{"type":"id","column_id":"a","value":"b"}}]},{"filter":{"type":"vector","column_id":"e","value":[0.1]}}]}"#;
+        let tree: FilterExpression = serde_json::from_str(text).unwrap();
+        let FilterExpression::Or { or } = &tree else {
+            panic!("{tree:?}")
+        };
+        assert!(matches!(&or[0], FilterExpression::Other(_)));
+        let FilterExpression::Leaf { filter } = &or[1] else {
+            panic!("{or:?}")
+        };
+        assert_eq!(
+            filter.filter_type,
+            LogRecordsFilterType::Unknown("vector".into())
+        );
+        assert_eq!(
+            serde_json::to_value(&tree).unwrap(),
             serde_json::from_str::<serde_json::Value>(text).unwrap()
         );
     }
