@@ -21,6 +21,8 @@
 // A benchmark's job is to print its figures.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+#[path = "bench/client.rs"]
+mod client;
 #[path = "bench/measure.rs"]
 mod measure;
 #[path = "bench/phases.rs"]
@@ -88,6 +90,17 @@ pub struct Args {
     /// Where manifests, saved plans and each phase's output go.
     #[arg(long, value_name = "DIR", default_value = "target/bench")]
     pub work_dir: PathBuf,
+    /// Run only the client's phases: a plan with evalctl's default
+    /// concurrency (metric settings only; with and without the rate limit)
+    /// and the 429-storm apply (see examples/bench/client.rs).
+    #[arg(long)]
+    pub client: bool,
+    /// Latency of the 429-storm phase's sandbox, in milliseconds.
+    #[arg(long, default_value_t = 200)]
+    pub storm_latency_ms: u64,
+    /// Fractions of requests answered 429 in the 429-storm phase.
+    #[arg(long, value_delimiter = ',', default_value = "0.3,0.5")]
+    pub storm_rates: Vec<f64>,
     /// Measure nothing: write the config repo, serve the population (with
     /// the latency) and print how to point evalctl at it, for profiling one
     /// command by hand. Stops on Ctrl-C.
@@ -215,6 +228,9 @@ fn run(args: &Args) -> Result<(), BenchError> {
     let work = population::WorkDir {
         root: args.work_dir.clone(),
     };
+    if args.client {
+        return client::run(args, &evalctl, &work);
+    }
     std::fs::create_dir_all(work.logs()).map_err(|e| BenchError::io(work.logs(), e))?;
     report::header(args, &evalctl);
     let mut suites = Vec::new();

@@ -166,6 +166,13 @@ pub struct ManifestArgs {
     pub paths: Vec<PathBuf>,
 }
 
+/// The long help of `--concurrency`.
+const CONCURRENCY_LONG_HELP: &str = "The most requests in flight at once, for the whole run: the \
+one cap on concurrency. Within it the client adapts: it starts at 8, doubles while answers stay \
+as fast as before and no 429 comes, halves on a 429 (and waits out its Retry-After), and shrinks \
+when the service's latency rises to twice its baseline; then it grows back by about one request \
+per round trip.";
+
 /// How to reach live state.
 #[derive(Debug, Clone, Args)]
 pub struct LiveArgs {
@@ -176,8 +183,14 @@ pub struct LiveArgs {
     /// Like --sandbox, keeping the sandbox's state in FILE between runs.
     #[arg(long, value_name = "FILE", help_heading = "Sandbox")]
     pub sandbox_state: Option<PathBuf>,
-    /// Objects loaded or changed at once (the service is rate limited).
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
+    /// The most requests in flight at once, for the whole run.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = crate::client::config::DEFAULT_CONCURRENCY,
+        value_parser = clap::value_parser!(u16).range(1..=256),
+        long_help = CONCURRENCY_LONG_HELP
+    )]
     pub concurrency: u16,
     /// Connection to the service.
     #[command(flatten)]

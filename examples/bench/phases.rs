@@ -295,7 +295,7 @@ pub fn service_time(
         .build()
         .map_err(|e| BenchError::io("a tokio runtime", e))?;
     let mut config = ClientConfig::new(handle.base_url(), Credentials::api_key("demo-api-key"));
-    config.max_in_flight = concurrency.max(1);
+    config.concurrency = concurrency.max(1);
     let client = Client::new(config).map_err(|e| BenchError::Wrapper(e.to_string()))?;
     let times: Vec<Duration> = runtime.block_on(
         futures::stream::iter(runs.iter().cycle().take(samples))

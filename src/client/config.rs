@@ -28,6 +28,10 @@ pub const ENV_USERNAME: &str = "EVALCTL_USERNAME";
 pub const ENV_PASSWORD: &str = "EVALCTL_PASSWORD";
 /// Environment variable holding a bearer access token.
 pub const ENV_ACCESS_TOKEN: &str = "EVALCTL_ACCESS_TOKEN";
+/// The default of `--concurrency`: the most requests in flight at once. The
+/// client starts at 8 and goes higher only while the service keeps up (see
+/// the README's "Concurrency").
+pub const DEFAULT_CONCURRENCY: u16 = 64;
 
 /// Where credentials come from, as a literal for `concat!` into `--help`.
 macro_rules! credentials_help {
@@ -138,10 +142,12 @@ pub struct ClientConfig {
     pub request_timeout: Duration,
     /// Retries of idempotent requests.
     pub retry: RetryPolicy,
-    /// Requests in flight at once, for the whole client (at least 1).
-    pub max_in_flight: usize,
-    /// Lower the in-flight limit when the service answers 429 (halve it) and
-    /// raise it again on success (+1 per window of successes): AIMD.
+    /// The most requests in flight at once, for the whole client (at least
+    /// 1): `--concurrency`.
+    pub concurrency: usize,
+    /// Adapt the in-flight limit below [`ClientConfig::concurrency`]: start
+    /// low and grow while answers stay fast, halve on 429, shrink when
+    /// latency rises (see the throttle's docs). Off: always `concurrency`.
     pub adaptive_concurrency: bool,
     /// Page size of paginated reads (default 100).
     pub page_size: i64,
@@ -150,7 +156,8 @@ pub struct ClientConfig {
 impl ClientConfig {
     /// A configuration with the defaults: API-key header `Service-AO-API-Key`,
     /// connect timeout 10 s, request timeout 30 s, the default retry policy,
-    /// 8 requests in flight, adaptive concurrency, pages of 100.
+    /// at most [`DEFAULT_CONCURRENCY`] requests in flight, adaptive
+    /// concurrency, pages of 100.
     pub fn new(base_url: impl Into<String>, credentials: Credentials) -> Self {
         ClientConfig {
             base_url: base_url.into(),
@@ -160,7 +167,7 @@ impl ClientConfig {
             connect_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             retry: RetryPolicy::default(),
-            max_in_flight: 8,
+            concurrency: usize::from(DEFAULT_CONCURRENCY),
             adaptive_concurrency: true,
             page_size: crate::api::DEFAULT_PAGE_LIMIT,
         }
@@ -330,9 +337,11 @@ pub struct ConnectionArgs {
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
     pub retry_budget: Duration,
 
-    /// Requests in flight at once.
-    #[arg(long, value_name = "N", default_value_t = 8)]
-    pub max_in_flight: usize,
+    /// Removed: `--concurrency` is the one cap on requests in flight. Kept
+    /// hidden so that a script still passing it gets an error naming the
+    /// knob that exists, not clap's "did you mean --max-retries".
+    #[arg(long, value_name = "N", hide = true, value_parser = removed_max_in_flight)]
+    pub max_in_flight: Option<usize>,
 
     /// Page size of paginated reads.
     #[arg(long, value_name = "N", default_value_t = crate::api::DEFAULT_PAGE_LIMIT)]
@@ -359,11 +368,6 @@ impl ConnectionArgs {
             .or_else(|| get(ENV_BASE_URL))
             .ok_or(ConfigError::MissingBaseUrl)?;
         let credentials = credentials_from(&get)?;
-        if self.max_in_flight == 0 {
-            return Err(ConfigError::OutOfRange {
-                setting: "--max-in-flight",
-            });
-        }
         if self.page_size < 1 {
             return Err(ConfigError::OutOfRange {
                 setting: "--page-size",
@@ -376,11 +380,20 @@ impl ConnectionArgs {
         config.connect_timeout = self.connect_timeout;
         config.retry.max_attempts = self.max_retries.saturating_add(1);
         config.retry.max_elapsed = self.retry_budget;
-        config.max_in_flight = self.max_in_flight;
         config.page_size = self.page_size;
         config.checked_base_url()?;
         Ok(config)
     }
+}
+
+/// The value parser of the removed `--max-in-flight`: always an error that
+/// names `--concurrency`.
+fn removed_max_in_flight(_: &str) -> Result<usize, String> {
+    Err(
+        "--max-in-flight was removed: --concurrency is the one cap on requests in flight \
+         (the client adapts below it; default 64)"
+            .to_owned(),
+    )
 }
 
 /// Picks the credentials by precedence: access token, API key, user name and password.
@@ -525,8 +538,6 @@ mod tests {
             "2",
             "--max-retries",
             "0",
-            "--max-in-flight",
-            "3",
             "--page-size",
             "7",
         ]);
@@ -535,13 +546,23 @@ mod tests {
         assert_eq!(c.request_timeout, Duration::from_millis(1500));
         assert_eq!(c.connect_timeout, Duration::from_secs(2));
         assert_eq!(c.retry.max_attempts, 1);
-        assert_eq!(c.max_in_flight, 3);
+        assert_eq!(c.concurrency, usize::from(DEFAULT_CONCURRENCY));
         assert_eq!(c.page_size, 7);
         let insecure = args(&["--base-url", "http://api.internal"]);
         assert!(matches!(
             insecure.to_config_with(env(&[(ENV_API_KEY, "k")])),
             Err(ConfigError::InsecureUrl { .. })
         ));
+    }
+
+    #[test]
+    fn the_removed_max_in_flight_names_concurrency() {
+        let err = Cli::try_parse_from(["evalctl", "--max-in-flight", "4"]).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("--concurrency is the one cap"), "{text}");
+        use clap::CommandFactory;
+        let help = Cli::command().render_long_help().to_string();
+        assert!(!help.contains("max-in-flight"), "{help}");
     }
 
     #[test]

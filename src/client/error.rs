@@ -86,7 +86,7 @@ pub enum ApiError {
     },
     /// 429 after every allowed retry.
     #[error(
-        "{operation}: rate limited (429) after {attempts} attempt(s) over {:.1}s{}; lower --max-in-flight or retry later",
+        "{operation}: rate limited (429) after {attempts} attempt(s) over {:.1}s{}; lower --concurrency, raise --retry-budget, or retry later",
         elapsed.as_secs_f64(),
         retry_after_suffix(.retry_after)
     )]

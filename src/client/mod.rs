@@ -82,9 +82,9 @@ impl Client {
         let api_key_header = HeaderName::from_bytes(config.api_key_header.as_bytes())
             .map_err(|_| ConfigError::InvalidHeaderName(config.api_key_header.clone()))?;
         let credential = auth::CredentialHeader::new(&config.credentials)?;
-        if config.max_in_flight == 0 {
+        if config.concurrency == 0 {
             return Err(ConfigError::OutOfRange {
-                setting: "max_in_flight",
+                setting: "--concurrency",
             });
         }
         if config.page_size < 1 {
@@ -102,10 +102,7 @@ impl Client {
             .map_err(|e| ConfigError::HttpClient(e.to_string()))?;
         Ok(Client {
             inner: Arc::new(Inner {
-                throttle: throttle::Throttle::new(
-                    config.max_in_flight,
-                    config.adaptive_concurrency,
-                ),
+                throttle: throttle::Throttle::new(config.concurrency, config.adaptive_concurrency),
                 base_url,
                 api_key_header,
                 credential,
@@ -129,10 +126,15 @@ impl Client {
         self.inner.stats.snapshot()
     }
 
-    /// The current in-flight limit (lower than the configured maximum after
-    /// 429s, with adaptive concurrency).
+    /// The current in-flight limit: with adaptive concurrency, where it has
+    /// adapted to below `--concurrency`.
     pub fn in_flight_limit(&self) -> usize {
         self.inner.throttle.limit()
+    }
+
+    /// How often the adaptive limit was lowered: on 429s, on rising latency.
+    pub fn limit_decreases(&self) -> (u64, u64) {
+        self.inner.throttle.decreases()
     }
 
     /// The page size of paginated reads.

@@ -21,6 +21,7 @@ use super::error::{self, ApiError};
 use super::operation::{LOGIN, Operation, Retry};
 use super::redact::loggable_body;
 use super::retry::{self, Class};
+use super::throttle::Adjusted;
 use crate::api::{Secret, Token};
 
 /// A request body.
@@ -184,9 +185,14 @@ impl Client {
         let url = op.url(&inner.base_url, call.params, &call.query)?;
         let start = Instant::now();
         let mut attempt: u32 = 0;
+        // A request waiting out a 429's Retry-After keeps its slot.
+        let mut held = None;
         loop {
             attempt += 1;
-            let permit = inner.throttle.acquire().await;
+            let permit = match held.take() {
+                Some(permit) => permit,
+                None => inner.throttle.acquire().await,
+            };
             let t0 = Instant::now();
             let mut request = inner.http.request(op.method.clone(), url.clone());
             if let Some((name, value)) = auth {
@@ -219,7 +225,6 @@ impl Client {
                 }
                 Err(e) => Err(e),
             };
-            drop(permit);
             let took = t0.elapsed();
             inner.stats.record(op, |c| {
                 c.requests += 1;
@@ -281,9 +286,11 @@ impl Client {
                         });
                     }
                     if status < 500 {
-                        // An answer (even a 404) shows the service is not congested.
-                        inner.throttle.success();
+                        // An answer (even a 404) is a latency sample.
+                        let adjusted = inner.throttle.answered(op.name, took);
+                        log_adjusted(op, adjusted);
                     }
+                    drop(permit);
                     return Ok(Raw {
                         status,
                         body,
@@ -320,9 +327,7 @@ impl Client {
                         retry::next_wait(policy, attempt - 1, retry_after, &mut rng)
                     };
                     if is_429 {
-                        // The client backs off as a whole; a huge Retry-After
-                        // pauses it no longer than one operation's budget.
-                        inner.throttle.pause(wait.min(policy.max_elapsed));
+                        log_adjusted(op, inner.throttle.throttled(&permit));
                     }
                     let out_of_budget = attempt >= policy.max_attempts.max(1)
                         || elapsed() + wait > policy.max_elapsed;
@@ -357,9 +362,14 @@ impl Client {
                         wait_ms = wait.as_millis() as u64,
                         "retrying"
                     );
-                    if !is_429 {
-                        tokio::time::sleep(wait).await;
+                    if is_429 {
+                        // The slot stays taken while waiting: 429s cannot
+                        // cycle through the queue.
+                        held = Some(permit);
+                    } else {
+                        drop(permit);
                     }
+                    tokio::time::sleep(wait).await;
                 }
             }
         }
@@ -462,6 +472,25 @@ impl Client {
             return Ok(super::Deleted::AlreadyGone);
         }
         self.success(call.op, raw).map(|_| super::Deleted::Deleted)
+    }
+}
+
+/// Logs a change of the adaptive limit (at DEBUG: `-vv`).
+fn log_adjusted(op: &Operation, adjusted: Adjusted) {
+    match adjusted {
+        Adjusted::Kept(_) => {}
+        Adjusted::Raised(limit) => {
+            tracing::trace!(op = op.name, limit, "in-flight limit raised");
+        }
+        Adjusted::LoweredOn429(limit) => {
+            tracing::debug!(op = op.name, limit, "429: in-flight limit lowered");
+        }
+        Adjusted::LoweredOnLatency(limit, tenths) => tracing::debug!(
+            op = op.name,
+            limit,
+            latency_over_baseline = f64::from(tenths) / 10.0,
+            "latency rose: in-flight limit lowered"
+        ),
     }
 }
 

@@ -55,7 +55,7 @@ pub fn connect(args: &LiveArgs) -> Result<Connection, String> {
             handle.base_url().to_owned(),
             Credentials::ApiKey(Secret::new(SANDBOX_DEMO_API_KEY)),
         );
-        config.max_in_flight = usize::from(args.concurrency);
+        config.concurrency = usize::from(args.concurrency);
         let client = Client::new(config).map_err(|e| e.to_string())?;
         return Ok(Connection {
             client,
@@ -63,7 +63,7 @@ pub fn connect(args: &LiveArgs) -> Result<Connection, String> {
         });
     }
     let mut config = args.connection.to_config().map_err(|e| e.to_string())?;
-    config.max_in_flight = usize::from(args.concurrency);
+    config.concurrency = usize::from(args.concurrency);
     let client = Client::new(config).map_err(|e| e.to_string())?;
     Ok(Connection {
         client,

@@ -52,7 +52,7 @@ async fn run(adaptive: bool, requests: usize, in_flight: usize) -> (u64, u64, Du
         }
     });
     let mut config = server.config(Credentials::api_key("k"));
-    config.max_in_flight = in_flight;
+    config.concurrency = in_flight;
     config.adaptive_concurrency = adaptive;
     config.retry = RetryPolicy {
         max_attempts: 20,
