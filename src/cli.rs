@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::client::config::ConnectionArgs;
 use crate::output::ColorChoice;
+use crate::plan::Target;
 use crate::render::Format;
 use crate::sandbox::cli::SandboxArgs;
 
@@ -222,9 +223,10 @@ pub struct SchemaArgs {
 /// What narrows and shapes a plan.
 #[derive(Debug, Clone, Args)]
 pub struct PlanShapeArgs {
-    /// Only objects at or under this address, e.g. `project[demo].log_stream[production]` (repeatable).
-    #[arg(long, value_name = "ADDRESS")]
-    pub target: Vec<String>,
+    /// Only objects at or under this address, as the plan prints it, e.g.
+    /// `project[demo].log_stream[production]` (repeatable); only they are read.
+    #[arg(long, value_name = "ADDRESS", value_parser = parse_target)]
+    pub target: Vec<Target>,
     /// Delete live objects of managed scopes that the manifests do not declare.
     #[arg(long)]
     pub prune: bool,
@@ -286,9 +288,9 @@ pub struct DriftArgs {
     /// Manifests.
     #[command(flatten)]
     pub manifests: ManifestArgs,
-    /// Only objects at or under this address (repeatable).
-    #[arg(long, value_name = "ADDRESS")]
-    pub target: Vec<String>,
+    /// Only objects at or under this address, as the plan prints it (repeatable).
+    #[arg(long, value_name = "ADDRESS", value_parser = parse_target)]
+    pub target: Vec<Target>,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
@@ -322,6 +324,11 @@ pub struct ExportArgs {
     /// Live state.
     #[command(flatten)]
     pub live: LiveArgs,
+}
+
+/// Parses a `--target` (the error, with its position, becomes clap's usage error).
+fn parse_target(text: &str) -> Result<Target, crate::plan::target::TargetParseError> {
+    Target::parse(text)
 }
 
 #[cfg(test)]

@@ -4,41 +4,54 @@
 //! The flow runs one way:
 //!
 //! ```text
-//! manifests (YAML) --manifest::load--> Desired
-//! service (HTTP)   --live::fetch-----> Live      (as the service returns it)
-//! plan::plan(&Desired, &Live) -> Plan            (pure, no I/O; normalizes both sides)
-//! render::render_plan(&Plan, format, ..)         (text | json | markdown)
-//! apply::apply(&Plan, &Client, ..) -> ApplyReport (ordered, bounded, re-reads to confirm)
+//! manifests (YAML) --manifest::load-------> ManifestSet (desired)
+//! service (HTTP)   --reconcile::read------> State   (plain data: per kind, reduced, normalized)
+//! plan::plan(&ManifestSet, &State) -> Plan          (pure, no I/O)
+//! render::render_plan(&Plan, ..)                    (text | json | markdown)
+//! reconcile::apply::apply(&Plan, &Client) -> outcomes (ordered, bounded)
+//! reconcile::confirm                                (reads the touched objects through the same
+//!                                                    readers and plans them again)
 //! ```
+//!
+//! The arrows run one way: `commands` → `reconcile` (the effects: read,
+//! apply, confirm, enrich) → {`client`, `plan`, `state`}; `plan` →
+//! {`state`, `manifest`, `api`}; `state` → `api`.
 //!
 //! Module map:
 //! - [`api`]: wire types of the service (serde), one module per resource kind.
 //! - [`client`]: the HTTP client: auth, retries, pagination, typed errors.
+//! - [`state`]: live state as plain data, one module per resource kind.
+//! - [`reconcile`]: the effects: one reader per resource kind, apply,
+//!   confirmation, enrichment.
+//! - [`plan`]: the pure planner, addresses and targets, the plan and report types.
+//! - [`render`]: plans and reports as text, JSON or markdown (pure).
+//! - [`manifest`]: desired state: manifest types, YAML loading, validation.
+//! - [`export`]: live configuration written as manifests (adoption).
 //! - [`sandbox`]: the local implementation of the service (axum).
 //! - [`schemacheck`]: a small JSON Schema interpreter that reports every violation
 //!   with its path; the sandbox renders them as the service's 422 body, the
 //!   manifest loader as `file:line:column` diagnostics.
-//! - [`manifest`]: desired state: manifest types, YAML loading, validation.
-//! - [`plan`], [`render`], [`apply`], [`live`]: the reconciler.
-//! - [`export`]: live configuration written as manifests (adoption).
 //! - [`cli`], [`commands`], [`exit`], [`output`]: the command line.
+//! - [`suggest`]: "did you mean" for every name that does not exist.
 
 pub mod api;
-pub mod apply;
 pub mod cli;
 pub mod client;
 pub mod commands;
+pub mod error;
 pub mod exit;
 pub mod export;
-pub mod live;
 pub mod logging;
 pub mod manifest;
 pub mod output;
 pub mod plan;
 pub mod progress;
+pub mod reconcile;
 pub mod render;
 pub mod sandbox;
 pub mod schemacheck;
+pub mod state;
+pub mod suggest;
 
 use std::ffi::OsString;
 
@@ -71,8 +84,9 @@ pub fn run_cli(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> E
     {
         Ok(rt) => rt,
         Err(e) => {
-            printer.error(&format!("cannot start the async runtime: {e}"));
-            return ExitStatus::Failure;
+            let error = error::Error::Runtime(e);
+            printer.error(&error.to_string());
+            return error.exit_status();
         }
     };
     runtime.block_on(commands::run(cli, &printer))

@@ -3,185 +3,178 @@
 
 use std::io::{BufRead, IsTerminal};
 
-use crate::api::ListScorersRequest;
-use crate::apply::secrets::referenced_variables;
-use crate::apply::{ApplyOptions, apply, check_unchanged};
 use crate::cli::ApplyArgs;
+use crate::error::Error;
 use crate::exit::ExitStatus;
-use crate::live::Catalog;
 use crate::manifest::set::ManifestSet;
 use crate::output::Printer;
-use crate::plan::{Operation, Plan, PlanOptions};
+use crate::plan::{
+    ApplyReport, Enrichment, Operation, OutcomeStatus, Plan, PlanOptions, ResourceChange,
+};
 use crate::progress::Progress;
+use crate::reconcile::apply::secrets::referenced_variables;
+use crate::reconcile::apply::{ApplyOptions, apply};
+use crate::reconcile::confirm::{check_fields, check_unchanged, replan_touched};
+use crate::reconcile::read::catalog::read_catalog;
 use crate::render::{Format, Mode, RenderOptions, render_apply, render_plan};
+use crate::state::Catalog;
 
-use super::connect::{Connection, connect_or_fail};
+use super::connect::{Connection, connect};
 use super::reconcile::{plan_from_manifests, plan_with, process_env};
 use super::saved_plan;
 
+/// What apply works from: the plan, the connection, the scorer catalog, and
+/// the manifests the plan came from (`None` for a saved plan).
+struct Prepared {
+    plan: Plan,
+    enrichment: Enrichment,
+    connection: Connection,
+    catalog: Catalog,
+    desired: Option<ManifestSet>,
+}
+
 /// Runs `evalctl apply`.
-pub async fn run(args: &ApplyArgs, printer: &Printer) -> ExitStatus {
+pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let prepared = match &args.plan {
-        Some(path) => from_saved_plan(args, path, printer).await,
-        None => from_manifests(args, printer).await,
+        Some(path) => from_saved_plan(args, path).await?,
+        None => from_manifests(args, printer).await?,
     };
-    let (plan, connection, catalog, desired) = match prepared {
-        Ok(p) => p,
-        Err(status) => return status,
-    };
+    let Prepared {
+        plan,
+        enrichment,
+        connection,
+        catalog,
+        desired,
+    } = prepared;
     let render_options = RenderOptions {
         color: printer.color_stdout(),
         mode: Mode::Plan,
     };
     if args.output != Format::Json || plan.is_empty() {
-        printer.out(&render_plan(&plan, args.output, &render_options));
+        printer.out(&render_plan(
+            &plan,
+            &enrichment,
+            args.output,
+            &render_options,
+        ));
     }
     if plan.is_empty() {
-        return ExitStatus::Success;
+        return Ok(ExitStatus::Success);
     }
-    if let Err(status) = check_secrets_available(&plan, printer) {
-        return status;
-    }
-    if let Err(status) = confirm(args, printer) {
-        return status;
-    }
+    check_secrets_available(&plan)?;
+    confirm(args)?;
     let env = |name: &str| process_env(name);
     let options = ApplyOptions {
         concurrency: usize::from(args.live.concurrency),
         env: &env,
+        on_outcome: &|_| {},
     };
     let progress = Progress::start(
         printer,
         &connection.client,
         &format!("Applying {} change(s)", plan.changes.len()),
     );
-    let report = apply(&plan, &connection.client, &catalog, &options).await;
+    let outcomes = apply(&plan, &connection.client, &options).await;
+    let applied: Vec<&ResourceChange> = plan
+        .changes
+        .iter()
+        .zip(&outcomes)
+        .filter(|(_, o)| o.status == OutcomeStatus::Succeeded)
+        .map(|(c, _)| c)
+        .collect();
+    let unconverged = match &desired {
+        Some(desired) => {
+            replan_touched(&connection.client, desired, args.shape.prune, &applied).await
+        }
+        None => check_fields(&connection.client, &catalog, &applied).await,
+    };
     drop(progress);
+    let report = ApplyReport {
+        outcomes,
+        unconverged,
+    };
     printer.out(&render_apply(&report, args.output, &render_options));
-    // `desired` is `None` for a saved plan.
     if connection.sandbox.is_some()
         && args.live.sandbox_state.is_none()
         && let Some(desired) = &desired
     {
         // The in-process sandbox is discarded at exit: show the plan against it now.
-        if let Ok(replanned) = replan(args, desired, &connection, printer).await {
+        let options = PlanOptions {
+            rotate_secrets: false,
+            ..args.shape.options()
+        };
+        if let Ok((_, replanned, enrichment)) =
+            plan_with(&connection, desired, &options, printer).await
+        {
             printer.out("\nPlan after apply, against the same sandbox:\n");
-            printer.out(&render_plan(&replanned, args.output, &render_options));
+            printer.out(&render_plan(
+                &replanned,
+                &enrichment,
+                args.output,
+                &render_options,
+            ));
         }
     }
-    if report.is_complete() {
+    Ok(if report.is_complete() {
         ExitStatus::Success
     } else {
         ExitStatus::Incomplete
-    }
+    })
 }
 
-/// The plan to apply, the connection, the scorer catalog, and the manifests
-/// the plan came from (`None` for a saved plan).
-type Prepared = (Plan, Connection, Catalog, Option<ManifestSet>);
-
-async fn from_manifests(args: &ApplyArgs, printer: &Printer) -> Result<Prepared, ExitStatus> {
+async fn from_manifests(args: &ApplyArgs, printer: &Printer) -> Result<Prepared, Error> {
     let options = args.shape.options();
-    let planned = plan_from_manifests(
-        &args.manifests,
-        &args.live,
-        &options,
-        &args.shape.target,
-        printer,
-    )
-    .await?;
-    Ok((
-        planned.plan,
-        planned.connection,
-        planned.live.catalog,
-        Some(planned.desired),
-    ))
+    let planned = plan_from_manifests(&args.manifests, &args.live, &options, printer).await?;
+    Ok(Prepared {
+        plan: planned.plan,
+        enrichment: planned.enrichment,
+        connection: planned.connection,
+        catalog: planned.state.catalog,
+        desired: Some(planned.desired),
+    })
 }
 
-/// Plans `desired` again after apply; the manifests are not loaded (nor
-/// their warnings printed) a second time.
-async fn replan(
-    args: &ApplyArgs,
-    desired: &ManifestSet,
-    connection: &Connection,
-    printer: &Printer,
-) -> Result<Plan, ExitStatus> {
-    let options = PlanOptions {
-        prune: args.shape.prune,
-        rotate_secrets: false,
-    };
-    let (_, plan) = plan_with(connection, desired, &options, &args.shape.target, printer).await?;
-    Ok(plan)
-}
-
-async fn from_saved_plan(
-    args: &ApplyArgs,
-    path: &std::path::Path,
-    printer: &Printer,
-) -> Result<Prepared, ExitStatus> {
-    let usage = |message: &str| {
-        printer.error(message);
-        ExitStatus::Usage
-    };
+async fn from_saved_plan(args: &ApplyArgs, path: &std::path::Path) -> Result<Prepared, Error> {
     if !args.shape.target.is_empty() || args.shape.prune || args.shape.rotate_secrets {
-        return Err(usage(
+        return Err(Error::Usage(
             "--target, --prune and --rotate-secrets shape a new plan; a saved plan is applied as it was saved",
         ));
     }
     if args.manifests.paths.iter().any(|p| p.as_os_str() != ".") {
-        return Err(usage("give either manifest paths or --plan FILE, not both"));
+        return Err(Error::Usage(
+            "give either manifest paths or --plan FILE, not both",
+        ));
     }
-    let saved = saved_plan::load(path).map_err(|e| {
-        printer.error(&e);
-        ExitStatus::Failure
-    })?;
-    let connection = connect_or_fail(&args.live, printer)?;
+    let saved = saved_plan::load(path)?;
+    let connection = connect(&args.live).map_err(Error::Connect)?;
     if saved.service != connection.service_label() {
-        printer.error(&format!(
-            "the plan was made against {}, but this run targets {}; plan again against this service",
-            saved.service,
-            connection.service_label()
-        ));
-        return Err(ExitStatus::Failure);
+        return Err(Error::ServiceMismatch {
+            planned: saved.service,
+            current: connection.service_label(),
+        });
     }
-    let fail = |e: crate::client::ApiError| {
-        printer.error(&e.to_string());
-        ExitStatus::Failure
-    };
-    let scorers = connection
-        .client
-        .list_scorers(ListScorersRequest::default())
+    let catalog = read_catalog(&connection.client, &Default::default()).await?;
+    let changes: Vec<&ResourceChange> = saved.plan.changes.iter().collect();
+    let moved = check_unchanged(&connection.client, &catalog, &changes)
         .await
-        .map_err(fail)?;
-    let catalog = Catalog {
-        scorers,
-        ..Catalog::default()
-    };
-    let concurrency = usize::from(args.live.concurrency);
-    let moved = check_unchanged(&saved.plan, &connection.client, &catalog, concurrency)
-        .await
-        .map_err(|e| {
-            printer.error(&format!("nothing was applied: {e}"));
-            ExitStatus::Failure
-        })?;
+        .map_err(Error::Unchecked)?;
     if !moved.is_empty() {
-        let lines: Vec<String> = moved
-            .iter()
-            .map(|m| format!("  - {}: {}", m.address, m.detail))
-            .collect();
-        printer.error(&format!(
-            "refusing to apply {}: {} object(s) changed since the plan was made:\n{}\nRun `evalctl plan` again and review the new plan.",
-            path.display(),
-            moved.len(),
-            lines.join("\n")
-        ));
-        return Err(ExitStatus::Failure);
+        return Err(Error::PlanMoved {
+            path: path.to_owned(),
+            moved,
+        });
     }
-    Ok((saved.plan, connection, catalog, None))
+    Ok(Prepared {
+        plan: saved.plan,
+        enrichment: Enrichment::default(),
+        connection,
+        catalog,
+        desired: None,
+    })
 }
 
 /// Refuses before any write when an integration's secret variable is not set.
-fn check_secrets_available(plan: &Plan, printer: &Printer) -> Result<(), ExitStatus> {
+fn check_secrets_available(plan: &Plan) -> Result<(), Error> {
     let mut missing = Vec::new();
     for change in &plan.changes {
         for op in &change.operations {
@@ -195,30 +188,25 @@ fn check_secrets_available(plan: &Plan, printer: &Printer) -> Result<(), ExitSta
         }
     }
     if missing.is_empty() {
-        return Ok(());
+        Ok(())
+    } else {
+        Err(Error::MissingSecrets { missing })
     }
-    printer.error(&format!(
-        "nothing was applied: these environment variables hold integration secrets and are not set: {}",
-        missing.join(", ")
-    ));
-    Err(ExitStatus::Failure)
 }
 
 /// Asks for confirmation on a terminal; without one, requires --auto-approve.
-fn confirm(args: &ApplyArgs, printer: &Printer) -> Result<(), ExitStatus> {
+fn confirm(args: &ApplyArgs) -> Result<(), Error> {
     if args.auto_approve {
         return Ok(());
     }
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
-        printer.error("stdin is not a terminal, so apply cannot ask for confirmation; pass --auto-approve to apply");
-        return Err(ExitStatus::Usage);
+        return Err(Error::NeedsApproval);
     }
     eprint_prompt("Apply these changes? Only 'yes' will be accepted: ");
     let mut answer = String::new();
     if stdin.lock().read_line(&mut answer).is_err() || answer.trim() != "yes" {
-        printer.info("Apply cancelled; nothing was changed.");
-        return Err(ExitStatus::Failure);
+        return Err(Error::Cancelled);
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! manifests, 2 when it drifted, 1 on error.
 
 use crate::cli::DriftArgs;
+use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::output::Printer;
 use crate::plan::PlanOptions;
@@ -10,24 +11,26 @@ use crate::render::{Mode, RenderOptions, render_plan};
 use super::reconcile::plan_from_manifests;
 
 /// Runs `evalctl drift`.
-pub async fn run(args: &DriftArgs, printer: &Printer) -> ExitStatus {
+pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     // Drift compares what is declared; it never proposes deletions or secret rotation.
-    let options = PlanOptions::default();
-    let planned =
-        match plan_from_manifests(&args.manifests, &args.live, &options, &args.target, printer)
-            .await
-        {
-            Ok(p) => p,
-            Err(status) => return status,
-        };
+    let options = PlanOptions {
+        targets: args.target.clone(),
+        ..PlanOptions::default()
+    };
+    let planned = plan_from_manifests(&args.manifests, &args.live, &options, printer).await?;
     let render_options = RenderOptions {
         color: printer.color_stdout(),
         mode: Mode::Drift,
     };
-    printer.out(&render_plan(&planned.plan, args.output, &render_options));
-    if planned.plan.is_empty() {
+    printer.out(&render_plan(
+        &planned.plan,
+        &planned.enrichment,
+        args.output,
+        &render_options,
+    ));
+    Ok(if planned.plan.is_empty() {
         ExitStatus::Success
     } else {
         ExitStatus::Changes
-    }
+    })
 }

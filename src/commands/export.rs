@@ -5,24 +5,22 @@
 use std::path::PathBuf;
 
 use crate::cli::ExportArgs;
+use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::export::files::{self, FilesError};
 use crate::export::{Export, Provenance, SchemaLocation, Selection, export};
 use crate::manifest::{self, set::ManifestSet};
 use crate::output::Printer;
-use crate::plan::PlanOptions;
+use crate::plan::{Enrichment, PlanOptions};
 use crate::progress::Progress;
+use crate::reconcile::read_and_plan;
 use crate::render::{Format, Mode, RenderOptions, render_plan};
 
-use super::connect::{Connection, connect_or_fail};
-use super::reconcile::fetch_and_plan;
+use super::connect::{Connection, connect};
 
 /// Runs `evalctl export`.
-pub async fn run(args: &ExportArgs, printer: &Printer) -> ExitStatus {
-    let connection = match connect_or_fail(&args.live, printer) {
-        Ok(c) => c,
-        Err(status) => return status,
-    };
+pub async fn run(args: &ExportArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let connection = connect(&args.live).map_err(Error::Connect)?;
     let selection = Selection {
         projects: args.projects.clone(),
         integrations: args.projects.is_empty(),
@@ -37,36 +35,21 @@ pub async fn run(args: &ExportArgs, printer: &Printer) -> ExitStatus {
     let progress = Progress::start(printer, &connection.client, "Loading live state");
     let exported = export(&connection.client, &selection, &provenance).await;
     drop(progress);
-    let exported = match exported {
-        Ok(e) => e,
-        Err(e) => {
-            printer.error(&e.to_string());
-            return ExitStatus::Failure;
-        }
-    };
+    let exported = exported?;
     for warning in &exported.warnings {
         printer.warn(warning);
     }
     if exported.files.is_empty() {
         printer.warn("nothing to export: the credentials see no project and no integration");
-        return ExitStatus::Success;
+        return Ok(ExitStatus::Success);
     }
-    let written = match write(args, &exported) {
-        Ok(paths) => paths,
-        Err(e) => {
-            printer.error(&e.to_string());
-            return ExitStatus::Failure;
-        }
-    };
+    let written = write(args, &exported)?;
     summarize(args, &exported, &written, printer);
-    let Some(desired) = reload(&written, printer) else {
-        return ExitStatus::Failure;
-    };
+    let desired = reload(&written, printer)?;
     if args.verify {
-        verify(&connection, &desired, printer).await
-    } else {
-        ExitStatus::Success
+        verify(&connection, &desired, printer).await?;
     }
+    Ok(ExitStatus::Success)
 }
 
 fn write(args: &ExportArgs, exported: &Export) -> Result<Vec<PathBuf>, FilesError> {
@@ -102,51 +85,50 @@ fn summarize(args: &ExportArgs, exported: &Export, written: &[PathBuf], printer:
 
 /// Loads the written files as `plan` would. Any error is a bug of export:
 /// the files are printed with their diagnostics.
-fn reload(written: &[PathBuf], printer: &Printer) -> Option<ManifestSet> {
+fn reload(written: &[PathBuf], printer: &Printer) -> Result<ManifestSet, Error> {
     // No environment: secrets stay references; nothing else refers to one.
     let outcome = manifest::load(written, &|_| None);
     if outcome.has_errors() {
         printer.diagnostics(&outcome.render_diagnostics(printer.color_stderr()));
-        printer.error(
-            "the exported files do not load as manifests: this is a bug in evalctl export; \
-             please report it with the diagnostics above",
-        );
-        return None;
+        return Err(Error::ExportUnloadable);
     }
-    Some(outcome.set)
+    Ok(outcome.set)
 }
 
-/// Plans the written files against live state (no prune): success only when
+/// Plans the written files against live state (no prune): an error unless
 /// the plan is empty.
-async fn verify(connection: &Connection, desired: &ManifestSet, printer: &Printer) -> ExitStatus {
+async fn verify(
+    connection: &Connection,
+    desired: &ManifestSet,
+    printer: &Printer,
+) -> Result<(), Error> {
     let options = PlanOptions::default();
-    let planned = match fetch_and_plan(connection, desired, &options, "Verifying", printer).await {
-        Ok((_, planned)) => planned,
-        Err(status) => return status,
-    };
-    let bug = "this is a bug in evalctl export (or live state changed during the export); \
-               please report it with this output";
+    let progress = Progress::start(printer, &connection.client, "Verifying");
+    let read = read_and_plan(&connection.client, desired, &options).await;
+    drop(progress);
+    let (_, planned) = read?;
     match planned {
         Ok(p) if p.is_empty() => {
             printer
                 .info("Verified: planning the exported files against live state shows no changes.");
-            ExitStatus::Success
+            Ok(())
         }
         Ok(p) => {
             let options = RenderOptions {
                 color: printer.color_stdout(),
                 mode: Mode::Plan,
             };
-            printer.out(&render_plan(&p, Format::Text, &options));
-            printer.error(&format!(
-                "verification failed: planning the exported files shows {} change(s) (above); {bug}",
-                p.changes.len()
+            printer.out(&render_plan(
+                &p,
+                &Enrichment::default(),
+                Format::Text,
+                &options,
             ));
-            ExitStatus::Failure
+            Err(Error::ExportUnverified(format!(
+                "{} change(s) (above)",
+                p.changes.len()
+            )))
         }
-        Err(e) => {
-            printer.error(&format!("verification failed: {e}\n{bug}"));
-            ExitStatus::Failure
-        }
+        Err(e) => Err(Error::ExportUnverified(e.to_string())),
     }
 }

@@ -16,6 +16,7 @@ pub mod validate;
 pub mod whoami;
 
 use crate::cli::{Cli, Command, PlanShapeArgs};
+use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::output::Printer;
 use crate::plan::PlanOptions;
@@ -27,23 +28,32 @@ impl PlanShapeArgs {
         PlanOptions {
             prune: self.prune,
             rotate_secrets: self.rotate_secrets,
+            targets: self.target.clone(),
         }
     }
 }
 
-/// Runs a parsed command line.
+/// Runs a parsed command line. The one place an [`Error`] is rendered and
+/// turned into an exit status.
 pub async fn run(cli: Cli, printer: &Printer) -> ExitStatus {
-    match cli.command {
-        Command::Validate(args) => validate::run(&args, printer),
-        Command::Schema(args) => schema::run(&args, printer),
+    let result: Result<ExitStatus, Error> = match cli.command {
+        Command::Validate(args) => Ok(validate::run(&args, printer)),
+        Command::Schema(args) => Ok(schema::run(&args, printer)),
         Command::Plan(args) => plan::run(&args, printer).await,
         Command::Apply(args) => apply::run(&args, printer).await,
         Command::Drift(args) => drift::run(&args, printer).await,
         Command::Export(args) => export::run(&args, printer).await,
-        Command::Sandbox(args) => sandbox::run(args, printer).await,
-        Command::Whoami(args) => whoami::run(&args, printer).await,
-        Command::Scorers(command) => scorers::run(&command, printer).await,
-        Command::Completions(args) => docs::completions(&args, printer),
-        Command::Man(args) => docs::man(&args, printer),
+        Command::Sandbox(args) => Ok(sandbox::run(args, printer).await),
+        Command::Whoami(args) => Ok(whoami::run(&args, printer).await),
+        Command::Scorers(command) => Ok(scorers::run(&command, printer).await),
+        Command::Completions(args) => Ok(docs::completions(&args, printer)),
+        Command::Man(args) => Ok(docs::man(&args, printer)),
+    };
+    match result {
+        Ok(status) => status,
+        Err(error) => {
+            printer.error(&error.to_string());
+            error.exit_status()
+        }
     }
 }

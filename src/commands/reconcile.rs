@@ -1,15 +1,17 @@
-//! The shared first half of plan, apply and drift: load the manifests,
-//! connect, fetch live state, compute the plan.
+//! The shared first half of plan, apply and drift: load the manifests, check
+//! the targets against them, connect, read live state, compute the plan, and
+//! read what reviewers want beside it.
 
 use crate::cli::{LiveArgs, ManifestArgs};
-use crate::exit::ExitStatus;
-use crate::live::{Live, blast_radius::blast_radius, fetch::fetch, people};
+use crate::error::Error;
 use crate::manifest::{self, set::ManifestSet};
 use crate::output::Printer;
-use crate::plan::{Plan, PlanError, PlanOptions, plan};
+use crate::plan::{Enrichment, Plan, PlanOptions, target};
 use crate::progress::Progress;
+use crate::reconcile::{enrich::enrich, read_and_plan};
+use crate::state::State;
 
-use super::connect::{Connection, connect_or_fail};
+use super::connect::{Connection, connect};
 
 /// Everything a reconciling command has after planning.
 pub struct Planned {
@@ -17,10 +19,12 @@ pub struct Planned {
     pub desired: ManifestSet,
     /// The connection.
     pub connection: Connection,
-    /// Live state.
-    pub live: Live,
-    /// The plan, narrowed to the targets.
+    /// Live state, as read for the plan.
+    pub state: State,
+    /// The plan.
     pub plan: Plan,
+    /// Blast radius and people.
+    pub enrichment: Enrichment,
 }
 
 /// Reads environment variables for the manifests.
@@ -28,100 +32,57 @@ pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// Loads the manifests, printing their diagnostics; `Err` carries the exit status.
-pub fn load_manifests(args: &ManifestArgs, printer: &Printer) -> Result<ManifestSet, ExitStatus> {
+/// Loads the manifests, printing their diagnostics.
+pub fn load_manifests(args: &ManifestArgs, printer: &Printer) -> Result<ManifestSet, Error> {
     let outcome = manifest::load(&args.paths, &process_env);
     let rendered = outcome.render_diagnostics(printer.color_stderr());
     if !rendered.is_empty() {
         printer.diagnostics(&rendered);
     }
     if outcome.has_errors() {
-        printer.error(&format!(
-            "the manifests are invalid ({} error(s)); `evalctl validate` checks them offline",
-            outcome.error_count()
-        ));
-        return Err(ExitStatus::InvalidManifests);
+        return Err(Error::InvalidManifests {
+            count: outcome.error_count(),
+        });
     }
     Ok(outcome.set)
 }
 
-/// Loads, connects, fetches and plans.
+/// Loads, checks the targets, connects, reads and plans.
 pub async fn plan_from_manifests(
     manifests: &ManifestArgs,
     live_args: &LiveArgs,
     options: &PlanOptions,
-    targets: &[String],
     printer: &Printer,
-) -> Result<Planned, ExitStatus> {
+) -> Result<Planned, Error> {
     let desired = load_manifests(manifests, printer)?;
-    let connection = connect_or_fail(live_args, printer)?;
-    let (live, plan) = plan_with(&connection, &desired, options, targets, printer).await?;
+    target::unmatched(&desired, &options.targets)?;
+    let connection = connect(live_args).map_err(Error::Connect)?;
+    let (state, plan, enrichment) = plan_with(&connection, &desired, options, printer).await?;
     Ok(Planned {
         desired,
         connection,
-        live,
+        state,
         plan,
+        enrichment,
     })
 }
 
-/// Fetches live state for `desired` over `connection` and plans, narrowed to
-/// `targets`, with blast radius and people.
+/// Reads live state for `desired` over `connection` and plans, with blast
+/// radius and people.
 pub async fn plan_with(
     connection: &Connection,
     desired: &ManifestSet,
     options: &PlanOptions,
-    targets: &[String],
     printer: &Printer,
-) -> Result<(Live, Plan), ExitStatus> {
-    let (live, plan) =
-        fetch_and_plan(connection, desired, options, "Loading live state", printer).await?;
-    let mut plan = plan.map_err(|e| {
-        printer.error(&e.to_string());
-        ExitStatus::Failure
-    })?;
-    plan.retain_targets(targets);
-    enrich(connection, &live, &mut plan, printer).await;
-    Ok((live, plan))
-}
-
-/// Fetches live state for `desired` over `connection`, showing `progress`,
-/// and plans. A fetch error is printed (`Err` carries the exit status); a
-/// planning error is returned for the caller to word.
-pub async fn fetch_and_plan(
-    connection: &Connection,
-    desired: &ManifestSet,
-    options: &PlanOptions,
-    progress: &str,
-    printer: &Printer,
-) -> Result<(Live, Result<Plan, PlanError>), ExitStatus> {
-    let shown = Progress::start(printer, &connection.client, progress);
-    let live = fetch(&connection.client, desired).await;
+) -> Result<(State, Plan, Enrichment), Error> {
+    let shown = Progress::start(printer, &connection.client, "Loading live state");
+    let read = read_and_plan(&connection.client, desired, options).await;
     drop(shown);
-    let live = live.map_err(|e| {
-        printer.error(&e.to_string());
-        ExitStatus::Failure
-    })?;
-    let plan = plan(desired, &live, options);
-    Ok((live, plan))
-}
-
-/// Adds what reviewers want next to the changes: who else uses the scorer
-/// versions a change touches, and who created the objects it names. Both
-/// lookups run at once; neither can fail the plan.
-pub async fn enrich(connection: &Connection, live: &Live, plan: &mut Plan, printer: &Printer) {
-    let (radius, found) = tokio::join!(
-        blast_radius(&connection.client, live, plan),
-        people::lookup_people(&connection.client, plan),
-    );
-    match radius {
-        Ok(radius) => {
-            for (change, radius) in plan.changes.iter_mut().zip(radius) {
-                change.blast_radius = radius;
-            }
-        }
-        Err(e) => printer.warn(&format!(
-            "could not list the other projects using the affected scorer versions: {e}"
-        )),
+    let (state, plan) = read?;
+    let plan = plan?;
+    let (enrichment, warning) = enrich(&connection.client, &state, &plan).await;
+    if let Some(warning) = warning {
+        printer.warn(&warning);
     }
-    people::name_people(plan, &found);
+    Ok((state, plan, enrichment))
 }

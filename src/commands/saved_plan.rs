@@ -2,7 +2,7 @@
 //! with the service it was computed against. No secrets: integration
 //! secrets are `${ENV}` references, read at apply time.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -26,16 +26,59 @@ pub struct SavedPlanRef<'a> {
     pub plan: &'a Plan,
 }
 
+/// A saved plan could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum SavedPlanError {
+    /// Writing it failed.
+    #[error("cannot write the plan to {}: {source}", .path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Reading it failed.
+    #[error("cannot read the saved plan {}: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// It is not a saved plan of this version's format.
+    #[error(
+        "{} is not a saved plan of format {PLAN_FORMAT_VERSION} (write it with this version's `evalctl plan --out`)",
+        .path.display()
+    )]
+    Format {
+        /// The file.
+        path: PathBuf,
+    },
+    /// It has the format's version but does not parse.
+    #[error("{} is not a valid saved plan: {source}", .path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
 /// Writes a saved plan atomically (temp file, fsync, rename).
-pub fn save(path: &Path, saved: &SavedPlanRef<'_>) -> Result<(), String> {
+pub fn save(path: &Path, saved: &SavedPlanRef<'_>) -> Result<(), SavedPlanError> {
     use std::io::Write;
+    let cannot = |source: std::io::Error| SavedPlanError::Write {
+        path: path.to_owned(),
+        source,
+    };
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let tmp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| format!("cannot write the plan next to {}: {e}", path.display()))?;
-    let cannot = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(cannot)?;
     // Streamed through a buffer: a large plan is never held twice in memory.
     let mut out = std::io::BufWriter::new(tmp);
     serde_json::to_writer_pretty(&mut out, saved).map_err(|e| cannot(e.into()))?;
@@ -47,22 +90,25 @@ pub fn save(path: &Path, saved: &SavedPlanRef<'_>) -> Result<(), String> {
 }
 
 /// Reads a saved plan, refusing other format versions.
-pub fn load(path: &Path) -> Result<SavedPlan, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the saved plan {}: {e}", path.display()))?;
+pub fn load(path: &Path) -> Result<SavedPlan, SavedPlanError> {
+    let text = std::fs::read_to_string(path).map_err(|source| SavedPlanError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
     // The version first, so another format is named as such rather than
     // reported as a parse error; the probe skips the rest without keeping it.
     let version = serde_json::from_str::<VersionProbe>(&text)
         .ok()
         .map(|probe| probe.plan.format_version);
     if version != Some(u64::from(PLAN_FORMAT_VERSION)) {
-        return Err(format!(
-            "{} is not a saved plan of format {PLAN_FORMAT_VERSION} (write it with this version's `evalctl plan --out`)",
-            path.display()
-        ));
+        return Err(SavedPlanError::Format {
+            path: path.to_owned(),
+        });
     }
-    serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a valid saved plan: {e}", path.display()))
+    serde_json::from_str(&text).map_err(|source| SavedPlanError::Invalid {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 /// Just the format version of a saved plan.
@@ -103,18 +149,18 @@ mod tests {
         );
 
         std::fs::write(&path, r#"{"service": "s", "plan": {"format_version": 99}}"#).unwrap();
-        let e = load(&path).unwrap_err();
-        assert!(e.contains("is not a saved plan of format 1"), "{e}");
+        let e = load(&path).unwrap_err().to_string();
+        assert!(e.contains("is not a saved plan of format 2"), "{e}");
         std::fs::write(&path, "not json").unwrap();
-        let e = load(&path).unwrap_err();
-        assert!(e.contains("is not a saved plan of format 1"), "{e}");
+        let e = load(&path).unwrap_err().to_string();
+        assert!(e.contains("is not a saved plan of format 2"), "{e}");
 
         std::fs::write(
             &path,
-            "{\"service\": \"s\",\n \"plan\": {\"format_version\": 1, \"changes\": 3}}",
+            "{\"service\": \"s\",\n \"plan\": {\"format_version\": 2, \"changes\": 3}}",
         )
         .unwrap();
-        let e = load(&path).unwrap_err();
+        let e = load(&path).unwrap_err().to_string();
         assert!(
             e.contains("is not a valid saved plan") && e.contains("line 2"),
             "{e}"

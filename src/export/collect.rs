@@ -3,10 +3,10 @@
 //! trends dashboard), both kinds of templates, the scorer catalog, and the
 //! caller's integrations.
 //!
-//! Reads run concurrently; the client bounds how many are in flight. The
-//! result reuses the plan's live types ([`LiveProject`], [`LiveRun`],
+//! Reads go through the plan's own readers (`crate::reconcile::read`) and
+//! land in the plan's state types ([`ProjectState`], [`RunState`],
 //! [`Catalog`]), keyed by id, so what is exported is read exactly as `plan`
-//! reads it.
+//! reads it. Reads run concurrently; the client bounds how many are in flight.
 //!
 //! Requests, for P projects of L log streams and E experiments: the project
 //! listing, the scorer catalog, the integration listing and one read per
@@ -18,13 +18,18 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use futures::future::try_join_all;
 
-use crate::api::{IntegrationConfig, ListScorersRequest, ProjectItem, RunSearchRequest};
+use crate::api::ProjectItem;
 use crate::client::Client;
-use crate::live::fetch::{
-    FetchError, FoundProject, FoundRun, RunKindSel, ctx, fetch_run, read_integrations,
-};
-use crate::live::{Catalog, LiveProject, LiveRun, MissingObject, ObjectKey};
-use crate::plan::resolve::nearest;
+use crate::plan::RunKind;
+use crate::reconcile::read::catalog::read_catalog;
+use crate::reconcile::read::error::ctx;
+use crate::reconcile::read::integrations::{list_providers, read_integrations};
+use crate::reconcile::read::projects::{FoundProject, list_projects};
+use crate::reconcile::read::runs::list_runs;
+use crate::reconcile::read::templates::{read_annotation_templates, read_feedback_templates};
+use crate::reconcile::read::{ReadError, read_run};
+use crate::state::{Catalog, IntegrationState, MissingObject, ObjectKey, ProjectState, RunState};
+use crate::suggest::nearest;
 
 /// What to export.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,11 +59,11 @@ pub struct Snapshot {
     pub visible: Vec<ProjectRef>,
     /// The selected projects, loaded completely, sorted by name then id. Runs
     /// are keyed by id ([`ObjectKey::Id`]); templates are always `Some`.
-    pub projects: Vec<LiveProject>,
+    pub projects: Vec<ProjectState>,
     /// The scorer catalog.
     pub catalog: Catalog,
     /// The caller's integrations, by provider, when selected.
-    pub integrations: Option<Vec<IntegrationConfig>>,
+    pub integrations: Option<Vec<IntegrationState>>,
     /// Things that were listed but could not be read (they changed during
     /// the export), for the user.
     pub warnings: Vec<String>,
@@ -69,7 +74,7 @@ pub struct Snapshot {
 pub enum CollectError {
     /// A read failed.
     #[error(transparent)]
-    Fetch(#[from] FetchError),
+    Read(#[from] ReadError),
     /// Projects named in the selection do not exist (with the nearest names).
     #[error("{}", render_missing(.0))]
     UnknownProjects(Vec<MissingObject>),
@@ -82,18 +87,8 @@ fn render_missing(missing: &[MissingObject]) -> String {
 
 /// Loads everything `selection` names.
 pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot, CollectError> {
-    let listing = async {
-        client
-            .list_projects(Default::default())
-            .await
-            .map_err(ctx(|| "the projects".to_owned()))
-    };
-    let catalog = async {
-        client
-            .list_scorers(ListScorersRequest::default())
-            .await
-            .map_err(ctx(|| "the scorer catalog".to_owned()))
-    };
+    let no_pins = BTreeSet::new();
+    let catalog = read_catalog(client, &no_pins);
     let integrations = async {
         if selection.integrations {
             collect_integrations(client).await.map(Some)
@@ -101,7 +96,8 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
             Ok(None)
         }
     };
-    let (listed, scorers, integrations) = tokio::try_join!(listing, catalog, integrations)?;
+    let (listed, catalog, integrations) =
+        tokio::try_join!(list_projects(client), catalog, integrations)?;
     let (integrations, mut warnings) = match integrations {
         Some((found, warnings)) => (Some(found), warnings),
         None => (None, Vec::new()),
@@ -116,7 +112,8 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
     visible.sort();
     visible.dedup();
     let selected = select(&listed, &selection.projects)?;
-    let loads = selected.iter().map(|p| load_project(client, p));
+    let catalog = &catalog;
+    let loads = selected.iter().map(|p| load_project(client, catalog, p));
     let mut projects = Vec::new();
     for (project, project_warnings) in try_join_all(loads).await? {
         projects.push(project);
@@ -126,10 +123,7 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
     Ok(Snapshot {
         visible,
         projects,
-        catalog: Catalog {
-            scorers,
-            versions: BTreeMap::new(),
-        },
+        catalog: catalog.clone(),
         integrations,
         warnings,
     })
@@ -170,15 +164,8 @@ fn select<'p>(
 
 async fn collect_integrations(
     client: &Client,
-) -> Result<(Vec<IntegrationConfig>, Vec<String>), FetchError> {
-    let records = client
-        .list_integrations()
-        .await
-        .map_err(ctx(|| "the integrations".to_owned()))?;
-    let providers: BTreeSet<String> = records
-        .iter()
-        .map(|r| r.provider.as_str().to_owned())
-        .collect();
+) -> Result<(Vec<IntegrationState>, Vec<String>), ReadError> {
+    let providers = list_providers(client).await?;
     let mut found = Vec::new();
     let mut warnings = Vec::new();
     for (provider, config) in read_integrations(client, providers).await? {
@@ -194,52 +181,40 @@ async fn collect_integrations(
 
 async fn load_project(
     client: &Client,
+    catalog: &Catalog,
     project: &ProjectItem,
-) -> Result<(LiveProject, Vec<String>), FetchError> {
-    let id = project.id.as_str();
-    let name = project.name.as_str();
-    let (log_streams, experiments, annotation, feedback) = tokio::try_join!(
-        async {
-            client
-                .search_log_streams_all(id, RunSearchRequest::default())
-                .await
-                .map_err(ctx(|| format!("the log streams of project `{name}`")))
-        },
-        async {
-            client
-                .search_experiments_all(id, RunSearchRequest::default())
-                .await
-                .map_err(ctx(|| format!("the experiments of project `{name}`")))
-        },
-        async {
-            client.list_annotation_templates(id).await.map_err(ctx(|| {
-                format!("the annotation templates of project `{name}`")
-            }))
-        },
-        async {
-            client.list_feedback_templates(id).await.map_err(ctx(|| {
-                format!("the feedback templates of project `{name}`")
-            }))
-        },
-    )?;
+) -> Result<(ProjectState, Vec<String>), ReadError> {
     let found = FoundProject {
-        id: id.to_owned(),
-        name: name.to_owned(),
+        id: project.id.clone(),
+        name: project.name.clone(),
     };
     let found = &found;
-    let run = |id: &str, name: &str| FoundRun {
-        id: id.to_owned(),
-        name: name.to_owned(),
-    };
+    let name = project.name.as_str();
+    let (log_streams, experiments, annotation, feedback) = tokio::try_join!(
+        list_runs(client, found, RunKind::LogStream),
+        list_runs(client, found, RunKind::Experiment),
+        async {
+            read_annotation_templates(client, &found.id)
+                .await
+                .map_err(ctx(|| {
+                    format!("the annotation templates of project `{name}`")
+                }))
+        },
+        async {
+            read_feedback_templates(client, &found.id)
+                .await
+                .map_err(ctx(|| {
+                    format!("the feedback templates of project `{name}`")
+                }))
+        },
+    )?;
     // Every run's metric settings; a log stream's default dashboard too.
-    let log_stream_reads = log_streams.iter().map(|ls| async move {
-        let ls = run(&ls.id, &ls.name);
-        fetch_run(client, found, RunKindSel::LogStream, &ls, true, true).await
-    });
-    let experiment_reads = experiments.iter().map(|e| async move {
-        let e = run(&e.id, &e.name);
-        fetch_run(client, found, RunKindSel::Experiment, &e, true, false).await
-    });
+    let log_stream_reads = log_streams
+        .iter()
+        .map(|ls| read_run(client, catalog, found, RunKind::LogStream, ls, true, true));
+    let experiment_reads = experiments
+        .iter()
+        .map(|e| read_run(client, catalog, found, RunKind::Experiment, e, true, false));
     let (log_streams, experiments) = tokio::try_join!(
         try_join_all(log_stream_reads),
         try_join_all(experiment_reads)
@@ -257,14 +232,14 @@ async fn load_project(
             ));
         }
     }
-    let keyed = |runs: Vec<LiveRun>| -> BTreeMap<ObjectKey, LiveRun> {
+    let keyed = |runs: Vec<RunState>| -> BTreeMap<ObjectKey, RunState> {
         runs.into_iter()
             .filter(|r| r.metric_settings.is_some())
             .map(|r| (ObjectKey::Id(r.id.clone()), r))
             .collect()
     };
     Ok((
-        LiveProject {
+        ProjectState {
             id: project.id.clone(),
             name: project.name.clone(),
             log_streams: keyed(log_streams),

@@ -21,7 +21,7 @@ use super::write::{Body, Document};
 use crate::api::{IntegrationConfig, IntegrationCreate, IntegrationProvider, SECRET_FIELDS};
 use crate::manifest::interpolate::secret_variable;
 use crate::manifest::types::{EnvRef, IntegrationSpec};
-use crate::plan::normalize::integration_live_fields;
+use crate::state::integrations::declared_fields;
 
 /// Keys of a read that describe the record, not its configuration.
 const RECORD_KEYS: &[&str] = &["id", "name", "provider", "extra"];
@@ -55,7 +55,7 @@ pub fn integration_document(live: &IntegrationConfig) -> Result<Document, String
     let mut config = typed(provider, &fields, &secrets)?;
     // Keep only what compares equal to the read, as `plan` compares it.
     let declared = config.public_fields();
-    let returned = integration_live_fields(live, &declared);
+    let returned = declared_fields(live, &declared);
     let differing: Vec<String> = declared
         .iter()
         .filter(|(k, v)| returned.get(*k) != Some(*v))

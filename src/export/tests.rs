@@ -8,10 +8,14 @@ use serde_json::json;
 use super::collect::ProjectRef;
 use super::write::Body;
 use super::*;
-use crate::api::IntegrationConfig;
-use crate::live::{Catalog, Live, LiveProject, LiveRun, ObjectKey};
+use crate::api::{IntegrationConfig, Template, TrendsDashboard};
 use crate::manifest::types::ProjectSpec;
 use crate::plan::{PlanOptions, plan};
+use crate::state::metric_settings::metric_settings_from_wire;
+use crate::state::wire::WireCatalog;
+use crate::state::{
+    Catalog, CatalogScorer, DashboardState, ObjectKey, ProjectState, RunState, State, TemplateState,
+};
 
 fn from<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
     serde_json::from_value(v).unwrap()
@@ -26,7 +30,7 @@ pub(super) fn catalog() -> Catalog {
         }
         from::<crate::api::Scorer>(v)
     };
-    Catalog {
+    WireCatalog {
         scorers: vec![
             scorer(
                 "s-correct",
@@ -47,6 +51,7 @@ pub(super) fn catalog() -> Catalog {
             )],
         )]),
     }
+    .normalize()
 }
 
 fn run(
@@ -54,13 +59,17 @@ fn run(
     name: &str,
     settings: serde_json::Value,
     dashboard: Option<serde_json::Value>,
-) -> LiveRun {
-    LiveRun {
+) -> RunState {
+    RunState {
         id: id.into(),
         name: name.into(),
-        metric_settings: Some(from(settings)),
-        dashboard: dashboard.map(from),
+        metric_settings: Some(metric_settings_from_wire(&catalog(), &from(settings))),
+        dashboard: dashboard.map(|d| DashboardState::from(&from::<TrendsDashboard>(d))),
     }
+}
+
+fn template<C: serde::de::DeserializeOwned>(v: serde_json::Value) -> TemplateState<C> {
+    TemplateState::from(from::<Template<C>>(v))
 }
 
 fn dashboard(sections: serde_json::Value, favorited: bool) -> serde_json::Value {
@@ -70,7 +79,7 @@ fn dashboard(sections: serde_json::Value, favorited: bool) -> serde_json::Value 
 }
 
 /// A project with every kind of content, and twin log stream names.
-pub(super) fn project() -> LiveProject {
+pub(super) fn project() -> ProjectState {
     let production = run(
         "ls1",
         "production",
@@ -121,7 +130,7 @@ pub(super) fn project() -> LiveProject {
     );
     let tree =
         json!([{"label": "A", "id": "a", "children": [{"label": "B", "id": "b", "children": []}]}]);
-    LiveProject {
+    ProjectState {
         id: "p1".into(),
         name: "demo".into(),
         log_streams: [production, twin_a, twin_b]
@@ -130,18 +139,18 @@ pub(super) fn project() -> LiveProject {
             .collect(),
         experiments: BTreeMap::from([(ObjectKey::Id("e1".into()), experiment)]),
         annotation_templates: Some(vec![
-            from(
+            template(
                 json!({"id": "t2", "name": "tree", "position": 1, "created_at": "t",
                 "criteria": "Pick ${one}\nthen explain.\n",
                 "constraints": {"annotation_type": "tree_choice", "choices_tree": tree,
                     "choices_tree_yaml": "- label: A\n"}}),
             ),
-            from(
+            template(
                 json!({"id": "t1", "name": "stars", "position": 0, "created_at": "t",
                 "include_explanation": true, "constraints": {"annotation_type": "star"}}),
             ),
         ]),
-        feedback_templates: Some(vec![from(
+        feedback_templates: Some(vec![template(
             json!({"id": "f1", "name": "resolved", "position": 0,
             "created_at": "t",
             "constraints": {"feedback_type": "choice", "choices": ["yes", "no"], "allow_other": false}}),
@@ -195,9 +204,9 @@ fn provenance() -> Provenance {
 
 /// The live state `plan` would load for the exported documents (runs keyed
 /// as the documents refer to them).
-fn live_for(spec: &ProjectSpec) -> Live {
+fn live_for(spec: &ProjectSpec) -> State {
     let mut project = project();
-    let rekey = |runs: &BTreeMap<ObjectKey, LiveRun>, keys: Vec<ObjectKey>| {
+    let rekey = |runs: &BTreeMap<ObjectKey, RunState>, keys: Vec<ObjectKey>| {
         keys.into_iter()
             .filter_map(|key| {
                 let found = runs.values().find(|r| match &key {
@@ -235,10 +244,12 @@ fn live_for(spec: &ProjectSpec) -> Live {
     // The scorer the credentials cannot see is in the catalog `plan` reads
     // here, so the round trip can be planned at all.
     let mut catalog = catalog();
-    catalog.scorers.push(from(
-        json!({"id": "s-gone", "name": "gone", "scorer_type": "llm"}),
-    ));
-    Live {
+    catalog
+        .scorers
+        .push(CatalogScorer::from(from::<crate::api::Scorer>(
+            json!({"id": "s-gone", "name": "gone", "scorer_type": "llm"}),
+        )));
+    State {
         projects: BTreeMap::from([(ObjectKey::Name("demo".into()), project)]),
         integrations: integrations()
             .into_iter()

@@ -1,8 +1,8 @@
 //! Live state to manifest specs, minimal: what a user would write to get
 //! exactly this live state, and nothing the plan fills in itself.
 //!
-//! The rules mirror [`crate::plan::normalize`] and [`crate::plan::resolve`],
-//! so that planning the specs against the same live state is empty:
+//! It starts from the state the plan's readers build (already normalized:
+//! defaults filled, sets sorted), and writes the least that plans empty:
 //! - scorers by catalog name (by `id` when the catalog has no unique name),
 //!   `scorer_version` only where live pins one; `output_type`, `input_type`,
 //!   `model_type` and `roll_up_method` only where they differ from the
@@ -28,17 +28,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::write::{Body, Document};
-use crate::api::{
-    AnnotationConstraints, ContentModality, FilterValue, MetricSettingsResponse, ScorerConfig,
-    ScorerFilter, SegmentFilter, Template, TrendsDashboard,
-};
-use crate::live::{Catalog, LiveProject, LiveRun};
+use crate::api::{AnnotationConstraints, ContentModality};
 use crate::manifest::types::{
     ExperimentSpec, FavoriteSpec, FilterSpec, FilterValueSpec, LogStreamSpec, MetricSettingsSpec,
     ModalityValueSpec, ProjectSpec, ScorerSpec, SectionSpec, SegmentFilterSpec, TemplateSpec,
     TrendsSpec,
 };
-use crate::plan::normalize::scorer_key;
+use crate::state::metric_settings::{NormFilter, NormScorer, NormSegmentFilter, NormValue};
+use crate::state::{
+    Catalog, DashboardState, NormMetricSettings, ProjectState, RunState, TemplateState,
+};
 
 /// Collects the comments of one document (by JSON pointer) and the warnings
 /// of the export.
@@ -50,7 +49,7 @@ struct Notes<'w> {
 /// The Project document of one live project. `name_is_unique` says whether
 /// no other visible project has the same name (else it is written by id).
 pub fn project_document(
-    project: &LiveProject,
+    project: &ProjectState,
     catalog: &Catalog,
     name_is_unique: bool,
     warnings: &mut Vec<String>,
@@ -146,8 +145,8 @@ pub fn project_document(
 }
 
 /// Runs sorted by name then id, each with whether its name is unique among them.
-fn sorted_runs<'r>(runs: impl Iterator<Item = &'r LiveRun>) -> Vec<(&'r LiveRun, bool)> {
-    let mut runs: Vec<&LiveRun> = runs.collect();
+fn sorted_runs<'r>(runs: impl Iterator<Item = &'r RunState>) -> Vec<(&'r RunState, bool)> {
+    let mut runs: Vec<&RunState> = runs.collect();
     runs.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
     let mut count: BTreeMap<&str, usize> = BTreeMap::new();
     for r in &runs {
@@ -159,7 +158,7 @@ fn sorted_runs<'r>(runs: impl Iterator<Item = &'r LiveRun>) -> Vec<(&'r LiveRun,
 }
 
 fn run_identity(
-    run: &LiveRun,
+    run: &RunState,
     unique: bool,
     kind: &str,
     pointer: &str,
@@ -177,7 +176,7 @@ fn run_identity(
 }
 
 fn metric_settings(
-    live: &MetricSettingsResponse,
+    live: &NormMetricSettings,
     catalog: &Catalog,
     pointer: &str,
     notes: &mut Notes<'_>,
@@ -185,7 +184,7 @@ fn metric_settings(
     let mut scorers: Vec<(String, ScorerSpec, Option<String>)> = live
         .scorers
         .iter()
-        .map(|c| scorer(c, catalog, notes))
+        .map(|(shown, c)| scorer(shown, c, catalog, notes))
         .collect();
     scorers.sort_by(|a, b| {
         let key = |s: &(String, ScorerSpec, Option<String>)| (s.0.clone(), s.1.id.clone());
@@ -202,20 +201,15 @@ fn metric_settings(
     }
     MetricSettingsSpec {
         scorers: Some(specs),
-        segment_filters: Some(
-            live.segment_filters
-                .iter()
-                .flatten()
-                .map(segment_filter)
-                .collect(),
-        ),
+        segment_filters: Some(live.segment_filters.iter().map(segment_filter).collect()),
     }
 }
 
-/// A scorer config as a spec, with its sort key and the comment of its `id`
-/// when it is referred to by id.
+/// A scorer config (shown under `shown`) as a spec, with its sort key and the
+/// comment of its `id` when it is referred to by id.
 fn scorer(
-    c: &ScorerConfig,
+    shown: &str,
+    c: &NormScorer,
     catalog: &Catalog,
     notes: &mut Notes<'_>,
 ) -> (String, ScorerSpec, Option<String>) {
@@ -223,7 +217,6 @@ fn scorer(
     let unique = entry
         .filter(|e| catalog.scorers.iter().filter(|s| s.name == e.name).count() == 1)
         .map(|e| e.name.clone());
-    let shown = scorer_key(catalog, &c.id, c.name.as_deref());
     let (name, id, comment) = match (&unique, entry) {
         (Some(name), _) => (Some(name.clone()), None, None),
         (None, Some(e)) => (
@@ -250,65 +243,63 @@ fn scorer(
     fn unless_default<T: Clone + PartialEq>(live: &Option<T>, catalog: Option<&T>) -> Option<T> {
         live.as_ref().filter(|v| Some(*v) != catalog).cloned()
     }
-    let sorted = |items: &Option<Vec<String>>| {
-        let set: BTreeSet<String> = items.iter().flatten().cloned().collect();
-        (!set.is_empty()).then(|| set.into_iter().collect::<Vec<_>>())
-    };
-    let mut capabilities: Vec<_> = c.multimodal_capabilities.clone().unwrap_or_default();
-    capabilities.sort();
-    capabilities.dedup();
-    let filters: Vec<FilterSpec> = c.filters.iter().flatten().map(filter).collect();
+    let non_empty = |items: &Vec<String>| (!items.is_empty()).then(|| items.clone());
+    let filters: Vec<FilterSpec> = c.filters.iter().map(filter).collect();
     let spec = ScorerSpec {
         name,
         id,
-        scorer_version: c.scorer_version.as_ref().map(|v| v.version),
+        scorer_version: c.scorer_version,
         model_name: c.model_name.clone(),
         num_judges: c.num_judges,
         filters: (!filters.is_empty()).then_some(filters),
-        scoreable_node_types: sorted(&c.scoreable_node_types),
+        scoreable_node_types: non_empty(&c.scoreable_node_types),
         cot_enabled: c.cot_enabled,
         output_type: unless_default(&c.output_type, entry.and_then(|e| e.output_type.as_ref())),
         input_type: unless_default(&c.input_type, entry.and_then(|e| e.input_type.as_ref())),
         model_type: unless_default(&c.model_type, entry.and_then(|e| e.model_type.as_ref())),
-        multimodal_capabilities: (!capabilities.is_empty()).then_some(capabilities),
+        multimodal_capabilities: (!c.multimodal_capabilities.is_empty())
+            .then(|| c.multimodal_capabilities.clone()),
         roll_up_method: unless_default(
             &c.roll_up_method,
             entry.and_then(|e| e.roll_up_method.as_ref()),
         ),
         score_type: c.score_type.clone(),
     };
-    (shown, spec, comment)
+    (shown.to_owned(), spec, comment)
 }
 
-fn value_spec(v: &FilterValue) -> FilterValueSpec {
+fn value_spec(v: &NormValue) -> FilterValueSpec {
     match v {
-        FilterValue::One(s) => FilterValueSpec::One(s.clone()),
-        FilterValue::Many(vs) => {
-            let set: BTreeSet<&String> = vs.iter().collect();
-            FilterValueSpec::Many(set.into_iter().cloned().collect())
-        }
+        NormValue::One(s) => FilterValueSpec::One(s.clone()),
+        NormValue::Many(vs) => FilterValueSpec::Many(vs.clone()),
     }
 }
 
-fn filter(f: &ScorerFilter) -> FilterSpec {
+fn filter(f: &NormFilter) -> FilterSpec {
     match f {
-        ScorerFilter::NodeName(n) => FilterSpec::NodeName {
-            operator: n.operator.clone(),
-            value: value_spec(&n.value),
-            case_sensitive: (n.case_sensitive == Some(false)).then_some(false),
+        NormFilter::NodeName {
+            operator,
+            value,
+            case_sensitive,
+        } => FilterSpec::NodeName {
+            operator: operator.clone(),
+            value: value_spec(value),
+            case_sensitive: (!case_sensitive).then_some(false),
         },
-        ScorerFilter::Metadata(m) => FilterSpec::Metadata {
-            operator: m.operator.clone(),
-            key: m.key.clone(),
-            value: value_spec(&m.value),
+        NormFilter::Metadata {
+            operator,
+            key,
+            value,
+        } => FilterSpec::Metadata {
+            operator: operator.clone(),
+            key: key.clone(),
+            value: value_spec(value),
         },
-        ScorerFilter::Modality(m) => FilterSpec::Modality {
-            operator: m.operator.clone(),
-            value: match value_spec(&m.value) {
-                FilterValueSpec::One(s) => {
-                    ModalityValueSpec::One(ContentModality::from(s.as_str()))
-                }
-                FilterValueSpec::Many(vs) => ModalityValueSpec::Many(
+        NormFilter::Modality { operator, value } => FilterSpec::Modality {
+            operator: operator.clone(),
+            value: match value {
+                NormValue::One(s) => ModalityValueSpec::One(ContentModality::from(s.as_str())),
+                NormValue::Many(vs) => ModalityValueSpec::Many(
                     vs.iter()
                         .map(|s| ContentModality::from(s.as_str()))
                         .collect(),
@@ -318,12 +309,12 @@ fn filter(f: &ScorerFilter) -> FilterSpec {
     }
 }
 
-fn segment_filter(f: &SegmentFilter) -> SegmentFilterSpec {
+fn segment_filter(f: &NormSegmentFilter) -> SegmentFilterSpec {
     SegmentFilterSpec {
         sample_rate: f.sample_rate,
         filter: f.filter.as_ref().map(filter),
-        llm_scorers: (f.llm_scorers == Some(true)).then_some(true),
-        multimodal_scorers: (f.multimodal_scorers == Some(true)).then_some(true),
+        llm_scorers: f.llm_scorers.then_some(true),
+        multimodal_scorers: f.multimodal_scorers.then_some(true),
     }
 }
 
@@ -332,7 +323,7 @@ fn is_colour(c: &str) -> bool {
 }
 
 fn trends(
-    dashboard: &TrendsDashboard,
+    dashboard: &DashboardState,
     project: &str,
     log_stream: &str,
     notes: &mut Notes<'_>,
@@ -390,13 +381,13 @@ fn trends(
 /// Templates sorted by name, the first listed of each name (the one `plan`
 /// pairs with it); `constraints` maps live constraints to what users write.
 fn templates<C: Clone>(
-    live: &[Template<C>],
+    live: &[TemplateState<C>],
     what: &str,
     warnings: &mut Vec<String>,
     constraints: impl Fn(&C) -> C,
 ) -> Vec<TemplateSpec<C>> {
     let mut seen = BTreeSet::new();
-    let mut kept: Vec<&Template<C>> = Vec::new();
+    let mut kept: Vec<&TemplateState<C>> = Vec::new();
     for t in live {
         if seen.insert(t.name.clone()) {
             kept.push(t);

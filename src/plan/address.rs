@@ -1,11 +1,12 @@
 //! Resource addresses: the stable, human-readable name of every object a plan
 //! can touch, e.g. `project[demo-project].log_stream[production].metric_settings`.
 //!
-//! Addresses order plans, name objects in every output, and select them with
-//! `--target` (a target selects every address it is a prefix of, at a `.`
-//! boundary).
+//! Addresses order plans, name objects in every output, and are what
+//! `--target` selects ([`super::target`] parses the same grammar).
 
 use serde::{Deserialize, Serialize};
+
+use super::target::{Kind, Segment};
 
 /// Whether a run is a log stream or an experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -160,12 +161,63 @@ impl Address {
         }
     }
 
-    /// Whether `target` selects this address: equal to it, or a prefix of it
-    /// ending at a `.` boundary. `project[a]` selects everything in project a.
-    pub fn matches_target(&self, target: &str) -> bool {
-        let full = self.to_string();
-        let target = target.trim();
-        full == target || (full.starts_with(target) && full[target.len()..].starts_with('.'))
+    /// The address as segments, the way targets are matched against it.
+    pub fn segments(&self) -> Vec<Segment> {
+        let project = |p: &str| Segment::named(Kind::Project, p);
+        match self {
+            Address::Integration { provider } => vec![Segment::named(Kind::Integration, provider)],
+            Address::Template {
+                project: p,
+                kind,
+                name,
+            } => vec![
+                project(p),
+                Segment::named(
+                    match kind {
+                        TemplateKind::Annotation => Kind::AnnotationTemplate,
+                        TemplateKind::Feedback => Kind::FeedbackTemplate,
+                    },
+                    name,
+                ),
+            ],
+            Address::MetricSettings {
+                project: p,
+                run_kind,
+                run,
+            } => vec![
+                project(p),
+                Segment::run(*run_kind, run),
+                Segment::kind(Kind::MetricSettings),
+            ],
+            Address::Section {
+                project: p,
+                log_stream,
+                name,
+            } => vec![
+                project(p),
+                Segment::run(RunKind::LogStream, log_stream),
+                Segment::kind(Kind::Trends),
+                Segment::named(Kind::Section, name),
+            ],
+            Address::Favorite {
+                project: p,
+                log_stream,
+            } => vec![
+                project(p),
+                Segment::run(RunKind::LogStream, log_stream),
+                Segment::kind(Kind::Trends),
+                Segment::kind(Kind::Favorite),
+            ],
+        }
+    }
+
+    /// The fields of this kind of object that hold keyed sets (shown as
+    /// `field[key]` in differences).
+    pub fn keyed_sets(&self) -> &'static [&'static str] {
+        match self {
+            Address::MetricSettings { .. } => &["scorers"],
+            _ => &[],
+        }
     }
 }
 
@@ -174,7 +226,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn addresses_read_like_paths_and_targets_select_subtrees() {
+    fn addresses_read_like_paths() {
         let a = Address::Section {
             project: "demo".into(),
             log_stream: "prod".into(),
@@ -184,13 +236,5 @@ mod tests {
             a.to_string(),
             "project[demo].log_stream[prod].trends.section[Latency [p95\\]]"
         );
-        assert!(a.matches_target("project[demo]"));
-        assert!(a.matches_target("project[demo].log_stream[prod]"));
-        assert!(!a.matches_target("project[dem]"));
-        assert!(!a.matches_target("project[demo].log_stream[pro]"));
-        let i = Address::Integration {
-            provider: "openai".into(),
-        };
-        assert!(i.matches_target("integration[openai]"));
     }
 }

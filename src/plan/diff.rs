@@ -1,5 +1,5 @@
-//! Field-level differences between two normalized objects, and the stable
-//! fingerprint a saved plan uses to notice that live state moved.
+//! Field-level differences between two normalized objects, and the value a
+//! difference's path points at (what confirming an apply checks).
 
 use serde_json::Value;
 
@@ -95,24 +95,45 @@ fn walk(
     }
 }
 
-/// A stable fingerprint of a normalized object: FNV-1a (64 bit) of its
-/// canonical JSON, as 16 hex digits; `absent` when there is no object.
-///
-/// Canonical: serde_json writes struct fields in declaration order and maps
-/// from `BTreeMap`s in key order, so equal objects give equal text.
-pub fn fingerprint(value: Option<&Value>) -> String {
+/// Every node of `value` by the path [`field_changes`] would name it with
+/// (the same `keyed_sets`): the whole value at `""`.
+pub fn values_by_path<'v>(
+    value: &'v Value,
+    keyed_sets: &[&str],
+) -> std::collections::BTreeMap<String, &'v Value> {
+    let mut out = std::collections::BTreeMap::new();
+    index(String::new(), value, keyed_sets, false, &mut out);
+    out
+}
+
+fn index<'v>(
+    path: String,
+    value: &'v Value,
+    keyed_sets: &[&str],
+    entries_keyed: bool,
+    out: &mut std::collections::BTreeMap<String, &'v Value>,
+) {
     match value {
-        None => "absent".to_owned(),
-        Some(v) => {
-            let text = v.to_string();
-            let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-            for byte in text.as_bytes() {
-                hash ^= u64::from(*byte);
-                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        Value::Object(map) => {
+            for (key, child) in map {
+                let child_keyed = keyed_sets.contains(&key.as_str());
+                index(
+                    join(&path, key, entries_keyed),
+                    child,
+                    keyed_sets,
+                    child_keyed,
+                    out,
+                );
             }
-            format!("{hash:016x}")
         }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                index(format!("{path}[{i}]"), child, keyed_sets, false, out);
+            }
+        }
+        _ => {}
     }
+    out.insert(path, value);
 }
 
 #[cfg(test)]
@@ -142,10 +163,16 @@ mod tests {
     }
 
     #[test]
-    fn fingerprints_are_stable_and_distinguish() {
-        let a = json!({"a": 1});
-        assert_eq!(fingerprint(Some(&a)), fingerprint(Some(&json!({"a": 1}))));
-        assert_ne!(fingerprint(Some(&a)), fingerprint(Some(&json!({"a": 2}))));
-        assert_eq!(fingerprint(None), "absent");
+    fn every_path_a_difference_names_can_be_looked_up() {
+        let before = json!({"scorers": {"correctness": {"num_judges": 3}},
+                            "segment_filters": [{"sample_rate": 0.5}]});
+        let after = json!({"scorers": {"correctness": {"num_judges": 5}, "rouge": {}},
+                           "segment_filters": [{"sample_rate": 0.25}]});
+        let values = values_by_path(&after, &["scorers"]);
+        for change in field_changes(&before, &after, &["scorers"]) {
+            assert_eq!(values.get(&change.path).copied(), change.after.as_ref());
+        }
+        assert_eq!(values.get(""), Some(&&after));
+        assert!(!values.contains_key("scorers[bleu]"));
     }
 }

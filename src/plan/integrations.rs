@@ -11,11 +11,11 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::address::Address;
-use super::normalize::integration_live_fields;
 use super::types::{Action, NoteKind, Operation};
-use super::{Planner, change};
+use super::{Draft, Planner, fingerprint};
 use crate::manifest::set::Origin;
 use crate::manifest::types::IntegrationSpec;
+use crate::state::integrations::declared_fields;
 
 /// The comparable state of an integration: its provider and the declared,
 /// non-secret fields.
@@ -50,18 +50,19 @@ pub(crate) fn plan_integration(planner: &mut Planner<'_>, origin: &Origin, spec:
         body: Box::new(spec.config.clone()),
     };
     let Some(live) = live else {
-        planner.changes.push(change::<NormIntegration, _>(
+        let draft = Draft {
             address,
-            Action::Create,
-            "no integration for this provider",
-            None,
-            Some(&after),
-            vec![operation],
-            &[],
-        ));
+            action: Action::Create,
+            reason: "no integration for this provider".to_owned(),
+            live_fingerprint: fingerprint::integration(None),
+            operations: vec![operation],
+        };
+        planner
+            .changes
+            .push(draft.change::<NormIntegration, _>(None, Some(&after)));
         return;
     };
-    let returned = integration_live_fields(live, &declared);
+    let returned = declared_fields(live, &declared);
     let unreturned: Vec<&str> = declared
         .keys()
         .filter(|k| !returned.contains_key(*k))
@@ -101,13 +102,14 @@ pub(crate) fn plan_integration(planner: &mut Planner<'_>, origin: &Origin, spec:
     } else {
         "rotate secrets"
     };
-    planner.changes.push(change(
+    let draft = Draft {
         address,
-        Action::Update,
-        reason,
-        Some(&before),
-        Some(&comparable),
-        vec![operation],
-        &[],
-    ));
+        action: Action::Update,
+        reason: reason.to_owned(),
+        live_fingerprint: fingerprint::integration(Some(live)),
+        operations: vec![operation],
+    };
+    planner
+        .changes
+        .push(draft.change(Some(&before), Some(&comparable)));
 }

@@ -4,33 +4,36 @@
 
 use std::collections::BTreeMap;
 
-use super::address::{Address, RunKind};
-use super::normalize::{
-    NormMetricSettings, metric_settings_from_wire, segment_filters_from_spec,
-    segment_filters_to_wire,
-};
+use super::address::Address;
+use super::normalize::{segment_filters_from_spec, segment_filters_to_wire};
 use super::resolve::resolve_scorer;
 use super::types::{Action, Operation, RunRef};
-use super::{Planner, change};
+use super::{Draft, Planner, fingerprint};
 use crate::api::MetricSettingsRequest;
-use crate::live::{LiveProject, LiveRun, ObjectKey};
 use crate::manifest::set::Origin;
 use crate::manifest::types::MetricSettingsSpec;
+use crate::state::{NormMetricSettings, ProjectState, RunState};
 
-/// Plans one run's metric settings.
-#[allow(clippy::too_many_arguments)] // each argument is a distinct piece of context
+/// Plans one run's metric settings (`address` names them).
 pub(crate) fn plan_metric_settings(
     planner: &mut Planner<'_>,
     origin: &Origin,
-    project: &str,
-    live_project: &LiveProject,
-    run_kind: RunKind,
-    run_key: &ObjectKey,
-    run: &LiveRun,
+    live_project: &ProjectState,
+    address: Address,
+    run: &RunState,
     spec: &MetricSettingsSpec,
 ) {
+    let Address::MetricSettings {
+        run_kind,
+        run: run_key,
+        ..
+    } = &address
+    else {
+        return;
+    };
+    let run_kind = *run_kind;
     let catalog = &planner.live.catalog;
-    let before = metric_settings_from_wire(catalog, run.metric_settings.as_ref());
+    let before = run.metric_settings.clone().unwrap_or_default();
     let mut after = before.clone();
     let mut body = MetricSettingsRequest::default();
 
@@ -82,11 +85,6 @@ pub(crate) fn plan_metric_settings(
         return;
     }
     let reason = describe(&before, &after);
-    let address = Address::MetricSettings {
-        project: project.to_owned(),
-        run_kind,
-        run: run_key.to_string(),
-    };
     let operation = Operation::PatchMetricSettings {
         project_id: live_project.id.clone(),
         run: RunRef {
@@ -95,15 +93,16 @@ pub(crate) fn plan_metric_settings(
         },
         body,
     };
-    planner.changes.push(change(
+    let draft = Draft {
         address,
-        Action::Update,
+        action: Action::Update,
         reason,
-        Some(&before),
-        Some(&after),
-        vec![operation],
-        &["scorers"],
-    ));
+        live_fingerprint: fingerprint::metric_settings(run.metric_settings.as_ref()),
+        operations: vec![operation],
+    };
+    planner
+        .changes
+        .push(draft.change(Some(&before), Some(&after)));
 }
 
 fn describe(before: &NormMetricSettings, after: &NormMetricSettings) -> String {

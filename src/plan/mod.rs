@@ -1,17 +1,27 @@
 //! The plan: a pure function of (desired, live) that says what must change.
 //!
-//! `plan(&ManifestSet, &Live, &PlanOptions)` does no I/O. It normalizes both
-//! sides ([`normalize`]), resolves references ([`resolve`]), and asks each
+//! `plan(&ManifestSet, &State, &PlanOptions)` does no I/O. It normalizes the
+//! manifests the way live state was normalized as it was read
+//! ([`normalize`]), resolves references ([`resolve`]), and asks each
 //! resource kind's planner for its changes ([`metric_settings`], [`trends`],
 //! [`templates`], [`integrations`]). The result is ordered by address, so the
 //! same inputs always give the same plan.
+//!
+//! Also here, as plain data: addresses and `--target`s ([`address`],
+//! [`target`]), field differences ([`diff`]), the fingerprints a saved plan
+//! checks ([`fingerprint`]), what an apply did ([`report`]) and how a saved
+//! plan's fields are confirmed after it ([`confirm`]).
 
 pub mod address;
+pub mod confirm;
 pub mod diff;
+pub mod fingerprint;
 pub mod integrations;
 pub mod metric_settings;
 pub mod normalize;
+pub mod report;
 pub mod resolve;
+pub mod target;
 pub mod templates;
 pub mod trends;
 pub mod types;
@@ -19,18 +29,35 @@ pub mod types;
 use serde::Serialize;
 
 pub use address::{Address, RunKind, TemplateKind};
+pub use report::*;
+pub use target::{Segment, Target};
 pub use types::*;
 
-use crate::live::{Live, LiveProject, LiveRun, ObjectKey};
 use crate::manifest::set::{ManifestSet, Origin};
+use crate::state::{ObjectKey, ProjectState, RunState, State};
 
 /// Choices that change what a plan contains.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PlanOptions {
     /// Delete live objects of managed scopes that the manifests do not declare.
     pub prune: bool,
     /// Re-send every integration's secrets.
     pub rotate_secrets: bool,
+    /// Only the objects these select (all when empty).
+    pub targets: Vec<Target>,
+}
+
+impl PlanOptions {
+    /// Whether the targets select `address` (every address when there are none).
+    pub fn selects(&self, address: &Address) -> bool {
+        self.targets.is_empty() || self.targets.iter().any(|t| t.selects(address))
+    }
+
+    /// Whether the targets select anything in the scope `scope` (an address
+    /// prefix such as `project[demo].log_stream[production]`).
+    pub fn reaches(&self, scope: &Target) -> bool {
+        self.targets.is_empty() || self.targets.iter().any(|t| t.overlaps(scope))
+    }
 }
 
 /// A reference in the manifests that live state cannot satisfy.
@@ -69,7 +96,7 @@ fn render_problems(problems: &[Problem]) -> String {
 
 /// Accumulates the changes, notes and problems of one planning run.
 pub(crate) struct Planner<'a> {
-    pub(crate) live: &'a Live,
+    pub(crate) live: &'a State,
     pub(crate) options: &'a PlanOptions,
     pub(crate) changes: Vec<ResourceChange>,
     pub(crate) notes: Vec<Note>,
@@ -109,32 +136,40 @@ impl Planner<'_> {
     }
 }
 
-/// Builds a change from normalized before/after objects.
-pub(crate) fn change<B: Serialize, A: Serialize>(
-    address: Address,
-    action: Action,
-    reason: impl Into<String>,
-    before: Option<&B>,
-    after: Option<&A>,
-    operations: Vec<Operation>,
-    keyed_sets: &[&str],
-) -> ResourceChange {
-    let to_json = |v: serde_json::Result<serde_json::Value>| v.unwrap_or(serde_json::Value::Null);
-    let before = before.map(|b| to_json(serde_json::to_value(b)));
-    let after = after.map(|a| to_json(serde_json::to_value(a)));
-    let fields = diff::object_changes(before.as_ref(), after.as_ref(), keyed_sets);
-    ResourceChange {
-        address,
-        action,
-        reason: reason.into(),
-        fields,
-        live_fingerprint: diff::fingerprint(before.as_ref()),
-        before,
-        after,
-        operations,
-        warnings: Vec::new(),
-        blast_radius: Vec::new(),
-        created_by: None,
+/// What a change is, before its fields are computed.
+pub(crate) struct Draft {
+    pub(crate) address: Address,
+    pub(crate) action: Action,
+    pub(crate) reason: String,
+    /// The fingerprint of the live object ([`fingerprint`]).
+    pub(crate) live_fingerprint: String,
+    pub(crate) operations: Vec<Operation>,
+}
+
+impl Draft {
+    /// The change, with its field differences between the normalized
+    /// `before` and `after` objects (the objects themselves are not kept).
+    pub(crate) fn change<B: Serialize, A: Serialize>(
+        self,
+        before: Option<&B>,
+        after: Option<&A>,
+    ) -> ResourceChange {
+        let to_json =
+            |v: serde_json::Result<serde_json::Value>| v.unwrap_or(serde_json::Value::Null);
+        let before = before.map(|b| to_json(serde_json::to_value(b)));
+        let after = after.map(|a| to_json(serde_json::to_value(a)));
+        let fields =
+            diff::object_changes(before.as_ref(), after.as_ref(), self.address.keyed_sets());
+        ResourceChange {
+            address: self.address,
+            action: self.action,
+            reason: self.reason,
+            fields,
+            live_fingerprint: self.live_fingerprint,
+            operations: self.operations,
+            warnings: Vec::new(),
+            created_by: None,
+        }
     }
 }
 
@@ -159,7 +194,7 @@ pub(crate) fn find_by_name<T>(
 ///
 /// Returns an error listing every reference that cannot be resolved (missing
 /// projects, runs, scorers or versions, with the nearest existing names).
-pub fn plan(desired: &ManifestSet, live: &Live, options: &PlanOptions) -> Result<Plan, PlanError> {
+pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Result<Plan, PlanError> {
     let mut planner = Planner {
         live,
         options,
@@ -180,6 +215,9 @@ pub fn plan(desired: &ManifestSet, live: &Live, options: &PlanOptions) -> Result
             planner.problem(&project.origin, "a project needs a `name` or an `id`");
             continue;
         };
+        if !options.reaches(&Target::project(&key.to_string())) {
+            continue;
+        }
         let Some(live_project) = live.projects.get(&key) else {
             if !live
                 .missing
@@ -199,7 +237,12 @@ pub fn plan(desired: &ManifestSet, live: &Live, options: &PlanOptions) -> Result
         );
     }
     for integration in &desired.integrations {
-        integrations::plan_integration(&mut planner, &integration.origin, &integration.spec);
+        let address = Address::Integration {
+            provider: integration.spec.config.provider().to_string(),
+        };
+        if options.selects(&address) {
+            integrations::plan_integration(&mut planner, &integration.origin, &integration.spec);
+        }
     }
     if !planner.problems.is_empty() {
         return Err(PlanError {
@@ -207,8 +250,10 @@ pub fn plan(desired: &ManifestSet, live: &Live, options: &PlanOptions) -> Result
         });
     }
     let mut changes = planner.changes;
+    changes.retain(|c| options.selects(&c.address));
     changes.sort_by(|a, b| a.address.cmp(&b.address).then(a.action.cmp(&b.action)));
     let mut notes = planner.notes;
+    notes.retain(|n| n.address.as_ref().is_none_or(|a| options.selects(a)));
     notes.sort();
     notes.dedup();
     Ok(Plan {
@@ -223,62 +268,60 @@ fn plan_project(
     origin: &Origin,
     key: &ObjectKey,
     spec: &crate::manifest::types::ProjectSpec,
-    live: &LiveProject,
+    live: &ProjectState,
 ) {
     // Addresses name a project or run by the manifest's key.
     let project = key.to_string();
-    for ls in &spec.log_streams {
-        let Some((run_key, run)) = live_run(
-            planner,
-            origin,
-            &project,
-            live,
-            RunKind::LogStream,
-            ObjectKey::from_parts(ls.name.as_deref(), ls.id.as_deref()),
-        ) else {
-            continue;
-        };
-        if let Some(ms) = &ls.metric_settings {
-            metric_settings::plan_metric_settings(
-                planner,
-                origin,
-                &project,
-                live,
+    let runs = spec
+        .log_streams
+        .iter()
+        .map(|ls| {
+            let key = ObjectKey::from_parts(ls.name.as_deref(), ls.id.as_deref());
+            (
                 RunKind::LogStream,
-                &run_key,
-                run,
-                ms,
-            );
+                key,
+                ls.metric_settings.as_ref(),
+                ls.trends.as_ref(),
+            )
+        })
+        .chain(spec.experiments.iter().map(|e| {
+            let key = ObjectKey::from_parts(e.name.as_deref(), e.id.as_deref());
+            (RunKind::Experiment, key, e.metric_settings.as_ref(), None)
+        }));
+    for (run_kind, run_key, metric_settings_spec, trends_spec) in runs {
+        if let Some(k) = &run_key
+            && !planner
+                .options
+                .reaches(&Target::run(&project, run_kind, &k.to_string()))
+        {
+            continue;
         }
-        if let Some(trends_spec) = &ls.trends {
-            trends::plan_trends(planner, origin, &project, live, &run_key, run, trends_spec);
-        }
-    }
-    for exp in &spec.experiments {
-        let Some((run_key, run)) = live_run(
-            planner,
-            origin,
-            &project,
-            live,
-            RunKind::Experiment,
-            ObjectKey::from_parts(exp.name.as_deref(), exp.id.as_deref()),
-        ) else {
+        let Some((run_key, run)) = live_run(planner, origin, &project, live, run_kind, run_key)
+        else {
             continue;
         };
-        if let Some(ms) = &exp.metric_settings {
-            metric_settings::plan_metric_settings(
-                planner,
-                origin,
-                &project,
-                live,
-                RunKind::Experiment,
-                &run_key,
-                run,
-                ms,
-            );
+        if let Some(ms) = metric_settings_spec {
+            let address = Address::MetricSettings {
+                project: project.clone(),
+                run_kind,
+                run: run_key.to_string(),
+            };
+            if planner.options.selects(&address) {
+                metric_settings::plan_metric_settings(planner, origin, live, address, run, ms);
+            }
+        }
+        if let Some(trends_spec) = trends_spec {
+            let scope = Target::trends(&project, &run_key.to_string());
+            if planner.options.reaches(&scope) {
+                trends::plan_trends(planner, origin, &project, live, &run_key, run, trends_spec);
+            }
         }
     }
-    if let Some(wanted) = &spec.annotation_templates {
+    if let Some(wanted) = &spec.annotation_templates
+        && planner
+            .options
+            .reaches(&Target::templates(&project, TemplateKind::Annotation))
+    {
         templates::plan_templates(
             planner,
             &project,
@@ -288,7 +331,11 @@ fn plan_project(
             live.annotation_templates.as_deref(),
         );
     }
-    if let Some(wanted) = &spec.feedback_templates {
+    if let Some(wanted) = &spec.feedback_templates
+        && planner
+            .options
+            .reaches(&Target::templates(&project, TemplateKind::Feedback))
+    {
         templates::plan_templates(
             planner,
             &project,
@@ -302,15 +349,15 @@ fn plan_project(
 
 /// The live run of `kind` that `key` names in `live`, with its key. `None`
 /// after recording a problem: the spec names no run, or the run was not
-/// loaded (unless fetching already reported it missing from this project).
+/// loaded (unless reading already reported it missing from this project).
 fn live_run<'l>(
     planner: &mut Planner<'_>,
     origin: &Origin,
     project: &str,
-    live: &'l LiveProject,
+    live: &'l ProjectState,
     kind: RunKind,
     key: Option<ObjectKey>,
-) -> Option<(ObjectKey, &'l LiveRun)> {
+) -> Option<(ObjectKey, &'l RunState)> {
     let (article, noun, runs) = match kind {
         RunKind::LogStream => ("a", "log stream", &live.log_streams),
         RunKind::Experiment => ("an", "experiment", &live.experiments),

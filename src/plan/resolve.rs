@@ -2,11 +2,13 @@
 //! id, pinned versions by number. Every failure names the nearest existing
 //! names, so a typo is a one-line fix.
 
-use crate::api::{Scorer, ScorerConfig, ScorerVersion};
-use crate::live::Catalog;
+use crate::api::ScorerConfig;
 use crate::manifest::types::ScorerSpec;
+use crate::state::metric_settings::{NormScorer, NotCompared};
+use crate::state::{Catalog, CatalogScorer, VersionRef};
+use crate::suggest::{did_you_mean, nearest};
 
-use super::normalize::{NormScorer, filter_from_spec, filter_to_wire};
+use super::normalize::{filter_from_spec, filter_to_wire};
 
 /// A scorer spec resolved against the catalog.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,89 +21,88 @@ pub struct ResolvedScorer {
     pub config: ScorerConfig,
 }
 
-/// Up to three names from `candidates` closest to `wanted`, best first.
-pub fn nearest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let wanted_lower = wanted.to_lowercase();
-    let mut scored: Vec<(f64, &str)> = candidates
-        .into_iter()
-        .map(|c| {
-            let c_lower = c.to_lowercase();
-            let mut score = strsim::jaro_winkler(&wanted_lower, &c_lower);
-            if c_lower.contains(&wanted_lower) || wanted_lower.contains(&c_lower) {
-                score = score.max(0.85);
-            }
-            (score, c)
-        })
-        .filter(|(score, _)| *score >= 0.7)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored
-        .into_iter()
-        .take(3)
-        .map(|(_, c)| c.to_owned())
-        .collect()
+/// A scorer reference the catalog cannot satisfy.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    /// No scorer has this id.
+    #[error("no scorer with id `{id}` in the catalog")]
+    UnknownId {
+        /// The id referred to.
+        id: String,
+    },
+    /// No scorer has this name.
+    #[error("no scorer named `{name}` in the catalog{}", did_you_mean(.suggestions))]
+    UnknownName {
+        /// The name referred to.
+        name: String,
+        /// The nearest names in the catalog.
+        suggestions: Vec<String>,
+    },
+    /// Several scorers have this name.
+    #[error("{} scorers are named `{name}` (ids {}); refer to one by `id`", .ids.len(), .ids.join(", "))]
+    AmbiguousName {
+        /// The name referred to.
+        name: String,
+        /// The ids of the scorers with that name.
+        ids: Vec<String>,
+    },
+    /// The scorer has no such version.
+    #[error("scorer `{scorer}` has no version {number} ({})", known_versions(.known))]
+    UnknownVersion {
+        /// The scorer's name.
+        scorer: String,
+        /// The version asked for.
+        number: i64,
+        /// The versions it has, ascending.
+        known: Vec<i64>,
+    },
 }
 
-/// "did you mean `a`, `b`?" or an empty string.
-pub fn did_you_mean(suggestions: &[String]) -> String {
-    if suggestions.is_empty() {
-        String::new()
+fn known_versions(known: &[i64]) -> String {
+    if known.is_empty() {
+        "none were found".to_owned()
     } else {
-        let list: Vec<String> = suggestions.iter().map(|s| format!("`{s}`")).collect();
-        format!("; did you mean {}?", list.join(", "))
+        let list: Vec<String> = known.iter().map(i64::to_string).collect();
+        format!("it has {}", list.join(", "))
     }
 }
 
-fn find_scorer<'c>(catalog: &'c Catalog, spec: &ScorerSpec) -> Result<&'c Scorer, String> {
+fn find_scorer<'c>(
+    catalog: &'c Catalog,
+    spec: &ScorerSpec,
+) -> Result<&'c CatalogScorer, ResolveError> {
     if let Some(id) = &spec.id {
         return catalog
             .by_id(id)
-            .ok_or_else(|| format!("no scorer with id `{id}` in the catalog"));
+            .ok_or_else(|| ResolveError::UnknownId { id: id.clone() });
     }
     let name = spec.name.as_deref().unwrap_or_default();
-    let matches: Vec<&Scorer> = catalog.scorers.iter().filter(|s| s.name == name).collect();
+    let matches: Vec<&CatalogScorer> = catalog.scorers.iter().filter(|s| s.name == name).collect();
     match matches.as_slice() {
         [one] => Ok(one),
-        [] => {
-            let suggestions = nearest(name, catalog.scorers.iter().map(|s| s.name.as_str()));
-            Err(format!(
-                "no scorer named `{name}` in the catalog{}",
-                did_you_mean(&suggestions)
-            ))
-        }
-        several => {
-            let ids: Vec<&str> = several.iter().map(|s| s.id.as_str()).collect();
-            Err(format!(
-                "{} scorers are named `{name}` (ids {}); refer to one by `id`",
-                several.len(),
-                ids.join(", ")
-            ))
-        }
+        [] => Err(ResolveError::UnknownName {
+            name: name.to_owned(),
+            suggestions: nearest(name, catalog.scorers.iter().map(|s| s.name.as_str())),
+        }),
+        several => Err(ResolveError::AmbiguousName {
+            name: name.to_owned(),
+            ids: several.iter().map(|s| s.id.clone()).collect(),
+        }),
     }
 }
 
-fn find_version(catalog: &Catalog, scorer: &Scorer, number: i64) -> Result<ScorerVersion, String> {
+fn find_version(
+    catalog: &Catalog,
+    scorer: &CatalogScorer,
+    number: i64,
+) -> Result<VersionRef, ResolveError> {
     let versions = catalog
         .versions
         .get(&scorer.id)
         .map(Vec::as_slice)
         .unwrap_or_default();
     if let Some(v) = versions.iter().find(|v| v.version == number) {
-        return Ok(ScorerVersion {
-            id: v.id.clone(),
-            version: v.version,
-            scorer_id: v.scorer_id.clone(),
-            generated_scorer: None,
-            registered_scorer: None,
-            finetuned_scorer: None,
-            model_name: None,
-            num_judges: None,
-            scoreable_node_types: None,
-            cot_enabled: None,
-            output_type: None,
-            input_type: None,
-        });
+        return Ok(v.clone());
     }
     if let Some(latest) = scorer
         .latest_version
@@ -112,27 +113,19 @@ fn find_version(catalog: &Catalog, scorer: &Scorer, number: i64) -> Result<Score
     }
     let mut known: Vec<i64> = versions.iter().map(|v| v.version).collect();
     known.sort_unstable();
-    let known = if known.is_empty() {
-        "none were found".to_owned()
-    } else {
-        format!(
-            "it has {}",
-            known
-                .iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
-    Err(format!(
-        "scorer `{}` has no version {number} ({known})",
-        scorer.name
-    ))
+    Err(ResolveError::UnknownVersion {
+        scorer: scorer.name.clone(),
+        number,
+        known,
+    })
 }
 
 /// Resolves one scorer spec: finds the scorer, pins the version, fills the
 /// catalog defaults the service fills, and builds the exact config to send.
-pub fn resolve_scorer(catalog: &Catalog, spec: &ScorerSpec) -> Result<ResolvedScorer, String> {
+pub fn resolve_scorer(
+    catalog: &Catalog,
+    spec: &ScorerSpec,
+) -> Result<ResolvedScorer, ResolveError> {
     let scorer = find_scorer(catalog, spec)?;
     let version = spec
         .scorer_version
@@ -148,6 +141,7 @@ pub fn resolve_scorer(catalog: &Catalog, spec: &ScorerSpec) -> Result<ResolvedSc
         id: scorer.id.clone(),
         scorer_type: scorer.scorer_type.clone(),
         scorer_version: version.as_ref().map(|v| v.version),
+        scorer_version_id: NotCompared(version.as_ref().map(|v| v.id.clone())),
         model_name: spec.model_name.clone(),
         num_judges: spec.num_judges,
         filters: spec
@@ -191,7 +185,7 @@ pub fn resolve_scorer(catalog: &Catalog, spec: &ScorerSpec) -> Result<ResolvedSc
         output_type: norm.output_type.clone(),
         input_type: norm.input_type.clone(),
         model_type: norm.model_type.clone(),
-        scorer_version: version,
+        scorer_version: version.as_ref().map(VersionRef::to_wire),
         multimodal_capabilities: (!norm.multimodal_capabilities.is_empty())
             .then(|| norm.multimodal_capabilities.clone()),
         roll_up_method: norm.roll_up_method.clone(),
@@ -202,17 +196,4 @@ pub fn resolve_scorer(catalog: &Catalog, spec: &ScorerSpec) -> Result<ResolvedSc
         norm,
         config,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nearest_names_rank_typos_first() {
-        let names = ["correctness", "completeness", "context_adherence", "bleu"];
-        assert_eq!(nearest("corectness", names)[0], "correctness");
-        assert!(nearest("zzzzzz", names).is_empty());
-        assert_eq!(did_you_mean(&["a".into()]), "; did you mean `a`?");
-    }
 }

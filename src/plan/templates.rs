@@ -13,12 +13,10 @@ use serde::Serialize;
 use super::address::{Address, TemplateKind};
 use super::normalize::{NormTemplate, align_constraints};
 use super::types::{Action, NoteKind, Operation, TemplateBody};
-use super::{Planner, change, find_by_name};
-use crate::api::{
-    AnnotationConstraints, FeedbackConstraints, Template, TemplateCreate, TemplateUpdate,
-};
-use crate::live::LiveProject;
+use super::{Draft, Planner, find_by_name, fingerprint};
+use crate::api::{AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate};
 use crate::manifest::types::TemplateSpec;
+use crate::state::{ProjectState, TemplateState};
 
 /// A constraints type of a template kind.
 pub(crate) trait Constraints: Serialize + Clone {
@@ -41,7 +39,10 @@ impl Constraints for FeedbackConstraints {
 /// The criteria and `include_explanation` a template is to have: what the
 /// manifest says, and for what it leaves out, the live template's value (absent
 /// means unmanaged) or, on a create, the service's default (none, false).
-fn wanted_fields<C>(t: &TemplateSpec<C>, live: Option<&Template<C>>) -> (Option<String>, bool) {
+fn wanted_fields<C>(
+    t: &TemplateSpec<C>,
+    live: Option<&TemplateState<C>>,
+) -> (Option<String>, bool) {
     let criteria = t
         .criteria
         .clone()
@@ -53,7 +54,7 @@ fn wanted_fields<C>(t: &TemplateSpec<C>, live: Option<&Template<C>>) -> (Option<
     (criteria, include_explanation)
 }
 
-fn norm_spec<C: Serialize>(t: &TemplateSpec<C>, live: Option<&Template<C>>) -> NormTemplate {
+fn norm_spec<C: Serialize>(t: &TemplateSpec<C>, live: Option<&TemplateState<C>>) -> NormTemplate {
     let (criteria, include_explanation) = wanted_fields(t, live);
     NormTemplate::new(
         &t.name,
@@ -63,7 +64,10 @@ fn norm_spec<C: Serialize>(t: &TemplateSpec<C>, live: Option<&Template<C>>) -> N
     )
 }
 
-fn create_body<C: Constraints>(t: &TemplateSpec<C>, live: Option<&Template<C>>) -> TemplateBody {
+fn create_body<C: Constraints>(
+    t: &TemplateSpec<C>,
+    live: Option<&TemplateState<C>>,
+) -> TemplateBody {
     C::body(TemplateCreate {
         name: t.name.clone(),
         include_explanation: t
@@ -84,10 +88,10 @@ fn usage_warning(usage: Option<i64>, what: &str) -> Option<String> {
 pub(crate) fn plan_templates<C: Constraints>(
     planner: &mut Planner<'_>,
     project: &str,
-    live_project: &LiveProject,
+    live_project: &ProjectState,
     kind: TemplateKind,
     wanted: &[TemplateSpec<C>],
-    live: Option<&[Template<C>]>,
+    live: Option<&[TemplateState<C>]>,
 ) {
     let live = live.unwrap_or_default();
     if kind == TemplateKind::Feedback {
@@ -110,24 +114,25 @@ pub(crate) fn plan_templates<C: Constraints>(
         let found = find_by_name(live, &used, |t| &t.name, &spec.name, &spec.renamed_from);
         let Some(index) = found else {
             let after = norm_spec(spec, None);
-            planner.changes.push(change::<NormTemplate, _>(
-                address(&spec.name),
-                Action::Create,
-                "declared, does not exist",
-                None,
-                Some(&after),
-                vec![Operation::CreateTemplate {
+            let draft = Draft {
+                address: address(&spec.name),
+                action: Action::Create,
+                reason: "declared, does not exist".to_owned(),
+                live_fingerprint: fingerprint::template::<C>(None),
+                operations: vec![Operation::CreateTemplate {
                     project_id: live_project.id.clone(),
                     body: create_body(spec, None),
                 }],
-                &[],
-            ));
+            };
+            planner
+                .changes
+                .push(draft.change::<NormTemplate, _>(None, Some(&after)));
             continue;
         };
         used[index] = true;
         let current = &live[index];
         let after = norm_spec(spec, Some(current));
-        let mut before = NormTemplate::from_live(current);
+        let mut before = NormTemplate::from_state(current);
         align_constraints(&mut before.constraints, &after.constraints);
         if before == after {
             continue;
@@ -140,13 +145,12 @@ pub(crate) fn plan_templates<C: Constraints>(
             } else {
                 "include_explanation"
             };
-            let mut c = change(
-                address(&spec.name),
-                Action::Replace,
-                format!("{what} cannot be changed in place"),
-                Some(&before),
-                Some(&after),
-                vec![
+            let draft = Draft {
+                address: address(&spec.name),
+                action: Action::Replace,
+                reason: format!("{what} cannot be changed in place"),
+                live_fingerprint: fingerprint::template(Some(current)),
+                operations: vec![
                     Operation::DeleteTemplate {
                         project_id: live_project.id.clone(),
                         kind,
@@ -157,8 +161,8 @@ pub(crate) fn plan_templates<C: Constraints>(
                         body: create_body(spec, Some(current)),
                     },
                 ],
-                &[],
-            );
+            };
+            let mut c = draft.change(Some(&before), Some(&after));
             c.warnings
                 .extend(usage_warning(current.usage_count, "replacing it"));
             c.created_by = current.created_by.clone();
@@ -169,13 +173,12 @@ pub(crate) fn plan_templates<C: Constraints>(
             } else {
                 "criteria differ".to_owned()
             };
-            planner.changes.push(change(
-                address(&spec.name),
-                Action::Update,
+            let draft = Draft {
+                address: address(&spec.name),
+                action: Action::Update,
                 reason,
-                Some(&before),
-                Some(&after),
-                vec![Operation::PatchTemplate {
+                live_fingerprint: fingerprint::template(Some(current)),
+                operations: vec![Operation::PatchTemplate {
                     project_id: live_project.id.clone(),
                     kind,
                     template_id: current.id.clone(),
@@ -184,8 +187,10 @@ pub(crate) fn plan_templates<C: Constraints>(
                         criteria: after.criteria.clone(),
                     },
                 }],
-                &[],
-            ));
+            };
+            planner
+                .changes
+                .push(draft.change(Some(&before), Some(&after)));
         }
     }
     for (index, template) in live.iter().enumerate() {
@@ -193,20 +198,19 @@ pub(crate) fn plan_templates<C: Constraints>(
             continue;
         }
         if planner.options.prune {
-            let before = NormTemplate::from_live(template);
-            let mut c = change::<_, NormTemplate>(
-                address(&template.name),
-                Action::Delete,
-                "not declared (--prune)",
-                Some(&before),
-                None,
-                vec![Operation::DeleteTemplate {
+            let before = NormTemplate::from_state(template);
+            let draft = Draft {
+                address: address(&template.name),
+                action: Action::Delete,
+                reason: "not declared (--prune)".to_owned(),
+                live_fingerprint: fingerprint::template(Some(template)),
+                operations: vec![Operation::DeleteTemplate {
                     project_id: live_project.id.clone(),
                     kind,
                     template_id: template.id.clone(),
                 }],
-                &[],
-            );
+            };
+            let mut c = draft.change::<_, NormTemplate>(Some(&before), None);
             c.warnings
                 .extend(usage_warning(template.usage_count, "deleting it"));
             c.created_by = template.created_by.clone();

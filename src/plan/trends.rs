@@ -6,34 +6,24 @@
 //! `favorite: project` both compare as "favorited", and apply favorites with
 //! the declared visibility.
 
-use serde::Serialize;
-
 use super::address::Address;
+use super::fingerprint::{self, FavoriteState};
 use super::normalize::NormSection;
 use super::types::{Action, NoteKind, Operation};
-use super::{Planner, change, find_by_name};
-use crate::api::{
-    Section, SectionCreateRequest, SectionUpdateRequest, TrendsDashboard, Visibility,
-};
-use crate::live::{LiveProject, LiveRun, ObjectKey};
+use super::{Draft, Planner, find_by_name};
+use crate::api::{SectionCreateRequest, SectionUpdateRequest, Visibility};
 use crate::manifest::set::Origin;
 use crate::manifest::types::{FavoriteSpec, SectionSpec, TrendsSpec};
-
-/// The comparable favorite state of a dashboard.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FavoriteState {
-    /// Whether the dashboard is favorited.
-    pub favorited: bool,
-}
+use crate::state::{DashboardState, ObjectKey, ProjectState, RunState, SectionState};
 
 /// Plans one log stream's trends.
 pub(crate) fn plan_trends(
     planner: &mut Planner<'_>,
     origin: &Origin,
     project: &str,
-    live_project: &LiveProject,
+    live_project: &ProjectState,
     run_key: &ObjectKey,
-    run: &LiveRun,
+    run: &RunState,
     spec: &TrendsSpec,
 ) {
     let Some(dashboard) = &run.dashboard else {
@@ -81,7 +71,7 @@ impl Ids<'_> {
 fn plan_sections(
     planner: &mut Planner<'_>,
     ids: &Ids<'_>,
-    dashboard: &TrendsDashboard,
+    dashboard: &DashboardState,
     wanted: &[SectionSpec],
 ) {
     let mut used = vec![false; dashboard.sections.len()];
@@ -109,20 +99,21 @@ fn plan_sections(
                     description: spec.description.clone(),
                     color: spec.color.clone(),
                 };
-                planner.changes.push(change::<NormSection, _>(
-                    ids.section_address(&spec.name),
-                    Action::Create,
-                    "declared, not on the dashboard",
-                    None,
-                    Some(&after),
-                    vec![Operation::CreateSection {
+                let draft = Draft {
+                    address: ids.section_address(&spec.name),
+                    action: Action::Create,
+                    reason: "declared, not on the dashboard".to_owned(),
+                    live_fingerprint: fingerprint::section(None),
+                    operations: vec![Operation::CreateSection {
                         project_id: ids.project_id.to_owned(),
                         log_stream_id: ids.log_stream_id.to_owned(),
                         dashboard_id: ids.dashboard_id.to_owned(),
                         body,
                     }],
-                    &[],
-                ));
+                };
+                planner
+                    .changes
+                    .push(draft.change::<NormSection, _>(None, Some(&after)));
             }
         }
     }
@@ -133,34 +124,29 @@ fn plan_sections(
         let address = ids.section_address(&section.name);
         let duplicate = wanted.iter().any(|w| w.name == section.name);
         if planner.options.prune {
-            let before = NormSection::new(
-                &section.name,
-                section.description.as_deref(),
-                section.color.as_deref(),
-            );
+            let before = NormSection::from_state(section);
             let reason = if duplicate {
                 "a second section with this name"
             } else {
                 "not declared (--prune)"
             };
-            let mut c = change::<_, NormSection>(
+            let draft = Draft {
                 address,
-                Action::Delete,
-                reason,
-                Some(&before),
-                None,
-                vec![Operation::DeleteSection {
+                action: Action::Delete,
+                reason: reason.to_owned(),
+                live_fingerprint: fingerprint::section(Some(section)),
+                operations: vec![Operation::DeleteSection {
                     project_id: ids.project_id.to_owned(),
                     log_stream_id: ids.log_stream_id.to_owned(),
                     dashboard_id: ids.dashboard_id.to_owned(),
                     section_id: section.id.clone(),
                 }],
-                &[],
-            );
-            if !section.widgets.is_empty() {
+            };
+            let mut c = draft.change::<_, NormSection>(Some(&before), None);
+            if section.widget_count > 0 {
                 c.warnings.push(format!(
                     "the section holds {} widget(s), which are deleted with it",
-                    section.widgets.len()
+                    section.widget_count
                 ));
             }
             planner.changes.push(c);
@@ -181,12 +167,13 @@ fn plan_sections(
     }
 }
 
-fn update_section(planner: &mut Planner<'_>, ids: &Ids<'_>, live: &Section, spec: &SectionSpec) {
-    let before = NormSection::new(
-        &live.name,
-        live.description.as_deref(),
-        live.color.as_deref(),
-    );
+fn update_section(
+    planner: &mut Planner<'_>,
+    ids: &Ids<'_>,
+    live: &SectionState,
+    spec: &SectionSpec,
+) {
+    let before = NormSection::from_state(live);
     let after = NormSection::new(
         &spec.name,
         spec.description.as_deref().or(live.description.as_deref()),
@@ -208,32 +195,31 @@ fn update_section(planner: &mut Planner<'_>, ids: &Ids<'_>, live: &Section, spec
     } else {
         "fields differ".to_owned()
     };
-    planner.changes.push(change(
-        ids.section_address(&spec.name),
-        Action::Update,
+    let draft = Draft {
+        address: ids.section_address(&spec.name),
+        action: Action::Update,
         reason,
-        Some(&before),
-        Some(&after),
-        vec![Operation::UpdateSection {
+        live_fingerprint: fingerprint::section(Some(live)),
+        operations: vec![Operation::UpdateSection {
             project_id: ids.project_id.to_owned(),
             log_stream_id: ids.log_stream_id.to_owned(),
             dashboard_id: ids.dashboard_id.to_owned(),
             section_id: live.id.clone(),
             body,
         }],
-        &[],
-    ));
+    };
+    planner
+        .changes
+        .push(draft.change(Some(&before), Some(&after)));
 }
 
 fn plan_favorite(
     planner: &mut Planner<'_>,
     ids: &Ids<'_>,
-    dashboard: &TrendsDashboard,
+    dashboard: &DashboardState,
     wanted: FavoriteSpec,
 ) {
-    let before = FavoriteState {
-        favorited: dashboard.is_favorited,
-    };
+    let before = FavoriteState::of(dashboard);
     let (after, operations, reason) = match wanted {
         FavoriteSpec::User | FavoriteSpec::Project if !dashboard.is_favorited => {
             let visibility = if wanted == FavoriteSpec::User {
@@ -267,16 +253,17 @@ fn plan_favorite(
         }
         _ => return,
     };
-    planner.changes.push(change(
-        Address::Favorite {
+    let draft = Draft {
+        address: Address::Favorite {
             project: ids.project.to_owned(),
             log_stream: ids.log_stream.clone(),
         },
-        Action::Update,
+        action: Action::Update,
         reason,
-        Some(&before),
-        Some(&after),
+        live_fingerprint: fingerprint::favorite(dashboard),
         operations,
-        &[],
-    ));
+    };
+    planner
+        .changes
+        .push(draft.change(Some(&before), Some(&after)));
 }

@@ -15,7 +15,9 @@ use crate::api::{
 use crate::manifest::types::EnvRef;
 
 /// Version of the saved-plan / `-o json` format. Bumped on any incompatible change.
-pub const PLAN_FORMAT_VERSION: u32 = 1;
+/// 2: changes hold field-level differences only (no whole before/after
+/// objects); blast radius and people are carried beside the plan.
+pub const PLAN_FORMAT_VERSION: u32 = 2;
 
 /// A computed plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,17 +57,6 @@ impl Plan {
             }
         }
         s
-    }
-
-    /// Keep only the changes and notes whose address one of `targets` selects.
-    pub fn retain_targets(&mut self, targets: &[String]) {
-        if targets.is_empty() {
-            return;
-        }
-        let selected = |a: &Address| targets.iter().any(|t| a.matches_target(t));
-        self.changes.retain(|c| selected(&c.address));
-        self.notes
-            .retain(|n| n.address.as_ref().is_none_or(selected));
     }
 }
 
@@ -137,25 +128,19 @@ pub struct ResourceChange {
     pub action: Action,
     /// Why, in a sentence.
     pub reason: String,
-    /// Field-level differences, in a stable order.
+    /// Field-level differences, in a stable order: the whole object (path
+    /// `""`) for a create or a delete.
     pub fields: Vec<FieldChange>,
-    /// The object as it is live (normalized), `None` when it does not exist.
-    pub before: Option<serde_json::Value>,
-    /// The object as it will be (normalized), `None` when it will be deleted.
-    pub after: Option<serde_json::Value>,
-    /// Fingerprint of `before`: `apply --plan` refuses when live moved since.
+    /// Fingerprint of the live object as it was read (`absent` when it did
+    /// not exist): `apply --plan` refuses when live moved since.
     pub live_fingerprint: String,
     /// The calls that make the change, in order.
     pub operations: Vec<Operation>,
     /// Warnings a reviewer must see (e.g. a replaced template loses its ratings).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// Other projects that use an affected scorer version (filled by the
-    /// blast-radius step after planning; empty when not computed).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub blast_radius: Vec<BlastRadius>,
-    /// Who created the live object: a user id as the service reports it,
-    /// replaced by the person (`Name <email>`) when evalctl could look them up.
+    /// Who created the live object: a user id as the service reports it
+    /// (renderers show the person, when [`Enrichment::people`] knows them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_by: Option<String>,
 }
@@ -169,6 +154,34 @@ pub struct FieldChange {
     pub before: Option<serde_json::Value>,
     /// Value after (`None`: absent).
     pub after: Option<serde_json::Value>,
+}
+
+/// What reviewers want beside the changes, read after planning as its own
+/// value (a plan is never changed after it is made): who else uses the
+/// scorer versions a change touches, and who the people named in it are.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Enrichment {
+    /// Per change address, the other projects using an affected scorer version.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub blast_radius: std::collections::BTreeMap<String, Vec<BlastRadius>>,
+    /// User id to `Name <email>`, for `created_by` fields.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub people: std::collections::BTreeMap<String, String>,
+}
+
+impl Enrichment {
+    /// The blast radius of the change at `address`.
+    pub fn blast_radius_of(&self, address: &Address) -> &[BlastRadius] {
+        self.blast_radius
+            .get(&address.to_string())
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// The person behind a user id, else the id itself.
+    pub fn person<'a>(&'a self, user_id: &'a str) -> &'a str {
+        self.people.get(user_id).map_or(user_id, String::as_str)
+    }
 }
 
 /// Projects affected by a change to a scorer version.

@@ -16,10 +16,11 @@ use similar::{Algorithm, DiffTag, capture_diff_slices};
 use super::Mode;
 use super::values::{is_inline, is_long_string, sanitize};
 use crate::api::IntegrationCreate;
-use crate::apply::{ChangeOutcome, OutcomeStatus};
 use crate::manifest::types::EnvRef;
 use crate::plan::diff::{field_changes, path_label};
-use crate::plan::{Action, BlastRadius, FieldChange, Operation, ResourceChange};
+use crate::plan::{
+    Action, BlastRadius, ChangeOutcome, FieldChange, Operation, OutcomeStatus, ResourceChange,
+};
 
 /// One thing a reviewer reads about a change.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,17 +1,22 @@
 //! The JSON format: one pretty-printed document per run, versioned, for
 //! machines.
 //!
-//! A plan renders as the [`Plan`]'s own serde form with two fields added,
-//! `mode` and `summary`; `Plan` ignores unknown fields, so the document reads
-//! back with `serde_json::from_str::<Plan>` (what `apply --plan` relies on).
+//! A plan renders as the [`Plan`]'s own serde form with fields added:
+//! `mode`, `summary`, each change's `blast_radius` and the `people` its
+//! `created_by` ids name; `Plan` ignores unknown fields, so the document
+//! reads back with `serde_json::from_str::<Plan>`.
 //! An apply report renders as the [`ApplyReport`] with `counts` and
 //! `complete` added, and reads back the same way.
 
 use serde::Serialize;
 
 use super::Mode;
-use crate::apply::{ApplyReport, ChangeOutcome, OutcomeCounts, Unconverged};
-use crate::plan::{Note, Plan, ResourceChange, Summary};
+use std::collections::BTreeMap;
+
+use crate::plan::{
+    ApplyReport, BlastRadius, ChangeOutcome, Enrichment, Note, OutcomeCounts, Plan, ResourceChange,
+    Summary, Unconverged,
+};
 
 /// Version of the `-o json` form of an apply report. Bumped on any
 /// incompatible change.
@@ -22,8 +27,19 @@ struct PlanDocument<'a> {
     format_version: u32,
     mode: &'static str,
     summary: Summary,
-    changes: &'a [ResourceChange],
+    changes: Vec<ChangeView<'a>>,
     notes: &'a [Note],
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    people: BTreeMap<&'a str, &'a str>,
+}
+
+/// A change with its blast radius beside it.
+#[derive(Serialize)]
+struct ChangeView<'a> {
+    #[serde(flatten)]
+    change: &'a ResourceChange,
+    #[serde(skip_serializing_if = "<[BlastRadius]>::is_empty")]
+    blast_radius: &'a [BlastRadius],
 }
 
 #[derive(Serialize)]
@@ -36,13 +52,33 @@ struct ApplyDocument<'a> {
 }
 
 /// Renders a plan as JSON.
-pub(crate) fn plan(plan: &Plan, mode: Mode) -> String {
+pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, mode: Mode) -> String {
     to_json(&PlanDocument {
         format_version: plan.format_version,
         mode: mode.as_str(),
         summary: plan.summary(),
-        changes: &plan.changes,
+        changes: plan
+            .changes
+            .iter()
+            .map(|change| ChangeView {
+                change,
+                blast_radius: enrichment.blast_radius_of(&change.address),
+            })
+            .collect(),
         notes: &plan.notes,
+        // Only the people the plan names.
+        people: plan
+            .changes
+            .iter()
+            .filter_map(|c| c.created_by.as_deref())
+            .chain(plan.notes.iter().filter_map(|n| n.created_by.as_deref()))
+            .filter_map(|id| {
+                enrichment
+                    .people
+                    .get_key_value(id)
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+            })
+            .collect(),
     })
 }
 

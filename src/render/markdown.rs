@@ -15,8 +15,8 @@ use super::Mode;
 use super::entries::{self, Entry, Wording, blast_radius_line, display_path, plural, secret_sent};
 use super::text::incomplete_line;
 use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
-use crate::apply::{ApplyReport, Unconverged};
 use crate::plan::{Action, Note, NoteKind, Plan, ResourceChange};
+use crate::plan::{ApplyReport, Enrichment, Unconverged};
 
 /// Most characters a rendered comment may have (GitHub refuses comments over
 /// 65,536; the rest is headroom for what CI wraps around it).
@@ -206,7 +206,7 @@ fn fenced(lang: &str, lines: &[String]) -> String {
 // ---------------------------------------------------------------- plan
 
 /// Renders a plan or drift report.
-pub(crate) fn plan(plan: &Plan, mode: Mode) -> String {
+pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, mode: Mode) -> String {
     let mut doc = Doc::new();
     let n = plan.changes.len();
     let summary = plan.summary();
@@ -259,24 +259,24 @@ pub(crate) fn plan(plan: &Plan, mode: Mode) -> String {
 
     if n > 0 {
         doc.push("### Changes\n\n| | Address | Reason |\n|:-:|:--|:--|\n");
-        let left_out = doc.push_while_fits(&plan.changes, change_row);
+        let left_out = doc.push_while_fits(&plan.changes, |c| change_row(c, enrichment));
         doc.fold_line(left_out, "changes not listed", rerun);
         doc.push("\n");
     }
 
-    notes(&mut doc, &plan.notes, rerun);
+    notes(&mut doc, &plan.notes, enrichment, rerun);
 
     if n > 0 {
         doc.push("### Details\n\n");
-        let left_out = doc.push_while_fits(&plan.changes, |c| details(c, mode));
+        let left_out = doc.push_while_fits(&plan.changes, |c| details(c, enrichment, mode));
         doc.fold_line(left_out, "changes not shown in detail", rerun);
     }
     doc.out
 }
 
-fn change_row(c: &ResourceChange) -> String {
+fn change_row(c: &ResourceChange, enrichment: &Enrichment) -> String {
     let mut reason = prose(&c.reason, true);
-    let flagged = c.warnings.len() + c.blast_radius.len();
+    let flagged = c.warnings.len() + enrichment.blast_radius_of(&c.address).len();
     if flagged > 0 {
         let _ = write!(reason, " ⚠️ {flagged} warning{}", plural(flagged));
     }
@@ -288,7 +288,7 @@ fn change_row(c: &ResourceChange) -> String {
     )
 }
 
-fn notes(doc: &mut Doc, notes: &[Note], rerun: &str) {
+fn notes(doc: &mut Doc, notes: &[Note], enrichment: &Enrichment, rerun: &str) {
     if notes.is_empty() {
         return;
     }
@@ -323,7 +323,7 @@ fn notes(doc: &mut Doc, notes: &[Note], rerun: &str) {
                 }
             }
             if let Some(who) = &note.created_by {
-                let _ = write!(item, " (created by {})", escape(who));
+                let _ = write!(item, " (created by {})", escape(enrichment.person(who)));
             }
             item.push('\n');
             if i + 1 == of_kind.len() {
@@ -337,7 +337,7 @@ fn notes(doc: &mut Doc, notes: &[Note], rerun: &str) {
 }
 
 /// A change's collapsed section: its entries as a diff, then its warnings.
-fn details(c: &ResourceChange, mode: Mode) -> String {
+fn details(c: &ResourceChange, enrichment: &Enrichment, mode: Mode) -> String {
     let wording = Wording::of_change(mode, c.action);
     let mut lines = Vec::new();
     for entry in entries::shown(c, mode) {
@@ -346,7 +346,7 @@ fn details(c: &ResourceChange, mode: Mode) -> String {
     for w in &c.warnings {
         lines.push(format!("! {}", sanitize_lines(w).join(" ")));
     }
-    for b in &c.blast_radius {
+    for b in enrichment.blast_radius_of(&c.address) {
         lines.push(format!("! {}", sanitize(&blast_radius_line(b))));
     }
     let mut summary = format!(
@@ -360,7 +360,7 @@ fn details(c: &ResourceChange, mode: Mode) -> String {
     let intro = c
         .created_by
         .as_deref()
-        .map(|who| format!("Created by {}.\n\n", escape(who)));
+        .map(|who| format!("Created by {}.\n\n", escape(enrichment.person(who))));
     section(&summary, intro.as_deref().unwrap_or_default(), &lines)
 }
 

@@ -24,8 +24,7 @@ mod values;
 pub use json::APPLY_FORMAT_VERSION;
 pub use markdown::MARKDOWN_BUDGET;
 
-use crate::apply::ApplyReport;
-use crate::plan::Plan;
+use crate::plan::{ApplyReport, Enrichment, Plan};
 
 /// An output format, chosen with `-o text|json|markdown`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -68,12 +67,18 @@ pub struct RenderOptions {
     pub mode: Mode,
 }
 
-/// Renders a plan (or, with [`Mode::Drift`], a drift report) in `format`.
-pub fn render_plan(plan: &Plan, format: Format, opts: &RenderOptions) -> String {
+/// Renders a plan (or, with [`Mode::Drift`], a drift report) in `format`,
+/// with what was read beside it (blast radius, people).
+pub fn render_plan(
+    plan: &Plan,
+    enrichment: &Enrichment,
+    format: Format,
+    opts: &RenderOptions,
+) -> String {
     let out = match format {
-        Format::Text => text::plan(plan, opts),
-        Format::Json => json::plan(plan, opts.mode),
-        Format::Markdown => markdown::plan(plan, opts.mode),
+        Format::Text => text::plan(plan, enrichment, opts),
+        Format::Json => json::plan(plan, enrichment, opts.mode),
+        Format::Markdown => markdown::plan(plan, enrichment, opts.mode),
     };
     finish(out)
 }

@@ -13,8 +13,9 @@ use super::entries::{self, Entry, Wording, blast_radius_line, display_path, plur
 use super::style::{Painter, Role};
 use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
 use super::{Mode, RenderOptions};
-use crate::apply::{ApplyReport, OutcomeStatus};
-use crate::plan::{Action, Note, NoteKind, Plan, ResourceChange};
+use crate::plan::{
+    Action, ApplyReport, Enrichment, Note, NoteKind, OutcomeStatus, Plan, ResourceChange,
+};
 
 /// Indentation of a change's lines.
 const CHANGE: &str = "  ";
@@ -24,7 +25,7 @@ const FIELD: &str = "      ";
 const NESTED: &str = "          ";
 
 /// Renders a plan or drift report.
-pub(crate) fn plan(plan: &Plan, opts: &RenderOptions) -> String {
+pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, opts: &RenderOptions) -> String {
     let p = Painter::new(opts.color);
     let mut out = String::new();
     let n = plan.changes.len();
@@ -35,11 +36,11 @@ pub(crate) fn plan(plan: &Plan, opts: &RenderOptions) -> String {
         };
         let _ = writeln!(out, "{}\n", p.paint(Role::Strong, &head));
         for change in &plan.changes {
-            change_block(&mut out, change, opts.mode, p);
+            change_block(&mut out, change, enrichment, opts.mode, p);
             out.push('\n');
         }
     }
-    notes(&mut out, &plan.notes, p);
+    notes(&mut out, &plan.notes, enrichment, p);
     let summary = plan.summary();
     let footer = match (opts.mode, n) {
         (Mode::Plan, 0) => "No changes. Live state matches the manifests.".to_owned(),
@@ -51,7 +52,13 @@ pub(crate) fn plan(plan: &Plan, opts: &RenderOptions) -> String {
     out
 }
 
-fn change_block(out: &mut String, change: &ResourceChange, mode: Mode, p: Painter) {
+fn change_block(
+    out: &mut String,
+    change: &ResourceChange,
+    enrichment: &Enrichment,
+    mode: Mode,
+    p: Painter,
+) {
     let symbol = p.paint(Role::of(change.action), change.action.symbol());
     let address = p.paint(Role::Strong, &sanitize(&change.address.to_string()));
     let _ = write!(out, "{CHANGE}{symbol} {address}");
@@ -74,11 +81,11 @@ fn change_block(out: &mut String, change: &ResourceChange, mode: Mode, p: Painte
             );
         }
     }
-    for b in &change.blast_radius {
+    for b in enrichment.blast_radius_of(&change.address) {
         let _ = writeln!(out, "{FIELD}{}", sanitize(&blast_radius_line(b)));
     }
     if let Some(who) = &change.created_by {
-        let line = format!("created by {}", sanitize(who));
+        let line = format!("created by {}", sanitize(enrichment.person(who)));
         let _ = writeln!(out, "{FIELD}{}", p.paint(Role::Dim, &line));
     }
 }
@@ -248,7 +255,7 @@ fn sides(
     }
 }
 
-fn notes(out: &mut String, notes: &[Note], p: Painter) {
+fn notes(out: &mut String, notes: &[Note], enrichment: &Enrichment, p: Painter) {
     for (kind, heading) in [
         (
             NoteKind::Unmanaged,
@@ -268,7 +275,10 @@ fn notes(out: &mut String, notes: &[Note], p: Painter) {
                 let who = note
                     .created_by
                     .as_ref()
-                    .map(|w| p.paint(Role::Dim, &format!(" (created by {})", sanitize(w))))
+                    .map(|w| {
+                        let who = sanitize(enrichment.person(w));
+                        p.paint(Role::Dim, &format!(" (created by {who})"))
+                    })
                     .unwrap_or_default();
                 let _ = writeln!(out, "{CHANGE}* {}{who}", sanitize(&address.to_string()));
                 continue;
@@ -287,7 +297,7 @@ fn notes(out: &mut String, notes: &[Note], p: Painter) {
                 let _ = writeln!(out, "{CHANGE}  {line}");
             }
             if let Some(who) = &note.created_by {
-                let line = format!("created by {}", sanitize(who));
+                let line = format!("created by {}", sanitize(enrichment.person(who)));
                 let _ = writeln!(out, "{CHANGE}  {}", p.paint(Role::Dim, &line));
             }
         }

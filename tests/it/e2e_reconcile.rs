@@ -119,7 +119,7 @@ fn a_saved_plan_is_refused_after_a_concurrent_change() {
     ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
         .expect(0);
     let saved = std::fs::read_to_string(ctx.path("plan.json")).unwrap();
-    assert!(saved.contains("\"format_version\": 1"));
+    assert!(saved.contains("\"format_version\": 2"));
 
     // Between plan and apply, someone changes the object the plan touches.
     let edit = SectionUpdateRequest {
@@ -308,7 +308,8 @@ fn missing_objects_name_the_nearest_existing_ones() {
         "kind: Project\nname: demo-projet\nlog_streams:\n  - name: production\n    trends: {favorite: user}\n",
     );
     let run = ctx.evalctl(&["plan", "repo"]);
-    run.expect(1);
+    // An object the manifests name that does not exist is a manifest problem.
+    run.expect(65);
     assert!(
         run.stderr
             .contains("project `demo-projet` not found; did you mean `demo-project`?"),
@@ -320,7 +321,7 @@ fn missing_objects_name_the_nearest_existing_ones() {
         "kind: Project\nname: demo-project\nlog_streams:\n  - name: prodution\n    trends: {favorite: user}\n",
     );
     let run = ctx.evalctl(&["plan", "repo"]);
-    run.expect(1);
+    run.expect(65);
     assert!(
         run.stderr.contains(
             "log stream `prodution` not found in project `demo-project`; did you mean `production`?"

@@ -30,7 +30,7 @@ use crate::fault_support;
 use std::time::{Duration, Instant};
 
 use e2e_support::{Run, TestContext};
-use evalctl::apply::ApplyReport;
+use evalctl::plan::ApplyReport;
 use evalctl::sandbox::{Fault, Faults, RequestRecord};
 use fault_support::{
     Expected, LiveView, OPENAI_TOKEN, SandboxProcess, check_honest, client_for, expected,

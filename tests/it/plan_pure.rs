@@ -1,10 +1,11 @@
 //! The plan is a pure function of (desired, live): these tests give it
 //! literals and check the plan, with no server involved.
 
-use evalctl::live::Live;
 use evalctl::manifest::set::{Located, ManifestSet, Origin};
 use evalctl::manifest::types::{IntegrationSpec, ProjectSpec};
 use evalctl::plan::{Action, Address, NoteKind, Operation, PlanOptions, plan};
+use evalctl::state::State;
+use evalctl::state::wire::WireState;
 use serde_json::json;
 
 const PROJECT_ID: &str = "11111111-1111-4111-8111-111111111111";
@@ -50,8 +51,8 @@ fn catalog() -> serde_json::Value {
 
 /// Live state with one project, one log stream holding `settings`, and a
 /// default dashboard holding `sections`.
-fn live(settings: serde_json::Value, sections: serde_json::Value, favorited: bool) -> Live {
-    serde_json::from_value(json!({
+fn live(settings: serde_json::Value, sections: serde_json::Value, favorited: bool) -> State {
+    wire(json!({
         "projects": {"demo": {
             "id": PROJECT_ID, "name": "demo",
             "log_streams": {"production": {
@@ -71,7 +72,13 @@ fn live(settings: serde_json::Value, sections: serde_json::Value, favorited: boo
         "integrations": {},
         "catalog": catalog()
     }))
-    .expect("live state")
+}
+
+/// Live state written as the service returns it, reduced as the readers reduce it.
+fn wire(value: serde_json::Value) -> State {
+    serde_json::from_value::<WireState>(value)
+        .expect("live state")
+        .normalize()
 }
 
 fn project(log_stream: serde_json::Value) -> serde_json::Value {
@@ -205,10 +212,12 @@ fn a_renamed_section_is_an_update_that_keeps_it() {
 }
 
 /// Live state with no scorers and these annotation templates in the project.
-fn live_with_annotation_templates(templates: serde_json::Value) -> Live {
+fn live_with_annotation_templates(templates: serde_json::Value) -> State {
     let mut live = live(json!({"scorers": []}), json!([]), false);
     let project = live.projects.values_mut().next().expect("one project");
-    project.annotation_templates = Some(serde_json::from_value(templates).expect("templates"));
+    let templates: Vec<evalctl::api::AnnotationTemplate> =
+        serde_json::from_value(templates).expect("templates");
+    project.annotation_templates = Some(templates.into_iter().map(Into::into).collect());
     live
 }
 
@@ -380,9 +389,17 @@ fn targets_narrow_the_plan() {
     let desired = desired(project(json!({"name": "production",
         "metric_settings": {"scorers": [{"name": "bleu"}]},
         "trends": {"sections": [{"name": "A"}]}})));
-    let mut p = plan(&desired, &live, &PlanOptions::default()).unwrap();
+    let p = plan(&desired, &live, &PlanOptions::default()).unwrap();
     assert_eq!(p.changes.len(), 2);
-    p.retain_targets(&["project[demo].log_stream[production].trends".to_owned()]);
+    let options = PlanOptions {
+        targets: vec![
+            "project[demo].log_stream[production].trends"
+                .parse()
+                .unwrap(),
+        ],
+        ..PlanOptions::default()
+    };
+    let p = plan(&desired, &live, &options).unwrap();
     assert_eq!(p.changes.len(), 1);
     assert!(matches!(p.changes[0].address, Address::Section { .. }));
 }

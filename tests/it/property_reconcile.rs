@@ -19,11 +19,12 @@ use crate::property_support;
 use std::sync::LazyLock;
 
 use evalctl::api::{Secret, SectionCreateRequest, TemplateCreate, Visibility};
-use evalctl::apply::{ApplyOptions, apply};
 use evalctl::client::{Client, ClientConfig, Credentials};
-use evalctl::live::fetch::fetch;
 use evalctl::manifest::set::ManifestSet;
-use evalctl::plan::{Plan, PlanOptions, plan};
+use evalctl::plan::{ApplyReport, Enrichment, OutcomeStatus, Plan, PlanOptions, ResourceChange};
+use evalctl::reconcile::apply::{ApplyOptions, apply};
+use evalctl::reconcile::confirm::replan_touched;
+use evalctl::reconcile::read_and_plan;
 use evalctl::render::{Format, RenderOptions, render_apply, render_plan};
 use evalctl::sandbox::fixture::ids;
 use evalctl::sandbox::{Fixture, Sandbox, SandboxHandle};
@@ -54,7 +55,12 @@ fn client() -> Client {
 }
 
 fn text(plan: &Plan) -> String {
-    render_plan(plan, Format::Text, &RenderOptions::default())
+    render_plan(
+        plan,
+        &Enrichment::default(),
+        Format::Text,
+        &RenderOptions::default(),
+    )
 }
 
 /// Loads `docs` as a config repo; `Err` is the rendered diagnostics.
@@ -78,22 +84,34 @@ fn load(docs: &[Value]) -> Result<ManifestSet, String> {
 async fn reconcile(client: &Client, desired: &ManifestSet, prune: bool) -> Result<(), String> {
     let options = PlanOptions {
         prune,
-        rotate_secrets: false,
+        ..PlanOptions::default()
     };
-    let live = fetch(client, desired)
+    let (_, first) = read_and_plan(client, desired, &options)
         .await
-        .map_err(|e| format!("fetch failed: {e}"))?;
-    let first = plan(desired, &live, &options).map_err(|e| format!("plan failed: {e}"))?;
+        .map_err(|e| format!("reading failed: {e}"))?;
+    let first = first.map_err(|e| format!("plan failed: {e}"))?;
     let apply_options = ApplyOptions {
         concurrency: 4,
         env: &env,
+        on_outcome: &|_| {},
     };
-    let report = apply(&first, client, &live.catalog, &apply_options).await;
-    let after = fetch(client, desired)
+    let outcomes = apply(&first, client, &apply_options).await;
+    let applied: Vec<&ResourceChange> = first
+        .changes
+        .iter()
+        .zip(&outcomes)
+        .filter(|(_, o)| o.status == OutcomeStatus::Succeeded)
+        .map(|(c, _)| c)
+        .collect();
+    let unconverged = replan_touched(client, desired, prune, &applied).await;
+    let report = ApplyReport {
+        outcomes,
+        unconverged,
+    };
+    let (_, second) = read_and_plan(client, desired, &options)
         .await
-        .map_err(|e| format!("fetch after apply failed: {e}"))?;
-    let second =
-        plan(desired, &after, &options).map_err(|e| format!("plan after apply failed: {e}"))?;
+        .map_err(|e| format!("reading after apply failed: {e}"))?;
+    let second = second.map_err(|e| format!("plan after apply failed: {e}"))?;
     if report.is_complete() && second.is_empty() {
         return Ok(());
     }
@@ -307,8 +325,10 @@ fn the_generators_make_repos_that_load_and_plan() {
     for _ in 0..32 {
         let docs = strategy.new_tree(&mut runner).expect("a value").current();
         let set = load(&docs).unwrap_or_else(|e| panic!("{e}\n{docs:#?}"));
-        let live = runtime.block_on(fetch(&client, &set)).expect("fetch");
-        let p = plan(&set, &live, &PlanOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        let (_, p) = runtime
+            .block_on(read_and_plan(&client, &set, &PlanOptions::default()))
+            .expect("read");
+        let p = p.unwrap_or_else(|e| panic!("{e}"));
         changes += p.changes.len();
     }
     assert!(

@@ -2,15 +2,15 @@
 
 use crate::render_support;
 
-use evalctl::apply::ApplyReport;
+use evalctl::plan::ApplyReport;
 use evalctl::plan::{PLAN_FORMAT_VERSION, Plan};
-use evalctl::render::{APPLY_FORMAT_VERSION, Format, Mode, render_apply, render_plan};
+use evalctl::render::{APPLY_FORMAT_VERSION, Format, Mode, render_apply};
 use regex::Regex;
 use render_support::*;
 use serde_json::Value;
 
 fn json(plan: &Plan, mode: Mode) -> String {
-    render_plan(plan, Format::Json, &opts(mode))
+    render(plan, Format::Json, &opts(mode))
 }
 
 fn parse(s: &str) -> Value {
@@ -24,7 +24,7 @@ fn parse(s: &str) -> Value {
 fn empty_plan() {
     insta::assert_snapshot!(json(&Plan::empty(), Mode::Plan), @r#"
     {
-      "format_version": 1,
+      "format_version": 2,
       "mode": "plan",
       "summary": {
         "create": 0,
@@ -58,9 +58,16 @@ fn document_carries_version_mode_and_summary() {
         .unwrap_or_default();
     assert_eq!(
         keys,
-        ["format_version", "mode", "summary", "changes", "notes"]
+        [
+            "format_version",
+            "mode",
+            "summary",
+            "changes",
+            "notes",
+            "people"
+        ]
     );
-    assert!(json(&full_plan(), Mode::Plan).starts_with("{\n  \"format_version\": 1,\n"));
+    assert!(json(&full_plan(), Mode::Plan).starts_with("{\n  \"format_version\": 2,\n"));
 }
 
 /// The planner writes an absent side of a created or deleted object as
@@ -92,8 +99,8 @@ fn rendered_plans_read_back_as_the_same_plan() {
             // What people see is the same either way.
             for format in [Format::Text, Format::Json, Format::Markdown] {
                 assert_eq!(
-                    render_plan(&back, format, &opts(mode)),
-                    render_plan(&plan, format, &opts(mode))
+                    render(&back, format, &opts(mode)),
+                    render(&plan, format, &opts(mode))
                 );
             }
         }
@@ -132,7 +139,7 @@ fn integration_secrets_appear_only_as_environment_references() {
         Err(e) => panic!("{e}"),
     };
     for (format, mode) in all_formats() {
-        let out = render_plan(&plan, format, &opts(mode));
+        let out = render(&plan, format, &opts(mode));
         if mode == Mode::Plan || format == Format::Json {
             assert!(
                 out.contains("${OPENAI_API_KEY}"),

@@ -3,11 +3,11 @@
 use crate::render_support;
 
 use evalctl::plan::{Action, Address, Plan};
-use evalctl::render::{Format, MARKDOWN_BUDGET, Mode, render_apply, render_plan};
+use evalctl::render::{Format, MARKDOWN_BUDGET, Mode, render_apply};
 use render_support::*;
 
 fn md(plan: &Plan, mode: Mode) -> String {
-    render_plan(plan, Format::Markdown, &opts(mode))
+    render(plan, Format::Markdown, &opts(mode))
 }
 
 #[test]

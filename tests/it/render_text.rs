@@ -2,13 +2,13 @@
 
 use crate::render_support;
 
-use evalctl::apply::ApplyReport;
+use evalctl::plan::ApplyReport;
 use evalctl::plan::Plan;
-use evalctl::render::{Format, Mode, RenderOptions, render_apply, render_plan};
+use evalctl::render::{Format, Mode, RenderOptions, render_apply};
 use render_support::*;
 
 fn text(plan: &Plan, mode: Mode) -> String {
-    render_plan(plan, Format::Text, &opts(mode))
+    render(plan, Format::Text, &opts(mode))
 }
 
 #[test]
@@ -62,22 +62,22 @@ fn colour_only_when_asked_for() {
         mode: Mode::Plan,
     };
     let plan = full_plan();
-    let on = render_plan(&plan, Format::Text, &colored);
+    let on = render(&plan, Format::Text, &colored);
     assert!(on.contains("\u{1b}[32m+\u{1b}[0m"), "{on}");
     assert!(on.contains("\u{1b}[33m~"), "{on}");
     assert!(on.contains("\u{1b}[35m-/+"), "{on}");
     assert!(on.contains("\u{1b}[31m-"), "{on}");
     assert!(render_apply(&apply_report(), Format::Text, &colored).contains('\u{1b}'));
     assert!(
-        render_plan(&long_text_plan(), Format::Text, &colored).contains("\u{1b}[36m@@"),
+        render(&long_text_plan(), Format::Text, &colored).contains("\u{1b}[36m@@"),
         "hunk headers are coloured"
     );
     // Without colour, and in machine formats even with it, no escape codes.
     for (format, mode) in all_formats() {
-        let off = render_plan(&plan, format, &opts(mode));
+        let off = render(&plan, format, &opts(mode));
         assert!(!off.contains('\u{1b}'), "{format:?} {mode:?}");
         if format != Format::Text {
-            let on = render_plan(&plan, format, &RenderOptions { color: true, mode });
+            let on = render(&plan, format, &RenderOptions { color: true, mode });
             assert!(!on.contains('\u{1b}'), "{format:?} {mode:?}");
         }
     }
@@ -95,7 +95,7 @@ fn every_output_ends_with_one_newline_and_has_no_trailing_spaces() {
     let mut outputs = Vec::new();
     for plan in &plans {
         for (format, mode) in all_formats() {
-            outputs.push(render_plan(plan, format, &opts(mode)));
+            outputs.push(render(plan, format, &opts(mode)));
         }
     }
     for format in [Format::Text, Format::Json, Format::Markdown] {
@@ -118,8 +118,8 @@ fn every_output_ends_with_one_newline_and_has_no_trailing_spaces() {
 fn output_is_deterministic() {
     for (format, mode) in all_formats() {
         assert_eq!(
-            render_plan(&full_plan(), format, &opts(mode)),
-            render_plan(&full_plan(), format, &opts(mode))
+            render(&full_plan(), format, &opts(mode)),
+            render(&full_plan(), format, &opts(mode))
         );
     }
 }
@@ -144,7 +144,6 @@ fn names_cannot_send_escape_sequences_to_the_terminal() {
 /// The planner's own output (not hand-built changes) renders as expected.
 #[test]
 fn real_planner_output() {
-    use evalctl::live::Live;
     use evalctl::manifest::set::{Located, ManifestSet, Origin};
     use serde_json::json;
 
@@ -157,7 +156,7 @@ fn real_planner_output() {
             Err(e) => panic!("{e}"),
         }
     }
-    let live: Live = from(json!({
+    let live = from::<evalctl::state::wire::WireState>(json!({
         "projects": {"demo": {
             "id": "11111111-1111-4111-8111-111111111111", "name": "demo",
             "log_streams": {"production": {
@@ -190,7 +189,8 @@ fn real_planner_output() {
             ],
             "versions": {}
         }
-    }));
+    }))
+    .normalize();
     let origin = Origin {
         file: "team/project.yaml".into(),
         line: 1,
@@ -223,5 +223,11 @@ fn real_planner_output() {
         Ok(p) => p,
         Err(e) => panic!("{e}"),
     };
-    insta::assert_snapshot!(text(&plan, Mode::Plan));
+    let out = evalctl::render::render_plan(
+        &plan,
+        &evalctl::plan::Enrichment::default(),
+        Format::Text,
+        &opts(Mode::Plan),
+    );
+    insta::assert_snapshot!(out);
 }

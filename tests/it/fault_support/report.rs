@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use evalctl::apply::{ApplyReport, OutcomeStatus};
 use evalctl::plan::{Action, Address};
+use evalctl::plan::{ApplyReport, OutcomeStatus};
 
 use super::expected::Expected;
 use super::live::LiveView;
@@ -77,7 +77,7 @@ pub fn check_honest(
 }
 
 /// The changes of a `plan -o json` document, reduced to what a plan decides
-/// (address, action, before, after, operations), without what is only
+/// (address, action, fields, operations), without what is only
 /// informational and may be missing when a lookup failed (who created an
 /// object, the blast radius of a scorer version). `None` when it is not a
 /// plan document.
@@ -91,8 +91,7 @@ pub fn plan_changes(stdout: &str) -> Option<Vec<serde_json::Value>> {
                 serde_json::json!({
                     "address": c["address"],
                     "action": c["action"],
-                    "before": c["before"],
-                    "after": c["after"],
+                    "fields": c["fields"],
                     "operations": c["operations"],
                 })
             })

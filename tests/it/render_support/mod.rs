@@ -8,14 +8,15 @@ use evalctl::api::{
     AnnotationConstraints, IntegrationCreate, MetricSettingsRequest, SectionCreateRequest,
     SectionUpdateRequest, TemplateCreate, TemplateUpdate, Visibility,
 };
-use evalctl::apply::{ApplyReport, ChangeOutcome, OutcomeStatus, Unconverged};
 use evalctl::manifest::types::EnvRef;
-use evalctl::plan::diff::{field_changes, fingerprint};
+use evalctl::plan::diff::field_changes;
+use evalctl::plan::fingerprint::fingerprint;
 use evalctl::plan::{
-    Action, Address, BlastRadius, FieldChange, Note, NoteKind, Operation, Plan, ResourceChange,
-    RunKind, RunRef, TemplateBody, TemplateKind,
+    Action, Address, ApplyReport, BlastRadius, ChangeOutcome, Enrichment, FieldChange, Note,
+    NoteKind, Operation, OutcomeStatus, Plan, ResourceChange, RunKind, RunRef, TemplateBody,
+    TemplateKind, Unconverged,
 };
-use evalctl::render::{Format, Mode, RenderOptions};
+use evalctl::render::{Format, Mode, RenderOptions, render_plan};
 use serde_json::{Value, json};
 
 /// Plain options of a mode.
@@ -45,11 +46,8 @@ pub fn change(
         reason: reason.to_owned(),
         fields,
         live_fingerprint: fingerprint(before.as_ref()),
-        before,
-        after,
         operations,
         warnings: Vec::new(),
-        blast_radius: Vec::new(),
         created_by: None,
     }
 }
@@ -138,7 +136,7 @@ pub fn metric_settings_change() -> ResourceChange {
             segment_filter(1.0, Some(meta_filter), true),
         ],
     });
-    let mut c = change(
+    change(
         Address::MetricSettings {
             project: "demo".into(),
             run_kind: RunKind::LogStream,
@@ -157,8 +155,13 @@ pub fn metric_settings_change() -> ResourceChange {
             body: MetricSettingsRequest::default(),
         }],
         &["scorers"],
-    );
-    c.blast_radius.push(BlastRadius {
+    )
+}
+
+/// What was read beside the plans: the blast radius of the metric-settings
+/// change, and the people behind the user ids they name.
+pub fn enrichment() -> Enrichment {
+    let radius = BlastRadius {
         scorer: "correctness".into(),
         scorer_version_id: "v-3".into(),
         version: 3,
@@ -169,8 +172,20 @@ pub fn metric_settings_change() -> ResourceChange {
             "triage".into(),
         ],
         total_count: 12,
-    });
-    c
+    };
+    Enrichment {
+        blast_radius: [(metric_settings_change().address.to_string(), vec![radius])].into(),
+        people: [
+            ("u-ana".to_owned(), "Ana Diaz <ana@example.com>".to_owned()),
+            ("u-bo".to_owned(), "Bo Chen <bo@example.com>".to_owned()),
+        ]
+        .into(),
+    }
+}
+
+/// Renders a plan with [`enrichment`].
+pub fn render(plan: &Plan, format: Format, opts: &RenderOptions) -> String {
+    render_plan(plan, &enrichment(), format, opts)
 }
 
 fn openai_body() -> IntegrationCreate<EnvRef> {
@@ -305,7 +320,7 @@ pub fn section_delete() -> ResourceChange {
     );
     c.warnings
         .push("the section holds 3 widget(s), which are deleted with it".into());
-    c.created_by = Some("Ana Diaz <ana@example.com>".into());
+    c.created_by = Some("u-ana".into());
     c
 }
 
@@ -335,7 +350,7 @@ pub fn notes() -> Vec<Note> {
             address: Some(template_address(TemplateKind::Feedback, "Legacy thumbs")),
             kind: NoteKind::Unmanaged,
             message: "feedback template `Legacy thumbs` exists but is not declared (delete it with --prune)".into(),
-            created_by: Some("Bo Chen <bo@example.com>".into()),
+            created_by: Some("u-bo".into()),
         },
         Note {
             address: Some(section_address("Scratch")),

@@ -1,0 +1,143 @@
+//! The one error of the command line: every way a command can fail, with the
+//! data each needs, rendered in one place (its `Display`, printed by
+//! `commands::run`) and mapped to an exit status in one place
+//! ([`Error::exit_status`]). Layers below keep their own typed errors
+//! (`ReadError`, `ApiError`, `PlanError`, ...), which convert into this one.
+
+use std::path::PathBuf;
+
+use crate::client::{ApiError, ConfigError};
+use crate::commands::saved_plan::SavedPlanError;
+use crate::exit::ExitStatus;
+use crate::export::CollectError;
+use crate::export::files::FilesError;
+use crate::plan::PlanError;
+use crate::plan::target::UnmatchedTargets;
+use crate::reconcile::ReadError;
+use crate::reconcile::confirm::Moved;
+
+/// Every way a command can fail.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The manifests are invalid; their diagnostics were printed as they were found.
+    #[error("the manifests are invalid ({count} error(s)); `evalctl validate` checks them offline")]
+    InvalidManifests {
+        /// How many errors.
+        count: usize,
+    },
+    /// The manifests refer to objects that do not exist.
+    #[error(transparent)]
+    UnknownReferences(#[from] PlanError),
+    /// A `--target` selects nothing the manifests declare.
+    #[error(transparent)]
+    UnmatchedTargets(#[from] UnmatchedTargets),
+    /// Flags that cannot go together.
+    #[error("{0}")]
+    Usage(&'static str),
+    /// No connection could be set up (configuration, or the sandbox).
+    #[error("{0}")]
+    Connect(String),
+    /// The client's configuration is not usable.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Reading live state failed.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The service answered a request with an error.
+    #[error(transparent)]
+    Api(#[from] ApiError),
+    /// A saved plan could not be written or read.
+    #[error(transparent)]
+    SavedPlan(#[from] SavedPlanError),
+    /// A saved plan was made against another service.
+    #[error(
+        "the plan was made against {planned}, but this run targets {current}; plan again against this service"
+    )]
+    ServiceMismatch {
+        /// The service of the plan.
+        planned: String,
+        /// The service of this run.
+        current: String,
+    },
+    /// The objects of a saved plan could not be read to check them.
+    #[error("nothing was applied: {0}")]
+    Unchecked(ReadError),
+    /// Objects of a saved plan moved since it was made.
+    #[error(
+        "refusing to apply {}: {} object(s) changed since the plan was made:\n{}\nRun `evalctl plan` again and review the new plan.",
+        .path.display(),
+        .moved.len(),
+        .moved.iter().map(|m| format!("  - {}: {}", m.address, m.detail)).collect::<Vec<_>>().join("\n")
+    )]
+    PlanMoved {
+        /// The saved plan.
+        path: PathBuf,
+        /// What moved.
+        moved: Vec<Moved>,
+    },
+    /// Variables holding integration secrets are not set.
+    #[error(
+        "nothing was applied: these environment variables hold integration secrets and are not set: {}",
+        .missing.join(", ")
+    )]
+    MissingSecrets {
+        /// `NAME (for ADDRESS)` of each.
+        missing: Vec<String>,
+    },
+    /// Apply would need confirmation and cannot ask for it.
+    #[error(
+        "stdin is not a terminal, so apply cannot ask for confirmation; pass --auto-approve to apply"
+    )]
+    NeedsApproval,
+    /// The user did not confirm.
+    #[error("Apply cancelled; nothing was changed.")]
+    Cancelled,
+    /// An export could not read what it exports.
+    #[error(transparent)]
+    Export(#[from] CollectError),
+    /// Exported files could not be written.
+    #[error(transparent)]
+    Files(#[from] FilesError),
+    /// Exported files do not load back (a bug of export).
+    #[error(
+        "the exported files do not load as manifests: this is a bug in evalctl export; please report it with the diagnostics above"
+    )]
+    ExportUnloadable,
+    /// Planning the exported files against live state is not empty.
+    #[error(
+        "verification failed: planning the exported files shows {0}; this is a bug in evalctl export (or live state changed during the export); please report it with this output"
+    )]
+    ExportUnverified(String),
+    /// The async runtime could not start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+}
+
+impl Error {
+    /// The exit status this error ends the process with.
+    pub fn exit_status(&self) -> ExitStatus {
+        match self {
+            Error::InvalidManifests { .. } | Error::UnknownReferences(_) => {
+                ExitStatus::InvalidManifests
+            }
+            Error::UnmatchedTargets(_) | Error::Usage(_) | Error::NeedsApproval => {
+                ExitStatus::Usage
+            }
+            Error::Connect(_)
+            | Error::Config(_)
+            | Error::Read(_)
+            | Error::Api(_)
+            | Error::SavedPlan(_)
+            | Error::ServiceMismatch { .. }
+            | Error::Unchecked(_)
+            | Error::PlanMoved { .. }
+            | Error::MissingSecrets { .. }
+            | Error::Cancelled
+            | Error::Export(_)
+            | Error::Files(_)
+            | Error::ExportUnloadable
+            | Error::ExportUnverified(_)
+            | Error::Runtime(_) => ExitStatus::Failure,
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! The live object each change is about, as it is observed when a saved plan
+//! is checked before it is applied and confirmed after: its fingerprint (did
+//! it move since the plan was made?) and its comparable form (does it now
+//! hold the values the change planned?).
+//!
+//! A plan made from manifests is confirmed by planning again against the
+//! same manifests (`crate::reconcile`); a saved plan carries no manifests, so
+//! it is confirmed field by field: each planned field must read back as
+//! planned, which is planning again against the desired state the saved
+//! plan's fields describe.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::diff::values_by_path;
+use super::fingerprint::{self, FavoriteState};
+use super::integrations::NormIntegration;
+use super::normalize::{NormSection, NormTemplate, align_constraints};
+use super::types::{FieldChange, Operation, ResourceChange, TemplateBody};
+use crate::api::{AnnotationConstraints, FeedbackConstraints};
+use crate::state::integrations::declared_fields;
+use crate::state::{
+    DashboardState, IntegrationState, NormMetricSettings, SectionState, TemplateState,
+};
+
+/// The live object a change is about, as read (`None`: it does not exist).
+#[derive(Debug, Clone, Copy)]
+pub enum Observed<'a> {
+    /// A run's metric settings (`None`: the service returned none).
+    MetricSettings(Option<&'a NormMetricSettings>),
+    /// A section, found by id (updates, deletes) or by name (creates).
+    Section(Option<&'a SectionState>),
+    /// The dashboard whose favorite state is changed.
+    Favorite(Option<&'a DashboardState>),
+    /// An annotation template.
+    AnnotationTemplate(Option<&'a TemplateState<AnnotationConstraints>>),
+    /// A feedback template.
+    FeedbackTemplate(Option<&'a TemplateState<FeedbackConstraints>>),
+    /// The caller's integration with a provider.
+    Integration(Option<&'a IntegrationState>),
+}
+
+fn json<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+impl Observed<'_> {
+    /// Its fingerprint, as the planner computed it from the same object.
+    pub fn fingerprint(&self) -> String {
+        match *self {
+            Observed::MetricSettings(s) => fingerprint::metric_settings(s),
+            Observed::Section(s) => fingerprint::section(s),
+            Observed::Favorite(Some(d)) => fingerprint::favorite(d),
+            Observed::Favorite(None) => fingerprint::fingerprint(None),
+            Observed::AnnotationTemplate(t) => fingerprint::template(t),
+            Observed::FeedbackTemplate(t) => fingerprint::template(t),
+            Observed::Integration(i) => fingerprint::integration(i),
+        }
+    }
+
+    /// Its comparable form, the shape `change`'s field paths point into.
+    pub fn comparable(&self, change: &ResourceChange) -> Option<Value> {
+        match *self {
+            Observed::MetricSettings(s) => Some(json(&s.cloned().unwrap_or_default())),
+            Observed::Section(s) => s.map(|s| json(&NormSection::from_state(s))),
+            Observed::Favorite(d) => d.map(|d| json(&FavoriteState::of(d))),
+            Observed::AnnotationTemplate(t) => t.map(|t| template(t, change)),
+            Observed::FeedbackTemplate(t) => t.map(|t| template(t, change)),
+            Observed::Integration(i) => i.map(|live| {
+                let declared = change
+                    .operations
+                    .iter()
+                    .find_map(|op| match op {
+                        Operation::PutIntegration { body } => Some(body.public_fields()),
+                        _ => None,
+                    })
+                    .unwrap_or_default();
+                json(&NormIntegration {
+                    provider: live.provider.as_str().to_owned(),
+                    fields: declared_fields(live, &declared),
+                })
+            }),
+        }
+    }
+}
+
+/// A template's comparable form, its constraints aligned with the ones the
+/// change sends (a tree choice compares in the form it was declared in).
+fn template<C: Serialize>(t: &TemplateState<C>, change: &ResourceChange) -> Value {
+    let mut norm = NormTemplate::from_state(t);
+    let declared = change.operations.iter().find_map(|op| match op {
+        Operation::CreateTemplate {
+            body: TemplateBody::Annotation(b),
+            ..
+        } => Some(json(&b.constraints)),
+        Operation::CreateTemplate {
+            body: TemplateBody::Feedback(b),
+            ..
+        } => Some(json(&b.constraints)),
+        _ => None,
+    });
+    if let Some(declared) = declared {
+        align_constraints(&mut norm.constraints, &declared);
+    }
+    json(&norm)
+}
+
+/// The fields of `change` that `now` (the object's comparable form, read
+/// after the apply) does not hold as planned: `before` is what the plan
+/// wanted, `after` what live holds. Empty: the change is confirmed.
+///
+/// An integration's fields that the service does not return cannot be read
+/// back, so they are not checked.
+pub fn unconfirmed(change: &ResourceChange, now: Option<&Value>) -> Vec<FieldChange> {
+    let integration = matches!(change.address, super::Address::Integration { .. });
+    let values = now.map(|v| values_by_path(v, change.address.keyed_sets()));
+    let mut out = Vec::new();
+    for field in &change.fields {
+        let live = values.as_ref().and_then(|v| v.get(&field.path).copied());
+        let wanted = match (&field.after, live, integration) {
+            // A whole integration: only what the service returns.
+            (Some(Value::Object(after)), Some(Value::Object(live)), true) => {
+                let mut after = after.clone();
+                after.retain(|k, _| k == "provider" || live.contains_key(k));
+                Some(Value::Object(after))
+            }
+            (Some(_), None, true) if now.is_some() => continue,
+            (after, _, _) => after.clone(),
+        };
+        if wanted.as_ref() != live {
+            out.push(FieldChange {
+                path: field.path.clone(),
+                before: wanted,
+                after: live.cloned(),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Action, Address, RunKind};
+    use serde_json::json;
+
+    fn change(fields: Vec<FieldChange>) -> ResourceChange {
+        ResourceChange {
+            address: Address::MetricSettings {
+                project: "p".into(),
+                run_kind: RunKind::LogStream,
+                run: "r".into(),
+            },
+            action: Action::Update,
+            reason: String::new(),
+            fields,
+            live_fingerprint: String::new(),
+            operations: Vec::new(),
+            warnings: Vec::new(),
+            created_by: None,
+        }
+    }
+
+    #[test]
+    fn planned_fields_that_read_back_are_confirmed_and_others_are_not() {
+        let planned = change(vec![FieldChange {
+            path: "scorers[bleu].num_judges".into(),
+            before: Some(json!(1)),
+            after: Some(json!(3)),
+        }]);
+        let now = json!({"scorers": {"bleu": {"num_judges": 3}}, "segment_filters": [{"sample_rate": 1}]});
+        assert!(unconfirmed(&planned, Some(&now)).is_empty());
+        let now = json!({"scorers": {"bleu": {"num_judges": 2}}});
+        let left = unconfirmed(&planned, Some(&now));
+        assert_eq!(left.len(), 1);
+        assert_eq!(left[0].before, Some(json!(3)));
+        assert_eq!(left[0].after, Some(json!(2)));
+    }
+
+    #[test]
+    fn a_concurrent_change_to_another_field_is_not_a_failure() {
+        let planned = change(vec![FieldChange {
+            path: "scorers[bleu]".into(),
+            before: None,
+            after: Some(json!({"scorer_type": "preset"})),
+        }]);
+        let now = json!({"scorers": {"bleu": {"scorer_type": "preset"}}, "segment_filters": [{"sample_rate": 0.5}]});
+        assert!(unconfirmed(&planned, Some(&now)).is_empty());
+    }
+
+    #[test]
+    fn a_deletion_is_confirmed_when_the_object_is_gone() {
+        let mut planned = change(vec![FieldChange {
+            path: String::new(),
+            before: Some(json!({"name": "x"})),
+            after: None,
+        }]);
+        planned.address = Address::Section {
+            project: "p".into(),
+            log_stream: "l".into(),
+            name: "x".into(),
+        };
+        assert!(unconfirmed(&planned, None).is_empty());
+        assert_eq!(unconfirmed(&planned, Some(&json!({"name": "x"}))).len(), 1);
+    }
+}

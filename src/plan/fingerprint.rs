@@ -1,0 +1,95 @@
+//! The fingerprint of the live object a change is about, as it was read: a
+//! saved plan records it, and `apply --plan` reads the object again and
+//! refuses to apply when the fingerprint moved. Both sides build it with
+//! these functions from the same state types, so they cannot disagree.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::state::{
+    DashboardState, IntegrationState, NormMetricSettings, SectionState, TemplateState,
+};
+
+/// The comparable favorite state of a dashboard.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FavoriteState {
+    /// Whether the dashboard is favorited.
+    pub favorited: bool,
+}
+
+impl FavoriteState {
+    /// The favorite state of a live dashboard.
+    pub fn of(dashboard: &DashboardState) -> Self {
+        FavoriteState {
+            favorited: dashboard.is_favorited,
+        }
+    }
+}
+
+/// A stable fingerprint of a value: FNV-1a (64 bit) of its canonical JSON,
+/// as 16 hex digits; `absent` when there is no object.
+///
+/// Canonical: serde_json writes struct fields in declaration order and maps
+/// from `BTreeMap`s in key order, so equal objects give equal text.
+pub fn fingerprint(value: Option<&Value>) -> String {
+    match value {
+        None => "absent".to_owned(),
+        Some(v) => {
+            let text = v.to_string();
+            let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+            for byte in text.as_bytes() {
+                hash ^= u64::from(*byte);
+                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+            format!("{hash:016x}")
+        }
+    }
+}
+
+fn of<T: Serialize>(value: Option<&T>) -> String {
+    let json = value.map(|v| serde_json::to_value(v).unwrap_or(Value::Null));
+    fingerprint(json.as_ref())
+}
+
+/// A run's metric settings (a run the service returned none for reads as the defaults).
+pub fn metric_settings(settings: Option<&NormMetricSettings>) -> String {
+    of(Some(settings.cloned().unwrap_or_default()).as_ref())
+}
+
+/// A section (`None`: there is none of that id or name).
+pub fn section(section: Option<&SectionState>) -> String {
+    of(section)
+}
+
+/// The favorite state of a dashboard.
+pub fn favorite(dashboard: &DashboardState) -> String {
+    of(Some(&FavoriteState::of(dashboard)))
+}
+
+/// A template (`None`: there is none of that id or name).
+pub fn template<C: Serialize>(template: Option<&TemplateState<C>>) -> String {
+    of(template)
+}
+
+/// An integration (`None`: the caller has none with that provider).
+pub fn integration(integration: Option<&IntegrationState>) -> String {
+    of(integration)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn fingerprints_are_stable_and_distinguish() {
+        let a = json!({"a": 1});
+        assert_eq!(fingerprint(Some(&a)), fingerprint(Some(&json!({"a": 1}))));
+        assert_ne!(fingerprint(Some(&a)), fingerprint(Some(&json!({"a": 2}))));
+        assert_eq!(fingerprint(None), "absent");
+        assert_eq!(
+            metric_settings(None),
+            metric_settings(Some(&NormMetricSettings::default()))
+        );
+    }
+}

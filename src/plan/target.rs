@@ -1,0 +1,624 @@
+//! `--target`: an address, or the start of one, parsed with the grammar the
+//! plan prints addresses in, so that any address copied from a plan is a
+//! valid target and a typo is an error with its position.
+//!
+//! ```text
+//! target  := segment ( "." segment )*
+//! segment := kind ( "[" name "]" )?
+//! kind    := one of the address kinds (project, log_stream, experiment,
+//!            metric_settings, trends, section, favorite, annotation_template,
+//!            feedback_template, integration)
+//! name    := any characters; `\]` is a `]` and `\\` a `\`
+//! ```
+//!
+//! The segments must follow one another as in an address:
+//! `integration[P]`; `project[P]`, then `log_stream[R]` or `experiment[R]`
+//! or `annotation_template[N]` or `feedback_template[N]`; after a run,
+//! `metric_settings`; after a log stream, `trends`, then `section[N]` or
+//! `favorite`. A target selects every address it is the start of:
+//! `project[demo]` selects everything in project `demo`.
+
+use std::fmt;
+
+use super::address::{Address, RunKind, TemplateKind};
+use crate::manifest::set::ManifestSet;
+use crate::state::ObjectKey;
+use crate::suggest::{did_you_mean, nearest};
+
+/// One segment of an address: a kind, and a name for kinds that have one.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Segment {
+    /// The kind, e.g. `project`.
+    pub kind: Kind,
+    /// The name between brackets; `None` for kinds without one, and in a
+    /// scope, for "any name".
+    pub name: Option<String>,
+}
+
+/// The kinds of address segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// `integration[PROVIDER]`.
+    Integration,
+    /// `project[NAME]`.
+    Project,
+    /// `log_stream[NAME]`.
+    LogStream,
+    /// `experiment[NAME]`.
+    Experiment,
+    /// `metric_settings`.
+    MetricSettings,
+    /// `trends`.
+    Trends,
+    /// `section[NAME]`.
+    Section,
+    /// `favorite`.
+    Favorite,
+    /// `annotation_template[NAME]`.
+    AnnotationTemplate,
+    /// `feedback_template[NAME]`.
+    FeedbackTemplate,
+}
+
+const KINDS: [Kind; 10] = [
+    Kind::Integration,
+    Kind::Project,
+    Kind::LogStream,
+    Kind::Experiment,
+    Kind::MetricSettings,
+    Kind::Trends,
+    Kind::Section,
+    Kind::Favorite,
+    Kind::AnnotationTemplate,
+    Kind::FeedbackTemplate,
+];
+
+impl Kind {
+    /// The kind as written in addresses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Integration => "integration",
+            Kind::Project => "project",
+            Kind::LogStream => "log_stream",
+            Kind::Experiment => "experiment",
+            Kind::MetricSettings => "metric_settings",
+            Kind::Trends => "trends",
+            Kind::Section => "section",
+            Kind::Favorite => "favorite",
+            Kind::AnnotationTemplate => "annotation_template",
+            Kind::FeedbackTemplate => "feedback_template",
+        }
+    }
+
+    /// Whether the kind takes a name in brackets.
+    pub fn is_named(self) -> bool {
+        !matches!(self, Kind::MetricSettings | Kind::Trends | Kind::Favorite)
+    }
+
+    /// The kinds that may follow this one (the first segment: `None`).
+    fn children(parent: Option<Kind>) -> &'static [Kind] {
+        match parent {
+            None => &[Kind::Project, Kind::Integration],
+            Some(Kind::Project) => &[
+                Kind::LogStream,
+                Kind::Experiment,
+                Kind::AnnotationTemplate,
+                Kind::FeedbackTemplate,
+            ],
+            Some(Kind::LogStream) => &[Kind::MetricSettings, Kind::Trends],
+            Some(Kind::Experiment) => &[Kind::MetricSettings],
+            Some(Kind::Trends) => &[Kind::Section, Kind::Favorite],
+            Some(_) => &[],
+        }
+    }
+}
+
+/// A parsed `--target`, or a scope the planner asks about.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Target {
+    segments: Vec<Segment>,
+}
+
+/// A `--target` that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid --target `{input}`: {message} at column {column}\n  {input}\n  {caret}^")]
+pub struct TargetParseError {
+    /// The target as given.
+    pub input: String,
+    /// The column (1-based, in characters) where it goes wrong.
+    pub column: usize,
+    /// What is wrong there.
+    pub message: String,
+    /// Spaces up to the column, for the caret line.
+    caret: String,
+}
+
+impl TargetParseError {
+    fn new(input: &str, index: usize, message: impl Into<String>) -> Self {
+        TargetParseError {
+            input: input.to_owned(),
+            column: index + 1,
+            message: message.into(),
+            caret: " ".repeat(index),
+        }
+    }
+}
+
+fn quote(name: &str) -> String {
+    name.replace('\\', "\\\\").replace(']', "\\]")
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, s) in self.segments.iter().enumerate() {
+            if i > 0 {
+                f.write_str(".")?;
+            }
+            f.write_str(s.kind.as_str())?;
+            match &s.name {
+                Some(name) => write!(f, "[{}]", quote(name))?,
+                None if s.kind.is_named() => f.write_str("[*]")?,
+                None => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::str::FromStr for Target {
+    type Err = TargetParseError;
+
+    fn from_str(input: &str) -> Result<Self, Self::Err> {
+        Target::parse(input)
+    }
+}
+
+impl Target {
+    /// Parses a target (see the module docs).
+    pub fn parse(input: &str) -> Result<Target, TargetParseError> {
+        let chars: Vec<char> = input.chars().collect();
+        let mut i = 0;
+        let mut segments: Vec<Segment> = Vec::new();
+        if chars.is_empty() {
+            return Err(TargetParseError::new(
+                input,
+                0,
+                "an empty target selects nothing",
+            ));
+        }
+        loop {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_lowercase() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            let parent = segments.last().map(|s| s.kind);
+            let allowed = Kind::children(parent);
+            let expected = || {
+                let names: Vec<&str> = allowed.iter().map(|k| k.as_str()).collect();
+                names.join(", ")
+            };
+            if word.is_empty() {
+                return Err(TargetParseError::new(
+                    input,
+                    start,
+                    format!("expected one of {}", expected()),
+                ));
+            }
+            let Some(kind) = KINDS.iter().copied().find(|k| k.as_str() == word) else {
+                return Err(TargetParseError::new(
+                    input,
+                    start,
+                    format!("unknown kind `{word}`; expected one of {}", expected()),
+                ));
+            };
+            if !allowed.contains(&kind) {
+                let after = parent.map_or("at the start".to_owned(), |p| {
+                    format!("after `{}`", p.as_str())
+                });
+                let message = if allowed.is_empty() {
+                    format!("nothing can follow `{}`", parent.map_or("", Kind::as_str))
+                } else {
+                    format!(
+                        "`{word}` cannot come {after}; expected one of {}",
+                        expected()
+                    )
+                };
+                return Err(TargetParseError::new(input, start, message));
+            }
+            let mut name = None;
+            if kind.is_named() {
+                if chars.get(i) != Some(&'[') {
+                    return Err(TargetParseError::new(
+                        input,
+                        i,
+                        format!("expected `[` and the {}'s name", kind.as_str()),
+                    ));
+                }
+                i += 1;
+                let mut text = String::new();
+                loop {
+                    match chars.get(i) {
+                        None => {
+                            return Err(TargetParseError::new(
+                                input,
+                                i,
+                                "expected `]` to close the name",
+                            ));
+                        }
+                        Some('\\') if matches!(chars.get(i + 1), Some(']' | '\\')) => {
+                            text.push(chars[i + 1]);
+                            i += 2;
+                        }
+                        Some(']') => {
+                            i += 1;
+                            break;
+                        }
+                        Some(c) => {
+                            text.push(*c);
+                            i += 1;
+                        }
+                    }
+                }
+                name = Some(text);
+            } else if chars.get(i) == Some(&'[') {
+                return Err(TargetParseError::new(
+                    input,
+                    i,
+                    format!("`{}` takes no name", kind.as_str()),
+                ));
+            }
+            segments.push(Segment { kind, name });
+            match chars.get(i) {
+                None => break,
+                Some('.') => i += 1,
+                Some(c) => {
+                    return Err(TargetParseError::new(
+                        input,
+                        i,
+                        format!("unexpected `{c}`; expected `.` or the end"),
+                    ));
+                }
+            }
+        }
+        Ok(Target { segments })
+    }
+
+    /// The segments.
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// The target that selects exactly `address` (and what is under it).
+    pub fn of(address: &Address) -> Target {
+        Target {
+            segments: address.segments(),
+        }
+    }
+
+    /// A scope: the given segments; a named kind with `None` stands for any name.
+    pub fn scope(segments: Vec<Segment>) -> Target {
+        Target { segments }
+    }
+
+    /// The scope of a project.
+    pub fn project(project: &str) -> Target {
+        Target::scope(vec![Segment::named(Kind::Project, project)])
+    }
+
+    /// The scope of a run of a project.
+    pub fn run(project: &str, kind: RunKind, run: &str) -> Target {
+        Target::scope(vec![
+            Segment::named(Kind::Project, project),
+            Segment::run(kind, run),
+        ])
+    }
+
+    /// The scope of a log stream's trends.
+    pub fn trends(project: &str, log_stream: &str) -> Target {
+        Target::scope(vec![
+            Segment::named(Kind::Project, project),
+            Segment::run(RunKind::LogStream, log_stream),
+            Segment::kind(Kind::Trends),
+        ])
+    }
+
+    /// The scope of a project's templates of one kind.
+    pub fn templates(project: &str, kind: TemplateKind) -> Target {
+        Target::scope(vec![
+            Segment::named(Kind::Project, project),
+            Segment::templates(kind),
+        ])
+    }
+
+    /// This target with one more segment.
+    pub fn child(&self, segment: Segment) -> Target {
+        let mut segments = self.segments.clone();
+        segments.push(segment);
+        Target { segments }
+    }
+
+    /// Whether this target is the start of `other` (or equal to it).
+    pub fn is_prefix_of(&self, other: &Target) -> bool {
+        self.segments.len() <= other.segments.len()
+            && self
+                .segments
+                .iter()
+                .zip(&other.segments)
+                .all(|(a, b)| a == b)
+    }
+
+    /// Whether this target selects `address`: it is the start of the address.
+    pub fn selects(&self, address: &Address) -> bool {
+        let segments = address.segments();
+        self.segments.len() <= segments.len()
+            && self.segments.iter().zip(&segments).all(|(t, a)| t == a)
+    }
+
+    /// Whether this target and `scope` can select a common address: one is
+    /// the start of the other, a `None` name in the scope matching any name.
+    pub fn overlaps(&self, scope: &Target) -> bool {
+        self.segments
+            .iter()
+            .zip(&scope.segments)
+            .all(|(t, s)| t.kind == s.kind && (s.name.is_none() || t.name == s.name))
+    }
+}
+
+/// `--target`s that select nothing the manifests declare.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", render_unmatched(.0))]
+pub struct UnmatchedTargets(pub Vec<(Target, Vec<String>)>);
+
+fn render_unmatched(unmatched: &[(Target, Vec<String>)]) -> String {
+    let lines: Vec<String> = unmatched
+        .iter()
+        .map(|(t, suggestions)| {
+            format!(
+                "--target `{t}` selects nothing the manifests declare{}",
+                did_you_mean(suggestions)
+            )
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// Every object the manifests declare, as a full address target (its
+/// prefixes are what a target may also name).
+pub fn declared(desired: &ManifestSet) -> Vec<Target> {
+    let mut out = Vec::new();
+    for project in &desired.projects {
+        let spec = &project.spec;
+        let Some(key) = ObjectKey::from_parts(spec.name.as_deref(), spec.id.as_deref()) else {
+            continue;
+        };
+        let p = key.to_string();
+        out.push(Target::project(&p));
+        let runs = spec
+            .log_streams
+            .iter()
+            .map(|l| {
+                let key = ObjectKey::from_parts(l.name.as_deref(), l.id.as_deref());
+                (
+                    RunKind::LogStream,
+                    key,
+                    l.metric_settings.is_some(),
+                    l.trends.as_ref(),
+                )
+            })
+            .chain(spec.experiments.iter().map(|e| {
+                let key = ObjectKey::from_parts(e.name.as_deref(), e.id.as_deref());
+                (RunKind::Experiment, key, e.metric_settings.is_some(), None)
+            }));
+        for (kind, key, settings, trends) in runs {
+            let Some(key) = key else { continue };
+            let r = key.to_string();
+            let run = Target::run(&p, kind, &r);
+            if settings {
+                out.push(run.child(Segment::kind(Kind::MetricSettings)));
+            }
+            if let Some(trends) = trends {
+                let scope = Target::trends(&p, &r);
+                for section in trends.sections.iter().flatten() {
+                    out.push(scope.child(Segment::named(Kind::Section, &section.name)));
+                }
+                if trends.favorite.is_some() {
+                    out.push(scope.child(Segment::kind(Kind::Favorite)));
+                }
+                out.push(scope);
+            }
+            out.push(run);
+        }
+        for (kind, names) in [
+            (
+                TemplateKind::Annotation,
+                spec.annotation_templates
+                    .iter()
+                    .flatten()
+                    .map(|t| t.name.as_str())
+                    .collect::<Vec<_>>(),
+            ),
+            (
+                TemplateKind::Feedback,
+                spec.feedback_templates
+                    .iter()
+                    .flatten()
+                    .map(|t| t.name.as_str())
+                    .collect(),
+            ),
+        ] {
+            for name in names {
+                out.push(Target::of(&Address::Template {
+                    project: p.clone(),
+                    kind,
+                    name: name.to_owned(),
+                }));
+            }
+        }
+    }
+    for integration in &desired.integrations {
+        out.push(Target::of(&Address::Integration {
+            provider: integration.spec.config.provider().to_string(),
+        }));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The targets that select nothing `desired` declares, each with the nearest
+/// declared addresses. Empty: every target selects something.
+pub fn unmatched(desired: &ManifestSet, targets: &[Target]) -> Result<(), UnmatchedTargets> {
+    let declared = declared(desired);
+    let mut out = Vec::new();
+    for target in targets {
+        if declared.iter().any(|d| target.is_prefix_of(d)) {
+            continue;
+        }
+        let names: Vec<String> = declared.iter().map(ToString::to_string).collect();
+        let suggestions = nearest(&target.to_string(), names.iter().map(String::as_str));
+        out.push((target.clone(), suggestions));
+    }
+    if out.is_empty() {
+        Ok(())
+    } else {
+        Err(UnmatchedTargets(out))
+    }
+}
+
+/// Builders of the segments of addresses and scopes.
+impl Segment {
+    /// `kind[name]`.
+    pub fn named(kind: Kind, name: impl Into<String>) -> Segment {
+        Segment {
+            kind,
+            name: Some(name.into()),
+        }
+    }
+
+    /// A kind without a name (or, in a scope, any name).
+    pub fn kind(kind: Kind) -> Segment {
+        Segment { kind, name: None }
+    }
+
+    /// The segment of a run.
+    pub fn run(kind: RunKind, name: impl Into<String>) -> Segment {
+        let kind = match kind {
+            RunKind::LogStream => Kind::LogStream,
+            RunKind::Experiment => Kind::Experiment,
+        };
+        Segment::named(kind, name)
+    }
+
+    /// The segment of a template kind (any name).
+    pub fn templates(kind: TemplateKind) -> Segment {
+        Segment::kind(match kind {
+            TemplateKind::Annotation => Kind::AnnotationTemplate,
+            TemplateKind::Feedback => Kind::FeedbackTemplate,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn section() -> Address {
+        Address::Section {
+            project: "demo".into(),
+            log_stream: "prod".into(),
+            name: "Latency [p95]".into(),
+        }
+    }
+
+    #[test]
+    fn every_printed_address_parses_back_to_itself() {
+        let addresses = [
+            section(),
+            Address::Integration {
+                provider: "openai".into(),
+            },
+            Address::Favorite {
+                project: "a.b".into(),
+                log_stream: "c\\d".into(),
+            },
+            Address::MetricSettings {
+                project: "demo".into(),
+                run_kind: RunKind::Experiment,
+                run: "id:123".into(),
+            },
+            Address::Template {
+                project: "demo".into(),
+                kind: TemplateKind::Feedback,
+                name: "]]]".into(),
+            },
+        ];
+        for a in addresses {
+            let t = Target::parse(&a.to_string()).unwrap();
+            assert!(t.selects(&a), "{a}");
+            assert_eq!(t.to_string(), a.to_string());
+        }
+    }
+
+    #[test]
+    fn a_target_selects_the_addresses_it_starts() {
+        let a = section();
+        let parse = |s: &str| Target::parse(s).unwrap();
+        assert!(parse("project[demo]").selects(&a));
+        assert!(parse("project[demo].log_stream[prod]").selects(&a));
+        assert!(parse("project[demo].log_stream[prod].trends").selects(&a));
+        assert!(!parse("project[dem]").selects(&a));
+        assert!(!parse("project[demo].log_stream[pro]").selects(&a));
+        assert!(!parse("project[demo].log_stream[prod].trends.favorite").selects(&a));
+    }
+
+    #[test]
+    fn errors_say_where_and_what() {
+        let err = |s: &str| Target::parse(s).unwrap_err();
+        assert_eq!(err("]]]").column, 1);
+        assert!(
+            err("]]]")
+                .message
+                .contains("expected one of project, integration")
+        );
+        let e = err("project[demo-projetc");
+        assert_eq!(e.column, 21);
+        assert!(e.message.contains("expected `]`"), "{e}");
+        let e = err("projetc[demo]");
+        assert!(e.message.contains("unknown kind `projetc`"), "{e}");
+        let e = err("project[demo].section[x]");
+        assert_eq!(e.column, 15);
+        assert!(e.message.contains("cannot come after `project`"), "{e}");
+        assert!(
+            err("project[demo].log_stream[x].metric_settings[y]")
+                .message
+                .contains("takes no name")
+        );
+        assert!(err("project[demo]x").message.contains("unexpected `x`"));
+        assert!(err("").message.contains("empty"));
+        assert!(
+            err("project[a].")
+                .message
+                .contains("expected one of log_stream")
+        );
+        let rendered = err("project[demo-projetc").to_string();
+        assert!(
+            rendered.ends_with("\n  project[demo-projetc\n                      ^"),
+            "{rendered}"
+        );
+    }
+
+    #[test]
+    fn scopes_overlap_targets_inside_and_around_them() {
+        let t = Target::parse("project[demo].annotation_template[Q]").unwrap();
+        let scope = Target::scope(vec![
+            Segment::named(Kind::Project, "demo"),
+            Segment::templates(TemplateKind::Annotation),
+        ]);
+        assert!(t.overlaps(&scope));
+        let wide = Target::parse("project[demo]").unwrap();
+        assert!(wide.overlaps(&scope));
+        let other = Target::parse("project[demo].feedback_template[Q]").unwrap();
+        assert!(!other.overlaps(&scope));
+    }
+}

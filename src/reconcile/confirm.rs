@@ -1,0 +1,167 @@
+//! Confirming an apply, and checking a saved plan before one.
+//!
+//! - A plan made from manifests is confirmed by planning again: the objects
+//!   it touched are read again through the same readers, planned again
+//!   against the same manifests (the touched addresses as targets), and an
+//!   object has converged when that plan has nothing to do for it. A change
+//!   someone else made meanwhile to a field the manifests do not manage is
+//!   not a failure.
+//! - A saved plan carries no manifests: its objects are read by id and each
+//!   planned field must read back as planned ([`crate::plan::confirm`]).
+//! - Before a saved plan is applied, each object it touches is read by id and
+//!   its fingerprint compared with the one the plan recorded.
+
+use super::read::touched::{Moment, read_touched};
+use super::read::{Selection, read_state};
+use crate::manifest::set::ManifestSet;
+use crate::plan::confirm::unconfirmed;
+use crate::plan::diff::path_label;
+use crate::plan::{
+    Address, FieldChange, PlanOptions, ResourceChange, Target, Unconverged, diff, plan,
+};
+use crate::state::Catalog;
+
+use super::read::ReadError;
+
+fn could_not_reread(change: &ResourceChange, why: &str) -> Unconverged {
+    Unconverged {
+        address: change.address.clone(),
+        fields: vec![FieldChange {
+            path: format!("(could not re-read: {why})"),
+            before: None,
+            after: None,
+        }],
+    }
+}
+
+/// Plans `applied` again against `desired` (with the same `prune`): the
+/// objects that still have something to do.
+pub async fn replan_touched(
+    client: &crate::client::Client,
+    desired: &ManifestSet,
+    prune: bool,
+    applied: &[&ResourceChange],
+) -> Vec<Unconverged> {
+    if applied.is_empty() {
+        return Vec::new();
+    }
+    let options = PlanOptions {
+        prune,
+        rotate_secrets: false,
+        targets: applied.iter().map(|c| Target::of(&c.address)).collect(),
+    };
+    let state = match read_state(client, &Selection::of_manifests(desired, &options)).await {
+        Ok(state) => state,
+        Err(e) => {
+            let why = e.to_string();
+            return applied.iter().map(|c| could_not_reread(c, &why)).collect();
+        }
+    };
+    let replanned = match plan(desired, &state, &options) {
+        Ok(p) => p,
+        Err(e) => {
+            let why = e.to_string();
+            return applied.iter().map(|c| could_not_reread(c, &why)).collect();
+        }
+    };
+    let touched: std::collections::BTreeSet<&Address> =
+        applied.iter().map(|c| &c.address).collect();
+    let mut out: Vec<Unconverged> = replanned
+        .changes
+        .into_iter()
+        // A change with no field to change (a secret rotation) has nothing to converge.
+        .filter(|c| touched.contains(&c.address) && !c.fields.is_empty())
+        .map(|c| Unconverged {
+            address: c.address,
+            // Unconverged fields say what the plan wanted, then what live holds.
+            fields: c
+                .fields
+                .into_iter()
+                .map(|f| FieldChange {
+                    path: f.path,
+                    before: f.after,
+                    after: f.before,
+                })
+                .collect(),
+        })
+        .collect();
+    out.sort_by(|a, b| a.address.cmp(&b.address));
+    out
+}
+
+/// Reads `applied` (changes of a saved plan) again by id: the objects whose
+/// planned fields do not read back as planned.
+pub async fn check_fields(
+    client: &crate::client::Client,
+    catalog: &Catalog,
+    applied: &[&ResourceChange],
+) -> Vec<Unconverged> {
+    let observed = read_touched(client, catalog, applied, Moment::After).await;
+    let mut out = Vec::new();
+    for (change, now) in applied.iter().zip(observed) {
+        match now {
+            Ok(now) => {
+                let fields = unconfirmed(change, now.comparable.as_ref());
+                if !fields.is_empty() {
+                    out.push(Unconverged {
+                        address: change.address.clone(),
+                        fields,
+                    });
+                }
+            }
+            Err(e) => out.push(could_not_reread(change, &e.to_string())),
+        }
+    }
+    out.sort_by(|a, b| a.address.cmp(&b.address));
+    out
+}
+
+/// A change of a saved plan whose object moved since the plan was made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    /// The object.
+    pub address: Address,
+    /// What is different now.
+    pub detail: String,
+}
+
+/// Checks, object by object, that live state is still what `changes` were
+/// computed from. Returns the objects that moved; empty means the plan is
+/// safe to apply. Fails when an object cannot be read (nothing is applied then).
+pub async fn check_unchanged(
+    client: &crate::client::Client,
+    catalog: &Catalog,
+    changes: &[&ResourceChange],
+) -> Result<Vec<Moved>, ReadError> {
+    let observed = read_touched(client, catalog, changes, Moment::Before).await;
+    let mut moved = Vec::new();
+    for (change, now) in changes.iter().zip(observed) {
+        let now = now?;
+        if now.fingerprint == change.live_fingerprint {
+            continue;
+        }
+        // What moved, as far as the planned fields tell: those whose `before`
+        // is no longer what live holds.
+        let values = now
+            .comparable
+            .as_ref()
+            .map(|v| diff::values_by_path(v, change.address.keyed_sets()));
+        let paths: Vec<&str> = change
+            .fields
+            .iter()
+            .filter(|f| values.as_ref().and_then(|v| v.get(&f.path).copied()) != f.before.as_ref())
+            .map(|f| path_label(&f.path))
+            .collect();
+        let detail = if paths.is_empty() {
+            "changed".to_owned()
+        } else {
+            format!("changed: {}", paths.join(", "))
+        };
+        moved.push(Moved {
+            address: change.address.clone(),
+            detail,
+        });
+    }
+    moved.sort_by(|a, b| a.address.cmp(&b.address));
+    Ok(moved)
+}

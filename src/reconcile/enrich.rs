@@ -1,0 +1,224 @@
+//! What reviewers want beside a plan, read after planning as its own value
+//! ([`Enrichment`]): who else uses the scorer versions a change touches
+//! (spec operation 6, one listing per version) and who the people are whose
+//! user ids the plan names (operation 9, once per person). Neither can fail
+//! a plan: a lookup that fails is left out.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use futures::future::{join_all, try_join_all};
+
+use crate::api::ScorerConfig;
+use crate::client::{ApiError, Client};
+use crate::plan::{Address, BlastRadius, Enrichment, Operation, Plan, RunKind};
+use crate::state::{Catalog, RunState, State};
+
+/// A scorer version a change touches.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Touched {
+    scorer: String,
+    version_id: String,
+    version: i64,
+}
+
+fn find_run<'a>(
+    live: &'a State,
+    project_id: &str,
+    kind: RunKind,
+    run_id: &str,
+) -> Option<&'a RunState> {
+    let project = live.projects.values().find(|p| p.id == project_id)?;
+    let runs = match kind {
+        RunKind::LogStream => &project.log_streams,
+        RunKind::Experiment => &project.experiments,
+    };
+    runs.values().find(|r| r.id == run_id)
+}
+
+/// A scorer in a config: its id, name, and the version it runs
+/// (`(version id, number)`, the latest when not pinned).
+struct InUse {
+    id: String,
+    name: String,
+    pinned: Option<i64>,
+    version: Option<(String, i64)>,
+}
+
+fn latest(catalog: &Catalog, id: &str) -> Option<(String, i64)> {
+    catalog
+        .by_id(id)
+        .and_then(|s| s.latest_version.as_ref())
+        .map(|v| (v.id.clone(), v.version))
+}
+
+/// The scorer versions a metric-settings change adds, removes or re-pins.
+fn touched_versions(live: &State, op: &Operation) -> Vec<Touched> {
+    let Operation::PatchMetricSettings {
+        project_id,
+        run,
+        body,
+    } = op
+    else {
+        return Vec::new();
+    };
+    let Some(wanted) = &body.scorers else {
+        return Vec::new();
+    };
+    let catalog = &live.catalog;
+    let current: Vec<InUse> = find_run(live, project_id, run.kind, &run.id)
+        .and_then(|r| r.metric_settings.as_ref())
+        .map(|s| {
+            s.scorers
+                .iter()
+                .map(|(name, scorer)| InUse {
+                    id: scorer.id.clone(),
+                    name: name.clone(),
+                    pinned: scorer.scorer_version,
+                    version: match (&scorer.scorer_version_id.0, scorer.scorer_version) {
+                        (Some(id), Some(n)) => Some((id.clone(), n)),
+                        _ => latest(catalog, &scorer.id),
+                    },
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let wanted: Vec<InUse> = wanted
+        .iter()
+        .map(|c: &ScorerConfig| InUse {
+            id: c.id.clone(),
+            name: catalog.scorer_key(&c.id, c.name.as_deref()),
+            pinned: c.scorer_version.as_ref().map(|v| v.version),
+            version: match &c.scorer_version {
+                Some(v) => Some((v.id.clone(), v.version)),
+                None => latest(catalog, &c.id),
+            },
+        })
+        .collect();
+    let key = |s: &InUse| (s.id.clone(), s.pinned);
+    let before: BTreeSet<_> = current.iter().map(key).collect();
+    let after: BTreeSet<_> = wanted.iter().map(key).collect();
+    let mut out = BTreeSet::new();
+    for (configs, other) in [(&current, &after), (&wanted, &before)] {
+        for c in configs.iter().filter(|c| !other.contains(&key(c))) {
+            if let Some((version_id, version)) = &c.version {
+                out.insert(Touched {
+                    scorer: c.name.clone(),
+                    version_id: version_id.clone(),
+                    version: *version,
+                });
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// For each metric-settings change of `plan` that touches scorer versions
+/// used by other projects, those projects. Each version is listed once.
+async fn blast_radius(
+    client: &Client,
+    live: &State,
+    plan: &Plan,
+) -> Result<BTreeMap<String, Vec<BlastRadius>>, ApiError> {
+    let per_change: Vec<Vec<Touched>> = plan
+        .changes
+        .iter()
+        .map(|c| {
+            c.operations
+                .iter()
+                .flat_map(|op| touched_versions(live, op))
+                .collect()
+        })
+        .collect();
+    let ids: BTreeSet<&str> = per_change
+        .iter()
+        .flatten()
+        .map(|t| t.version_id.as_str())
+        .collect();
+    let listings = try_join_all(ids.into_iter().map(|id| async move {
+        let projects = client.scorer_version_projects(id).await?;
+        Ok::<_, ApiError>((id.to_owned(), projects))
+    }))
+    .await?;
+    let by_version: BTreeMap<String, Vec<(String, String)>> = listings
+        .into_iter()
+        .map(|(id, projects)| (id, projects.into_iter().map(|p| (p.id, p.name)).collect()))
+        .collect();
+    let mut out = BTreeMap::new();
+    for (change, touched) in plan.changes.iter().zip(per_change) {
+        let (
+            Address::MetricSettings { .. },
+            Some(Operation::PatchMetricSettings { project_id, .. }),
+        ) = (&change.address, change.operations.first())
+        else {
+            continue;
+        };
+        let mut radius = Vec::new();
+        for t in touched {
+            let others: Vec<String> = by_version
+                .get(&t.version_id)
+                .into_iter()
+                .flatten()
+                .filter(|(id, _)| id != project_id)
+                .map(|(_, name)| name.clone())
+                .collect();
+            if !others.is_empty() {
+                radius.push(BlastRadius {
+                    scorer: t.scorer,
+                    scorer_version_id: t.version_id,
+                    version: t.version,
+                    total_count: i64::try_from(others.len()).unwrap_or(i64::MAX),
+                    projects: others,
+                });
+            }
+        }
+        if !radius.is_empty() {
+            out.insert(change.address.to_string(), radius);
+        }
+    }
+    Ok(out)
+}
+
+/// Looks up every person a `created_by` field of `plan` names: user id to
+/// `Name <email>`. A user that cannot be looked up is left out.
+async fn people(client: &Client, plan: &Plan) -> BTreeMap<String, String> {
+    let ids: BTreeSet<String> = plan
+        .changes
+        .iter()
+        .filter_map(|c| c.created_by.clone())
+        .chain(plan.notes.iter().filter_map(|n| n.created_by.clone()))
+        .collect();
+    let lookups = join_all(ids.into_iter().map(|id| async move {
+        let person = match client.get_user(&id).await {
+            Ok(Some(user)) => Some(user.display()),
+            Ok(None) | Err(_) => None,
+        };
+        (id, person)
+    }))
+    .await;
+    lookups
+        .into_iter()
+        .filter_map(|(id, person)| person.map(|p| (id, p)))
+        .collect()
+}
+
+/// The enrichment of `plan` (both lookups at once), and a warning when the
+/// blast radius could not be listed.
+pub async fn enrich(client: &Client, live: &State, plan: &Plan) -> (Enrichment, Option<String>) {
+    let (radius, people) = tokio::join!(blast_radius(client, live, plan), people(client, plan));
+    let (blast_radius, warning) = match radius {
+        Ok(r) => (r, None),
+        Err(e) => (
+            BTreeMap::new(),
+            Some(format!(
+                "could not list the other projects using the affected scorer versions: {e}"
+            )),
+        ),
+    };
+    (
+        Enrichment {
+            blast_radius,
+            people,
+        },
+        warning,
+    )
+}

@@ -1,0 +1,232 @@
+//! The one read path: one reader per resource kind, each knowing how to
+//! find its objects, read them and reduce them to `crate::state` as they
+//! arrive. Every command reads through them, with different selectors:
+//!
+//! - [`read_state`]: what the manifests name, narrowed to the targets
+//!   ([`Selection`]): `plan`, `apply`, `drift`, and the confirmation after an
+//!   apply (the touched addresses as targets);
+//! - [`touched`]: the objects a saved plan's changes name, by id: the check
+//!   before `apply --plan` and its confirmation after;
+//! - `crate::export::collect`: everything the credentials can see.
+//!
+//! Requests, for P projects with L runs each: one project listing (a
+//! `one_of` name filter, paginated), one log stream search and one
+//! experiment search per project (also `one_of`), one metric-settings read
+//! and one dashboard read per managed run, one template listing per managed
+//! kind, the scorer catalog once (when metric settings are compared), the
+//! versions of pinned scorers, one read per integration. Objects that do not
+//! exist are collected with the nearest existing names (one extra listing,
+//! only when something is missing). The client bounds requests in flight.
+
+pub mod catalog;
+pub mod error;
+pub mod integrations;
+pub mod metric_settings;
+pub mod projects;
+pub mod runs;
+pub mod selection;
+pub mod templates;
+pub mod touched;
+pub mod trends;
+
+use std::collections::BTreeMap;
+
+use futures::future::try_join_all;
+
+pub use error::ReadError;
+pub use selection::{ProjectSelection, RunSelection, Selection};
+
+use error::ctx;
+use projects::{FoundProject, find_projects};
+use runs::{FoundRun, find_runs, noun};
+
+use crate::client::Client;
+use crate::plan::RunKind;
+use crate::state::{Catalog, MissingObject, ObjectKey, ProjectState, RunState, State};
+
+/// Reads the live state of everything `selection` names.
+pub async fn read_state(client: &Client, selection: &Selection) -> Result<State, ReadError> {
+    let catalog = async {
+        match &selection.catalog {
+            Some(pinned) => catalog::read_catalog(client, pinned).await,
+            None => Ok(Catalog::default()),
+        }
+    };
+    let integrations = integrations::read_integrations(client, selection.integrations.clone());
+    let discovered = discover(client, &selection.projects);
+    let (catalog, integrations, (found, mut missing)) =
+        tokio::try_join!(catalog, integrations, discovered)?;
+    let catalog = &catalog;
+    let loads = found.into_iter().map(|(wanted, project, runs)| async move {
+        let state = read_project(client, catalog, wanted, &project, runs).await?;
+        Ok::<_, ReadError>((wanted.key.clone(), state))
+    });
+    let projects: BTreeMap<ObjectKey, ProjectState> =
+        try_join_all(loads).await?.into_iter().collect();
+    missing.sort();
+    Ok(State {
+        projects,
+        integrations: integrations.into_iter().collect(),
+        catalog: catalog.clone(),
+        missing,
+    })
+}
+
+/// The runs of one kind found for a project, with what to read of each.
+type FoundRuns<'s> = Vec<(&'s RunSelection, FoundRun)>;
+
+/// A project found, with its runs found: log streams, then experiments.
+type Discovered<'s> = (&'s ProjectSelection, FoundProject, [FoundRuns<'s>; 2]);
+
+/// Finds the projects and runs `wanted` names (ids and names only).
+async fn discover<'s>(
+    client: &Client,
+    wanted: &'s [ProjectSelection],
+) -> Result<(Vec<Discovered<'s>>, Vec<MissingObject>), ReadError> {
+    let keys: Vec<ObjectKey> = wanted.iter().map(|p| p.key.clone()).collect();
+    let (found, mut missing) = find_projects(client, &keys).await?;
+    let searches = wanted.iter().filter_map(|w| {
+        let project = found.get(&w.key)?.clone();
+        Some(async move {
+            let (log_streams, experiments) = tokio::try_join!(
+                find_selected(client, &project, RunKind::LogStream, &w.log_streams),
+                find_selected(client, &project, RunKind::Experiment, &w.experiments),
+            )?;
+            Ok::<_, ReadError>((w, project, log_streams, experiments))
+        })
+    });
+    let mut out = Vec::new();
+    for (w, project, (ls, ls_missing), (ex, ex_missing)) in try_join_all(searches).await? {
+        missing.extend(ls_missing);
+        missing.extend(ex_missing);
+        out.push((w, project, [ls, ex]));
+    }
+    Ok((out, missing))
+}
+
+async fn find_selected<'s>(
+    client: &Client,
+    project: &FoundProject,
+    kind: RunKind,
+    wanted: &'s [RunSelection],
+) -> Result<(FoundRuns<'s>, Vec<MissingObject>), ReadError> {
+    let keys: Vec<ObjectKey> = wanted.iter().map(|r| r.key.clone()).collect();
+    let (mut found, missing) = find_runs(client, project, kind, &keys).await?;
+    let runs = wanted
+        .iter()
+        .filter_map(|w| found.remove(&w.key).map(|run| (w, run)))
+        .collect();
+    Ok((runs, missing))
+}
+
+async fn read_project(
+    client: &Client,
+    catalog: &Catalog,
+    wanted: &ProjectSelection,
+    project: &FoundProject,
+    [log_streams, experiments]: [FoundRuns<'_>; 2],
+) -> Result<ProjectState, ReadError> {
+    let annotation = async {
+        if !wanted.annotation_templates {
+            return Ok(None);
+        }
+        templates::read_annotation_templates(client, &project.id)
+            .await
+            .map(Some)
+            .map_err(ctx(|| {
+                format!("the annotation templates of project `{}`", project.name)
+            }))
+    };
+    let feedback = async {
+        if !wanted.feedback_templates {
+            return Ok(None);
+        }
+        templates::read_feedback_templates(client, &project.id)
+            .await
+            .map(Some)
+            .map_err(ctx(|| {
+                format!("the feedback templates of project `{}`", project.name)
+            }))
+    };
+    let (log_streams, experiments, annotation_templates, feedback_templates) = tokio::try_join!(
+        read_runs(client, catalog, project, RunKind::LogStream, log_streams),
+        read_runs(client, catalog, project, RunKind::Experiment, experiments),
+        annotation,
+        feedback,
+    )?;
+    Ok(ProjectState {
+        id: project.id.clone(),
+        name: project.name.clone(),
+        log_streams: log_streams.into_iter().collect(),
+        experiments: experiments.into_iter().collect(),
+        annotation_templates,
+        feedback_templates,
+    })
+}
+
+async fn read_runs(
+    client: &Client,
+    catalog: &Catalog,
+    project: &FoundProject,
+    kind: RunKind,
+    runs: FoundRuns<'_>,
+) -> Result<Vec<(ObjectKey, RunState)>, ReadError> {
+    try_join_all(runs.into_iter().map(|(w, run)| async move {
+        let state = read_run(
+            client,
+            catalog,
+            project,
+            kind,
+            &run,
+            w.metric_settings,
+            w.trends,
+        )
+        .await?;
+        Ok::<_, ReadError>((w.key.clone(), state))
+    }))
+    .await
+}
+
+/// Reads a run's metric settings and its default trends dashboard, each only
+/// when asked for, concurrently.
+pub async fn read_run(
+    client: &Client,
+    catalog: &Catalog,
+    project: &FoundProject,
+    kind: RunKind,
+    run: &FoundRun,
+    metric_settings: bool,
+    trends: bool,
+) -> Result<RunState, ReadError> {
+    let what = || {
+        format!(
+            "{} `{}` of project `{}`",
+            noun(kind),
+            run.name,
+            project.name
+        )
+    };
+    let settings = async {
+        if !metric_settings {
+            return Ok(None);
+        }
+        metric_settings::read_metric_settings(client, catalog, &project.id, kind, &run.id)
+            .await
+            .map_err(ctx(|| format!("the metric settings of {}", what())))
+    };
+    let dashboard = async {
+        if !trends {
+            return Ok(None);
+        }
+        trends::read_dashboard(client, &project.id, &run.id, None)
+            .await
+            .map_err(ctx(|| format!("the trends dashboard of {}", what())))
+    };
+    let (metric_settings, dashboard) = tokio::try_join!(settings, dashboard)?;
+    Ok(RunState {
+        id: run.id.clone(),
+        name: run.name.clone(),
+        metric_settings,
+        dashboard,
+    })
+}

@@ -1,0 +1,150 @@
+//! What to read for a plan: the objects the manifests name, narrowed to the
+//! `--target`s (and what they depend on: the project and run they are in,
+//! the scorer catalog when metric settings are compared). The planner asks
+//! the same scopes ([`PlanOptions::reaches`]), so it never looks for an
+//! object that was not read.
+
+use std::collections::BTreeSet;
+
+use super::catalog::ScorerRef;
+use crate::manifest::set::ManifestSet;
+use crate::manifest::types::MetricSettingsSpec;
+use crate::plan::{Address, PlanOptions, RunKind, Target, TemplateKind};
+use crate::state::ObjectKey;
+
+/// What to read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Projects, and what of each.
+    pub projects: Vec<ProjectSelection>,
+    /// Providers whose integration is read.
+    pub integrations: BTreeSet<String>,
+    /// The catalog, when metric settings are read: with the scorers whose
+    /// versions the manifests pin.
+    pub catalog: Option<BTreeSet<ScorerRef>>,
+}
+
+/// What to read of one project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectSelection {
+    /// How the manifests refer to it.
+    pub key: ObjectKey,
+    /// Its log streams, and what of each.
+    pub log_streams: Vec<RunSelection>,
+    /// Its experiments, and what of each.
+    pub experiments: Vec<RunSelection>,
+    /// Whether its annotation templates are read.
+    pub annotation_templates: bool,
+    /// Whether its feedback templates are read.
+    pub feedback_templates: bool,
+}
+
+/// What to read of one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunSelection {
+    /// How the manifests refer to it.
+    pub key: ObjectKey,
+    /// Whether its metric settings are read.
+    pub metric_settings: bool,
+    /// Whether its default dashboard is read.
+    pub trends: bool,
+}
+
+fn pinned(spec: &MetricSettingsSpec) -> impl Iterator<Item = ScorerRef> + '_ {
+    spec.scorers
+        .iter()
+        .flatten()
+        .filter(|s| s.scorer_version.is_some())
+        .filter_map(|s| match (&s.id, &s.name) {
+            (Some(id), _) => Some(ScorerRef::Id(id.clone())),
+            (None, Some(name)) => Some(ScorerRef::Name(name.clone())),
+            (None, None) => None,
+        })
+}
+
+impl Selection {
+    /// The objects `desired` names that `options`' targets reach.
+    pub fn of_manifests(desired: &ManifestSet, options: &PlanOptions) -> Selection {
+        let mut selection = Selection::default();
+        let mut pins = BTreeSet::new();
+        let mut any_settings = false;
+        for project in &desired.projects {
+            let spec = &project.spec;
+            let Some(key) = ObjectKey::from_parts(spec.name.as_deref(), spec.id.as_deref()) else {
+                continue;
+            };
+            let name = key.to_string();
+            if !options.reaches(&Target::project(&name)) {
+                continue;
+            }
+            let mut wanted = ProjectSelection {
+                key,
+                log_streams: Vec::new(),
+                experiments: Vec::new(),
+                annotation_templates: spec.annotation_templates.is_some()
+                    && options.reaches(&Target::templates(&name, TemplateKind::Annotation)),
+                feedback_templates: spec.feedback_templates.is_some()
+                    && options.reaches(&Target::templates(&name, TemplateKind::Feedback)),
+            };
+            let runs = spec
+                .log_streams
+                .iter()
+                .map(|l| {
+                    (
+                        RunKind::LogStream,
+                        ObjectKey::from_parts(l.name.as_deref(), l.id.as_deref()),
+                        l.metric_settings.as_ref(),
+                        l.trends.is_some(),
+                    )
+                })
+                .chain(spec.experiments.iter().map(|e| {
+                    (
+                        RunKind::Experiment,
+                        ObjectKey::from_parts(e.name.as_deref(), e.id.as_deref()),
+                        e.metric_settings.as_ref(),
+                        false,
+                    )
+                }));
+            for (kind, run_key, settings, trends) in runs {
+                let Some(run_key) = run_key else {
+                    continue;
+                };
+                let run = run_key.to_string();
+                if !options.reaches(&Target::run(&name, kind, &run)) {
+                    continue;
+                }
+                let address = Address::MetricSettings {
+                    project: name.clone(),
+                    run_kind: kind,
+                    run: run.clone(),
+                };
+                let settings = settings.filter(|_| options.selects(&address));
+                if let Some(settings) = settings {
+                    any_settings = true;
+                    pins.extend(pinned(settings));
+                }
+                let run_selection = RunSelection {
+                    key: run_key,
+                    metric_settings: settings.is_some(),
+                    trends: trends && options.reaches(&Target::trends(&name, &run)),
+                };
+                match kind {
+                    RunKind::LogStream => wanted.log_streams.push(run_selection),
+                    RunKind::Experiment => wanted.experiments.push(run_selection),
+                }
+            }
+            selection.projects.push(wanted);
+        }
+        for integration in &desired.integrations {
+            let provider = integration.spec.config.provider().to_string();
+            let address = Address::Integration {
+                provider: provider.clone(),
+            };
+            if options.selects(&address) {
+                selection.integrations.insert(provider);
+            }
+        }
+        selection.catalog = any_settings.then_some(pins);
+        selection
+    }
+}

@@ -1,0 +1,33 @@
+//! Reading a project's annotation or feedback templates, reduced as they
+//! arrive (`crate::state::templates`).
+
+use crate::api::{AnnotationConstraints, FeedbackConstraints};
+use crate::client::{ApiError, Client};
+use crate::state::TemplateState;
+
+/// The annotation templates of a project.
+pub async fn read_annotation_templates(
+    client: &Client,
+    project_id: &str,
+) -> Result<Vec<TemplateState<AnnotationConstraints>>, ApiError> {
+    Ok(client
+        .list_annotation_templates(project_id)
+        .await?
+        .into_iter()
+        .map(TemplateState::from)
+        .collect())
+}
+
+/// The feedback templates of a project (the service's only listing of them
+/// is deprecated, spec operation 7).
+pub async fn read_feedback_templates(
+    client: &Client,
+    project_id: &str,
+) -> Result<Vec<TemplateState<FeedbackConstraints>>, ApiError> {
+    Ok(client
+        .list_feedback_templates(project_id)
+        .await?
+        .into_iter()
+        .map(TemplateState::from)
+        .collect())
+}

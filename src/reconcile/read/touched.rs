@@ -1,0 +1,296 @@
+//! Reading the objects a plan's changes are about, by the ids their
+//! operations carry, through the same readers as a plan: what `apply --plan`
+//! checks before applying a saved plan (did anything move?) and confirms
+//! after it (does every planned field read back?). Each read is sent once
+//! and shared by the changes it covers (a dashboard's sections and its
+//! favorite), at most 256 distinct reads held at a time.
+
+use std::collections::BTreeMap;
+
+use futures::StreamExt;
+use serde_json::Value;
+
+use super::error::ReadError;
+use super::{metric_settings, templates, trends};
+use crate::api::{AnnotationConstraints, FeedbackConstraints};
+use crate::client::{ApiError, Client};
+use crate::plan::confirm::Observed;
+use crate::plan::{Address, Operation, ResourceChange, RunKind, TemplateKind};
+use crate::state::{Catalog, DashboardState, IntegrationState, NormMetricSettings, TemplateState};
+
+/// How many distinct reads are held at a time.
+const READ_CHUNK: usize = 256;
+
+/// What a change's object looks like now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    /// Its fingerprint, comparable with the change's `live_fingerprint`.
+    pub fingerprint: String,
+    /// Its comparable form (`None`: it does not exist).
+    pub comparable: Option<Value>,
+}
+
+/// The read that holds the object a change is about.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum ReadKey {
+    MetricSettings {
+        project_id: String,
+        kind: RunKind,
+        run_id: String,
+    },
+    Dashboard {
+        project_id: String,
+        log_stream_id: String,
+        dashboard_id: Option<String>,
+    },
+    Templates {
+        project_id: String,
+        kind: TemplateKind,
+    },
+    Integration {
+        provider: String,
+    },
+}
+
+/// What a read returned.
+enum Fetched {
+    MetricSettings(Option<NormMetricSettings>),
+    Dashboard(Option<DashboardState>),
+    Annotation(Vec<TemplateState<AnnotationConstraints>>),
+    Feedback(Vec<TemplateState<FeedbackConstraints>>),
+    Integration(Option<IntegrationState>),
+}
+
+fn read_key(change: &ResourceChange) -> Option<ReadKey> {
+    let first = change.operations.first()?;
+    Some(match (&change.address, first) {
+        (
+            Address::MetricSettings { .. },
+            Operation::PatchMetricSettings {
+                project_id, run, ..
+            },
+        ) => ReadKey::MetricSettings {
+            project_id: project_id.clone(),
+            kind: run.kind,
+            run_id: run.id.clone(),
+        },
+        (
+            Address::Section { .. } | Address::Favorite { .. },
+            Operation::CreateSection {
+                project_id,
+                log_stream_id,
+                dashboard_id,
+                ..
+            }
+            | Operation::UpdateSection {
+                project_id,
+                log_stream_id,
+                dashboard_id,
+                ..
+            }
+            | Operation::DeleteSection {
+                project_id,
+                log_stream_id,
+                dashboard_id,
+                ..
+            }
+            | Operation::Favorite {
+                project_id,
+                log_stream_id,
+                dashboard_id,
+                ..
+            },
+        ) => ReadKey::Dashboard {
+            project_id: project_id.clone(),
+            log_stream_id: log_stream_id.clone(),
+            dashboard_id: Some(dashboard_id.clone()),
+        },
+        (
+            Address::Favorite { .. },
+            Operation::Unfavorite {
+                project_id,
+                log_stream_id,
+                ..
+            },
+        ) => ReadKey::Dashboard {
+            project_id: project_id.clone(),
+            log_stream_id: log_stream_id.clone(),
+            dashboard_id: None,
+        },
+        (
+            Address::Template { kind, .. },
+            Operation::CreateTemplate { project_id, .. }
+            | Operation::PatchTemplate { project_id, .. }
+            | Operation::DeleteTemplate { project_id, .. },
+        ) => ReadKey::Templates {
+            project_id: project_id.clone(),
+            kind: *kind,
+        },
+        (Address::Integration { provider }, Operation::PutIntegration { .. }) => {
+            ReadKey::Integration {
+                provider: provider.clone(),
+            }
+        }
+        _ => return None,
+    })
+}
+
+async fn fetch(client: &Client, catalog: &Catalog, key: &ReadKey) -> Result<Fetched, ApiError> {
+    Ok(match key {
+        ReadKey::MetricSettings {
+            project_id,
+            kind,
+            run_id,
+        } => Fetched::MetricSettings(
+            metric_settings::read_metric_settings(client, catalog, project_id, *kind, run_id)
+                .await?,
+        ),
+        ReadKey::Dashboard {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+        } => Fetched::Dashboard(
+            trends::read_dashboard(client, project_id, log_stream_id, dashboard_id.as_deref())
+                .await?,
+        ),
+        ReadKey::Templates {
+            project_id,
+            kind: TemplateKind::Annotation,
+        } => Fetched::Annotation(templates::read_annotation_templates(client, project_id).await?),
+        ReadKey::Templates {
+            project_id,
+            kind: TemplateKind::Feedback,
+        } => Fetched::Feedback(templates::read_feedback_templates(client, project_id).await?),
+        ReadKey::Integration { provider } => {
+            Fetched::Integration(client.get_integration(provider).await?)
+        }
+    })
+}
+
+/// When the object is looked for: before the plan is applied (updates and
+/// deletes find it by id, creates by name) or after (by name, but a deleted
+/// object by its old id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moment {
+    /// Checking a saved plan before applying it.
+    Before,
+    /// Confirming after applying.
+    After,
+}
+
+/// The id an operation of `change` names, if any (updates and deletes).
+fn existing_id(change: &ResourceChange) -> Option<&str> {
+    change.operations.iter().find_map(|op| match op {
+        Operation::UpdateSection { section_id, .. }
+        | Operation::DeleteSection { section_id, .. } => Some(section_id.as_str()),
+        Operation::PatchTemplate { template_id, .. }
+        | Operation::DeleteTemplate { template_id, .. } => Some(template_id.as_str()),
+        _ => None,
+    })
+}
+
+fn lookup_id(change: &ResourceChange, moment: Moment) -> Option<&str> {
+    let deleted = change
+        .fields
+        .iter()
+        .any(|f| f.path.is_empty() && f.after.is_none());
+    match moment {
+        Moment::Before => existing_id(change),
+        Moment::After if deleted => existing_id(change),
+        Moment::After => None,
+    }
+}
+
+fn find<'a, T>(
+    items: &'a [T],
+    change: &ResourceChange,
+    moment: Moment,
+    id_of: impl Fn(&T) -> &str,
+    name_of: impl Fn(&T) -> &str,
+    name: &str,
+) -> Option<&'a T> {
+    match lookup_id(change, moment) {
+        Some(id) => items.iter().find(|t| id_of(t) == id),
+        None => items.iter().find(|t| name_of(t) == name),
+    }
+}
+
+/// The object `change` is about, within what its read returned.
+fn observe<'a>(change: &ResourceChange, fetched: &'a Fetched, moment: Moment) -> Observed<'a> {
+    match (fetched, &change.address) {
+        (Fetched::MetricSettings(s), _) => Observed::MetricSettings(s.as_ref()),
+        (Fetched::Dashboard(d), Address::Favorite { .. }) => Observed::Favorite(d.as_ref()),
+        (Fetched::Dashboard(d), Address::Section { name, .. }) => {
+            let sections = d
+                .as_ref()
+                .map(|d| d.sections.as_slice())
+                .unwrap_or_default();
+            Observed::Section(find(sections, change, moment, |s| &s.id, |s| &s.name, name))
+        }
+        (Fetched::Annotation(ts), Address::Template { name, .. }) => {
+            Observed::AnnotationTemplate(find(ts, change, moment, |t| &t.id, |t| &t.name, name))
+        }
+        (Fetched::Feedback(ts), Address::Template { name, .. }) => {
+            Observed::FeedbackTemplate(find(ts, change, moment, |t| &t.id, |t| &t.name, name))
+        }
+        (Fetched::Integration(i), _) => Observed::Integration(i.as_ref()),
+        _ => Observed::Section(None),
+    }
+}
+
+/// Reads the objects `changes` are about, each read sent once; per change,
+/// what it looks like now, or the read's error.
+pub async fn read_touched(
+    client: &Client,
+    catalog: &Catalog,
+    changes: &[&ResourceChange],
+    moment: Moment,
+) -> Vec<Result<Observation, ReadError>> {
+    let key_of: Vec<Option<ReadKey>> = changes.iter().map(|c| read_key(c)).collect();
+    let mut keys: Vec<&ReadKey> = key_of.iter().flatten().collect();
+    keys.sort();
+    keys.dedup();
+    let mut out: Vec<Option<Result<Observation, ReadError>>> =
+        (0..changes.len()).map(|_| None).collect();
+    for chunk in keys.chunks(READ_CHUNK) {
+        let reads = chunk.iter().map(|&key| async move {
+            let fetched = fetch(client, catalog, key)
+                .await
+                .map_err(|e| ReadError::new(format!("{key:?}"), e));
+            (key, fetched)
+        });
+        let fetched: BTreeMap<&ReadKey, Result<Fetched, ReadError>> = futures::stream::iter(reads)
+            .buffer_unordered(READ_CHUNK)
+            .collect()
+            .await;
+        for ((change, key), slot) in changes.iter().zip(&key_of).zip(out.iter_mut()) {
+            let Some(result) = key.as_ref().and_then(|k| fetched.get(k)) else {
+                continue;
+            };
+            *slot = Some(match result {
+                Err(e) => Err(ReadError {
+                    what: change.address.to_string(),
+                    source: e.source.clone(),
+                }),
+                Ok(f) => {
+                    let observed = observe(change, f, moment);
+                    Ok(Observation {
+                        fingerprint: observed.fingerprint(),
+                        comparable: observed.comparable(change),
+                    })
+                }
+            });
+        }
+    }
+    out.into_iter()
+        .zip(changes)
+        .map(|(slot, change)| {
+            slot.unwrap_or_else(|| {
+                Ok(Observation {
+                    fingerprint: change.live_fingerprint.clone(),
+                    comparable: None,
+                })
+            })
+        })
+        .collect()
+}

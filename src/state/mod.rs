@@ -1,0 +1,82 @@
+//! Live state as plain data: what the service holds for the objects a
+//! command reads, one module per resource kind, each reduced to what is
+//! compared (and the counts that warnings need) and normalized as it
+//! arrives, so that memory follows what is compared, not what the service
+//! returns.
+//!
+//! The readers that fill it are in `crate::reconcile::read`; the planner
+//! reads it; nothing here does I/O or knows about plans.
+//!
+//! - [`key`]: how manifests refer to objects ([`ObjectKey`]), and objects
+//!   that were looked for and not found ([`MissingObject`]).
+//! - [`catalog`]: the scorer catalog.
+//! - [`metric_settings`]: a run's scorers and sampling rules, normalized.
+//! - [`trends`]: a log stream's default dashboard.
+//! - [`templates`]: feedback and annotation templates.
+//! - [`integrations`]: the caller's model-provider integrations.
+//! - [`wire`]: the same state as the service returns it, normalized by the
+//!   readers' own functions (for tests and fixtures written as JSON).
+
+pub mod catalog;
+pub mod integrations;
+pub mod key;
+pub mod metric_settings;
+pub mod templates;
+pub mod trends;
+pub mod wire;
+
+use std::collections::BTreeMap;
+
+pub use catalog::{Catalog, CatalogScorer, VersionRef};
+pub use integrations::IntegrationState;
+pub use key::{MissingObject, ObjectKey};
+pub use metric_settings::NormMetricSettings;
+pub use templates::TemplateState;
+pub use trends::{DashboardState, SectionState};
+
+use crate::api::{AnnotationConstraints, FeedbackConstraints};
+
+/// The live state of the objects a command read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct State {
+    /// Projects, by how the manifests refer to them (by id for an export).
+    pub projects: BTreeMap<ObjectKey, ProjectState>,
+    /// Integrations of the calling user, by provider; `None` when the user
+    /// has no integration of that provider.
+    pub integrations: BTreeMap<String, Option<IntegrationState>>,
+    /// The scorer catalog.
+    pub catalog: Catalog,
+    /// Objects that were looked for and do not exist, with the nearest names.
+    pub missing: Vec<MissingObject>,
+}
+
+/// A project and the parts of it that were read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectState {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Log streams, by how the manifests refer to them.
+    pub log_streams: BTreeMap<ObjectKey, RunState>,
+    /// Experiments, by how the manifests refer to them.
+    pub experiments: BTreeMap<ObjectKey, RunState>,
+    /// Annotation templates, when read.
+    pub annotation_templates: Option<Vec<TemplateState<AnnotationConstraints>>>,
+    /// Feedback templates, when read.
+    pub feedback_templates: Option<Vec<TemplateState<FeedbackConstraints>>>,
+}
+
+/// A log stream or experiment and the parts of it that were read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunState {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Metric settings, when read; `None` also when the run vanished
+    /// between being found and being read.
+    pub metric_settings: Option<NormMetricSettings>,
+    /// The default trends dashboard, when read.
+    pub dashboard: Option<DashboardState>,
+}

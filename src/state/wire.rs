@@ -1,0 +1,146 @@
+//! Live state as the service returns it, before it is reduced: the shape
+//! tests and fixtures write as JSON. [`WireState::normalize`] reduces it
+//! with the very functions the readers apply to each response, so a state
+//! built here is the state the readers would have built from the same
+//! answers.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::metric_settings::metric_settings_from_wire;
+use super::{
+    Catalog, CatalogScorer, DashboardState, IntegrationState, MissingObject, ObjectKey,
+    ProjectState, RunState, State, TemplateState, VersionRef,
+};
+use crate::api::{
+    AnnotationConstraints, FeedbackConstraints, MetricSettingsResponse, Scorer,
+    ScorerVersionRecord, Template, TrendsDashboard,
+};
+
+/// Live state as the service returns it.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct WireState {
+    /// Projects, by how the manifests refer to them.
+    #[serde(default)]
+    pub projects: BTreeMap<ObjectKey, WireProject>,
+    /// Integrations, by provider.
+    #[serde(default)]
+    pub integrations: BTreeMap<String, Option<IntegrationState>>,
+    /// The scorer catalog.
+    #[serde(default)]
+    pub catalog: WireCatalog,
+    /// Objects not found.
+    #[serde(default)]
+    pub missing: Vec<MissingObject>,
+}
+
+/// The catalog as the service returns it.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct WireCatalog {
+    /// Scorers.
+    #[serde(default)]
+    pub scorers: Vec<Scorer>,
+    /// Versions, by scorer id.
+    #[serde(default)]
+    pub versions: BTreeMap<String, Vec<ScorerVersionRecord>>,
+}
+
+/// A project as the service returns its parts.
+#[derive(Debug, Clone, Deserialize)]
+pub struct WireProject {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Log streams.
+    #[serde(default)]
+    pub log_streams: BTreeMap<ObjectKey, WireRun>,
+    /// Experiments.
+    #[serde(default)]
+    pub experiments: BTreeMap<ObjectKey, WireRun>,
+    /// Annotation templates, when read.
+    #[serde(default)]
+    pub annotation_templates: Option<Vec<Template<AnnotationConstraints>>>,
+    /// Feedback templates, when read.
+    #[serde(default)]
+    pub feedback_templates: Option<Vec<Template<FeedbackConstraints>>>,
+}
+
+/// A run as the service returns its parts.
+#[derive(Debug, Clone, Deserialize)]
+pub struct WireRun {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Metric settings, when read.
+    #[serde(default)]
+    pub metric_settings: Option<MetricSettingsResponse>,
+    /// The default dashboard, when read.
+    #[serde(default)]
+    pub dashboard: Option<TrendsDashboard>,
+}
+
+impl WireCatalog {
+    /// The catalog, reduced.
+    pub fn normalize(self) -> Catalog {
+        Catalog {
+            scorers: self.scorers.into_iter().map(CatalogScorer::from).collect(),
+            versions: self
+                .versions
+                .into_iter()
+                .map(|(id, vs)| (id, vs.iter().map(VersionRef::from).collect()))
+                .collect(),
+        }
+    }
+}
+
+impl WireState {
+    /// The state the readers would build from these answers.
+    pub fn normalize(self) -> State {
+        let catalog = self.catalog.normalize();
+        let run = |r: WireRun| RunState {
+            metric_settings: r
+                .metric_settings
+                .as_ref()
+                .map(|m| metric_settings_from_wire(&catalog, m)),
+            dashboard: r.dashboard.as_ref().map(DashboardState::from),
+            id: r.id,
+            name: r.name,
+        };
+        let projects = self
+            .projects
+            .into_iter()
+            .map(|(key, p)| {
+                let project = ProjectState {
+                    id: p.id,
+                    name: p.name,
+                    log_streams: p
+                        .log_streams
+                        .into_iter()
+                        .map(|(k, r)| (k, run(r)))
+                        .collect(),
+                    experiments: p
+                        .experiments
+                        .into_iter()
+                        .map(|(k, r)| (k, run(r)))
+                        .collect(),
+                    annotation_templates: p
+                        .annotation_templates
+                        .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
+                    feedback_templates: p
+                        .feedback_templates
+                        .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
+                };
+                (key, project)
+            })
+            .collect();
+        State {
+            projects,
+            integrations: self.integrations,
+            catalog,
+            missing: self.missing,
+        }
+    }
+}
