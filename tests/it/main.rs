@@ -21,6 +21,7 @@ mod client_retry;
 mod client_sandbox;
 mod client_secrets;
 mod e2e_export;
+mod e2e_read_path;
 mod e2e_reconcile;
 mod e2e_secrets;
 mod fault_suite;

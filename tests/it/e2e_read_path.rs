@@ -1,0 +1,171 @@
+//! The one read path, end to end: confirmation is a re-plan of the fields
+//! the manifests manage (two configs managing disjoint fields of one object
+//! both converge when applied at once), and `--target` is a parsed address
+//! that must select something declared and reads only what it selects.
+
+use crate::e2e_support;
+
+use e2e_support::{Run, TestContext};
+use evalctl::sandbox::Faults;
+use evalctl::sandbox::fixture::ids;
+
+/// One log stream's metric settings, managing only `field` (its YAML).
+fn one_field(field: &str) -> String {
+    format!(
+        "kind: Project\nname: demo-project\nlog_streams:\n  - name: production\n    metric_settings:\n{field}"
+    )
+}
+
+fn wait(child: std::process::Child) -> Run {
+    let output = child.wait_with_output().expect("evalctl runs");
+    Run {
+        status: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn two_configs_managing_disjoint_fields_of_one_object_converge_when_applied_at_once() {
+    let ctx = TestContext::new();
+    // Latency makes the two applies overlap: each reads, writes and reads
+    // again while the other is in flight.
+    ctx.faults(Faults {
+        latency: std::time::Duration::from_millis(40),
+        ..Faults::default()
+    });
+    let rounds = [
+        ("correctness", 0.5),
+        ("completeness", 0.25),
+        ("context_adherence", 1.0),
+    ];
+    for (scorer, rate) in rounds {
+        ctx.write(
+            "scorers/project.yaml",
+            &one_field(&format!("      scorers:\n        - name: {scorer}\n")),
+        );
+        ctx.write(
+            "filters/project.yaml",
+            &one_field(&format!(
+                "      segment_filters:\n        - sample_rate: {rate}\n"
+            )),
+        );
+        let spawn = |repo: &str| {
+            ctx.evalctl_command(&[], &["apply", repo, "--auto-approve"])
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("evalctl starts")
+        };
+        let (a, b) = (spawn("scorers"), spawn("filters"));
+        let (a, b) = (wait(a), wait(b));
+        a.expect(0);
+        b.expect(0);
+        for repo in ["scorers", "filters"] {
+            ctx.evalctl(&["plan", repo, "--detailed-exitcode"])
+                .expect(0);
+        }
+    }
+}
+
+#[test]
+fn a_target_that_selects_nothing_declared_exits_64_with_the_nearest_addresses() {
+    let ctx = TestContext::new();
+    ctx.copy_dir("examples/quickstart", "repo");
+    let typo = ctx.evalctl(&[
+        "plan",
+        "repo",
+        "--detailed-exitcode",
+        "--target",
+        "project[demo-projetc]",
+    ]);
+    typo.expect(64);
+    assert!(
+        typo.stderr.contains(
+            "--target `project[demo-projetc]` selects nothing the manifests declare; did you mean `project[demo-project]`"
+        ),
+        "{}",
+        typo.stderr
+    );
+    let deep = ctx.evalctl(&[
+        "plan",
+        "repo",
+        "--target",
+        "project[demo-project].log_stream[prodution].metric_settings",
+    ]);
+    deep.expect(64);
+    assert!(
+        deep.stderr.contains(
+            "did you mean `project[demo-project].log_stream[production].metric_settings`"
+        ),
+        "{}",
+        deep.stderr
+    );
+    let garbage = ctx.evalctl(&["plan", "repo", "--detailed-exitcode", "--target", "]]]"]);
+    garbage.expect(64);
+    assert!(
+        garbage.stderr.contains("invalid --target `]]]`") && garbage.stderr.contains("at column 1"),
+        "{}",
+        garbage.stderr
+    );
+    let unclosed = ctx.evalctl(&["drift", "repo", "--target", "project[demo-project"]);
+    unclosed.expect(64);
+    assert!(
+        unclosed
+            .stderr
+            .contains("expected `]` to close the name at column 21"),
+        "{}",
+        unclosed.stderr
+    );
+}
+
+#[test]
+fn a_target_of_one_log_stream_reads_only_that_log_stream() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "repo/project.yaml",
+        "kind: Project\nname: demo-project\n\
+         log_streams:\n\
+         \x20 - name: production\n    metric_settings: {scorers: [{name: correctness}]}\n    trends: {favorite: user}\n\
+         \x20 - name: staging\n    metric_settings: {scorers: [{name: completeness}]}\n    trends: {favorite: user}\n\
+         experiments:\n  - name: baseline-eval\n    metric_settings: {scorers: []}\n\
+         annotation_templates: []\n",
+    );
+    let before = ctx.sandbox.requests().len();
+    ctx.evalctl(&[
+        "plan",
+        "repo",
+        "--target",
+        "project[demo-project].log_stream[production]",
+    ])
+    .expect(0);
+    let requests: Vec<String> = ctx.sandbox.requests()[before..]
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    let production = ids::log_stream("demo-project", "production");
+    let staging = ids::log_stream("demo-project", "staging");
+    let experiment = ids::experiment("demo-project", "baseline-eval");
+    let project = ids::project("demo-project");
+    let all = requests.join("\n");
+    assert!(
+        all.contains(&format!(
+            "{project}/log_streams/{production}/metric_settings"
+        )),
+        "{all}"
+    );
+    assert!(
+        all.contains(&format!("{project}/log_streams/{production}/trends")),
+        "{all}"
+    );
+    for other in [&staging, &experiment] {
+        assert!(!all.contains(other.as_str()), "read {other}:\n{all}");
+    }
+    for unwanted in ["experiments/search", "templates"] {
+        assert!(!all.contains(unwanted), "read {unwanted}:\n{all}");
+    }
+    // The project listing, one log stream search, the scorer catalog (its
+    // metric settings depend on it), the settings and the dashboard.
+    assert!(requests.len() <= 6, "{all}");
+}
