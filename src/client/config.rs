@@ -96,11 +96,15 @@ impl Credentials {
     }
 }
 
-/// Retry policy of idempotent requests: capped exponential backoff with full
-/// jitter, bounded in attempts and in total time.
+/// Retry policy: capped exponential backoff with full jitter (or the
+/// service's `Retry-After`), bounded in total time; writes are also bounded
+/// in attempts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RetryPolicy {
-    /// Attempts in all, the first included (at least 1).
+    /// Failures other than 429 that end an idempotent write, the first
+    /// attempt included (at least 1). Reads and 429s are bounded by
+    /// [`RetryPolicy::max_elapsed`] only, except before the service has
+    /// answered once (a wrong URL fails fast).
     pub max_attempts: u32,
     /// Backoff ceiling of the first retry; doubles with each retry.
     pub base_delay: Duration,
@@ -329,11 +333,13 @@ pub struct ConnectionArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub connect_timeout: Duration,
 
-    /// Retries of a failed idempotent request (429, 502, 503, 504, timeouts, connection errors).
+    /// Retries of a failed idempotent write (502, 503, 504, timeouts, connection errors).
+    /// Reads and 429s retry until --retry-budget is spent.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub max_retries: u32,
 
-    /// Total time budget of one operation, retries and waits included.
+    /// Time budget of one request, retries and waits included: reads are retried on connection
+    /// errors, timeouts, 429 and 5xx until it is spent, and every request waits out a 429.
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_duration)]
     pub retry_budget: Duration,
 

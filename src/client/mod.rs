@@ -5,9 +5,9 @@
 //! `ops` modules: metric settings, runs, projects, trends, integrations,
 //! scorers, templates, users). Every method goes through the same pipeline
 //! (`transport`): authentication per the spec's table (`auth`), one
-//! throttle shared by the whole client (`throttle`), retries of idempotent
-//! requests with backoff and `Retry-After` (`retry`), never a blind retry of
-//! a create, pagination with a loop guard (`paginate`), counters
+//! throttle shared by the whole client (`throttle`), retries with backoff
+//! and `Retry-After` (`retry`: reads within a time budget, writes as their
+//! kind allows), never a blind retry of a create, pagination with a loop guard (`paginate`), counters
 //! (`stats`), and one error type ([`ApiError`]).
 //!
 //! Conventions: a GET of one object answering 404 is `Ok(None)`; a DELETE
@@ -26,6 +26,7 @@ mod stats;
 mod throttle;
 mod transport;
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use reqwest::Url;
@@ -63,6 +64,8 @@ struct Inner {
     throttle: throttle::Throttle,
     stats: stats::Stats,
     rng: Mutex<fastrand::Rng>,
+    /// The service answered (any status) at least once.
+    answered: AtomicBool,
 }
 
 impl std::fmt::Debug for Client {
@@ -110,6 +113,7 @@ impl Client {
                 tokens: auth::TokenCache::default(),
                 stats: stats::Stats::default(),
                 rng: Mutex::new(fastrand::Rng::new()),
+                answered: AtomicBool::new(false),
                 config,
             }),
         })

@@ -13,9 +13,14 @@ use super::error::ApiError;
 /// Whether an operation may be sent again after an uncertain outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Retry {
-    /// Idempotent (GET, PUT, PATCH, DELETE, and POSTs that only read or that
-    /// set a state, like favorite): retried on connect errors, timeouts, 429,
-    /// 502, 503 and 504.
+    /// A read sent with POST: a search, a listing, a login. Every GET is a
+    /// read too ([`Operation::is_read`]). Reads are retried on connection
+    /// errors, timeouts, 429 and 5xx (500 included) until the time budget
+    /// (`--retry-budget`) is spent, however many attempts that takes.
+    Read,
+    /// An idempotent write (PUT, PATCH, DELETE, and POSTs that set a state,
+    /// like favorite): retried on 429 until the time budget is spent, and on
+    /// connection errors, timeouts, 502, 503 and 504 up to `--max-retries`.
     Idempotent,
     /// Creates something: retried only when provably not processed
     /// (connection refused before sending, 429); any other failure after the
@@ -49,6 +54,12 @@ impl std::fmt::Display for Operation {
 }
 
 impl Operation {
+    /// Whether the operation only reads: every GET, and the POSTs marked
+    /// [`Retry::Read`].
+    pub fn is_read(&self) -> bool {
+        self.method == Method::GET || self.retry == Retry::Read
+    }
+
     /// The names of the template's parameters, in order.
     pub fn params(&self) -> Vec<&'static str> {
         self.path
@@ -136,10 +147,10 @@ macro_rules! ops {
 
 ops! {
     /// POST `/login`: the OAuth2 password flow (form body).
-    LOGIN = "login", POST "/login", basic: false, Idempotent, log_body: false;
+    LOGIN = "login", POST "/login", basic: false, Read, log_body: false;
     /// POST `/v2/login/api_key`: an API key exchanged for a bearer token
     /// (the body holds the key: never logged).
-    LOGIN_API_KEY = "login_api_key", POST "/v2/login/api_key", basic: false, Idempotent, log_body: false;
+    LOGIN_API_KEY = "login_api_key", POST "/v2/login/api_key", basic: false, Read, log_body: false;
     /// Spec op 1.
     PATCH_LOG_STREAM_METRIC_SETTINGS = "update_log_stream_metric_settings",
         PATCH "/v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings", basic: true, Idempotent, log_body: true;
@@ -148,7 +159,7 @@ ops! {
         GET "/v2/projects/{project_id}/log_streams/{log_stream_id}/metric_settings", basic: true, Idempotent, log_body: true;
     /// Spec op 2.
     SEARCH_LOG_STREAMS = "search_log_streams",
-        POST "/v2/projects/{project_id}/log_streams/search", basic: true, Idempotent, log_body: true;
+        POST "/v2/projects/{project_id}/log_streams/search", basic: true, Read, log_body: true;
     /// Create a log stream.
     CREATE_LOG_STREAM = "create_log_stream",
         POST "/v2/projects/{project_id}/log_streams", basic: true, Create, log_body: true;
@@ -216,7 +227,7 @@ ops! {
         GET "/v2/projects/{project_id}/experiments/{experiment_id}/metric_settings", basic: true, Idempotent, log_body: true;
     /// Search experiments.
     SEARCH_EXPERIMENTS = "search_experiments",
-        POST "/v2/projects/{project_id}/experiments/search", basic: true, Idempotent, log_body: true;
+        POST "/v2/projects/{project_id}/experiments/search", basic: true, Read, log_body: true;
     /// Get an experiment.
     GET_EXPERIMENT = "get_experiment",
         GET "/v2/projects/{project_id}/experiments/{experiment_id}", basic: true, Idempotent, log_body: true;
@@ -225,7 +236,7 @@ ops! {
         GET "/v2/scorers/versions/{scorer_version_id}/projects", basic: false, Idempotent, log_body: true;
     /// List scorers.
     LIST_SCORERS = "list_scorers",
-        POST "/v2/scorers/list", basic: true, Idempotent, log_body: true;
+        POST "/v2/scorers/list", basic: true, Read, log_body: true;
     /// Get a scorer.
     GET_SCORER = "get_scorer",
         GET "/v2/scorers/{scorer_id}", basic: true, Idempotent, log_body: true;
@@ -234,7 +245,7 @@ ops! {
         GET "/v2/scorers/{scorer_id}/versions", basic: true, Idempotent, log_body: true;
     /// List or find projects.
     LIST_PROJECTS = "list_projects",
-        POST "/v2/projects/paginated", basic: true, Idempotent, log_body: true;
+        POST "/v2/projects/paginated", basic: true, Read, log_body: true;
     /// Get a project.
     GET_PROJECT = "get_project",
         GET "/v2/projects/{project_id}", basic: true, Idempotent, log_body: true;
@@ -355,6 +366,38 @@ mod tests {
         }
         assert!(GET_USER.url(&b, &[], &[]).is_err());
         assert!(GET_USER.url(&b, &["a", "b"], &[]).is_err());
+    }
+
+    #[test]
+    fn reads_are_the_gets_and_the_searches_listings_and_logins() {
+        let reads: Vec<&str> = ALL
+            .iter()
+            .filter(|o| o.method != Method::GET && o.is_read())
+            .map(|o| o.name)
+            .collect();
+        assert_eq!(
+            reads,
+            [
+                "login",
+                "login_api_key",
+                "search_log_streams",
+                "search_experiments",
+                "list_scorers",
+                "list_projects"
+            ]
+        );
+        for op in ALL {
+            let lists = ["/search", "/list", "/paginated"]
+                .iter()
+                .any(|end| op.path.ends_with(end));
+            assert!(!lists || op.is_read(), "{op} only reads");
+            if op.method == Method::GET {
+                assert!(op.is_read(), "{op}");
+            }
+            if op.retry == Retry::Read {
+                assert_eq!(op.method, Method::POST, "{op}: a GET needs no mark");
+            }
+        }
     }
 
     #[test]

@@ -24,21 +24,33 @@ pub enum Class {
     },
 }
 
-/// Classifies an HTTP status: 429 is transient and unprocessed; 502, 503,
-/// 504 are transient (processing unknown); anything else is final.
-pub fn classify_status(status: u16, retry_after: Option<Duration>) -> Class {
-    match status {
-        429 => Class::Transient {
+/// Classifies an HTTP status. 429 is transient and unprocessed. For a read,
+/// every 5xx but 501 and 505 (which no retry changes) is transient; for a
+/// write only 502, 503 and 504 are (a 500 after a write is final: the write
+/// may have been applied). Transient 5xx leave processing unknown. Anything
+/// else is final.
+pub fn classify_status(status: u16, retry_after: Option<Duration>, read: bool) -> Class {
+    let transient_5xx = if read {
+        (500..=599).contains(&status) && status != 501 && status != 505
+    } else {
+        (502..=504).contains(&status)
+    };
+    if status == 429 {
+        Class::Transient {
             unprocessed: true,
             cause: "429 Too Many Requests".to_owned(),
             retry_after,
-        },
-        502..=504 => Class::Transient {
+        }
+    } else if transient_5xx {
+        Class::Transient {
             unprocessed: false,
-            cause: format!("{status} {}", status_reason(status)),
+            cause: format!("{status} {}", status_reason(status))
+                .trim_end()
+                .to_owned(),
             retry_after,
-        },
-        _ => Class::Final,
+        }
+    } else {
+        Class::Final
     }
 }
 
@@ -70,6 +82,7 @@ pub fn classify_transport(err: &reqwest::Error) -> Class {
 
 fn status_reason(status: u16) -> &'static str {
     match status {
+        500 => "Internal Server Error",
         502 => "Bad Gateway",
         503 => "Service Unavailable",
         504 => "Gateway Timeout",
@@ -216,25 +229,37 @@ mod tests {
 
     #[test]
     fn statuses_classify() {
-        assert_eq!(classify_status(200, None), Class::Final);
-        assert_eq!(classify_status(500, None), Class::Final);
-        assert_eq!(classify_status(404, None), Class::Final);
-        assert!(matches!(
-            classify_status(429, Some(Duration::from_secs(1))),
-            Class::Transient {
-                unprocessed: true,
-                retry_after: Some(_),
-                ..
-            }
-        ));
-        for s in [502, 503, 504] {
+        for read in [true, false] {
+            assert_eq!(classify_status(200, None, read), Class::Final);
+            assert_eq!(classify_status(404, None, read), Class::Final);
+            assert_eq!(classify_status(501, None, read), Class::Final);
             assert!(matches!(
-                classify_status(s, None),
+                classify_status(429, Some(Duration::from_secs(1)), read),
                 Class::Transient {
-                    unprocessed: false,
+                    unprocessed: true,
+                    retry_after: Some(_),
                     ..
                 }
             ));
+            for s in [502, 503, 504] {
+                assert!(matches!(
+                    classify_status(s, None, read),
+                    Class::Transient {
+                        unprocessed: false,
+                        ..
+                    }
+                ));
+            }
         }
+        // A 500 is retried for a read, final for a write.
+        assert!(matches!(
+            classify_status(500, None, true),
+            Class::Transient { cause, .. } if cause == "500 Internal Server Error"
+        ));
+        assert_eq!(classify_status(500, None, false), Class::Final);
+        assert!(matches!(
+            classify_status(599, None, true),
+            Class::Transient { cause, .. } if cause == "599"
+        ));
     }
 }

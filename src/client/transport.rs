@@ -2,11 +2,21 @@
 //! login token), the shared throttle, retries with backoff, logging, counters,
 //! and turning the final answer into a value or an [`ApiError`].
 //!
+//! Retries: a 429 is waited out (its `Retry-After`, else backoff) and sent
+//! again for any operation, until the time budget (`--retry-budget`) is
+//! spent. Reads are retried on connection errors, timeouts and 5xx within the
+//! same budget; idempotent writes on connection errors, timeouts and 502–504,
+//! at most `--max-retries` times; a create only when it provably was not
+//! processed (refused connection, 429), else it is [`ApiError::Ambiguous`].
+//! Until the service has answered once, every failure but a 429 counts
+//! toward `--max-retries`, so a wrong base URL fails in seconds.
+//!
 //! Logging: one DEBUG line per attempt (operation, method, path template,
 //! status, attempt, duration); at TRACE the concrete path and the bodies,
 //! redacted ([`super::redact`]). Never a header, never a credential; the
 //! integration body and the login form are never logged.
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue, RETRY_AFTER};
@@ -185,6 +195,8 @@ impl Client {
         let url = op.url(&inner.base_url, call.params, &call.query)?;
         let start = Instant::now();
         let mut attempt: u32 = 0;
+        // Failures other than 429, which `--max-retries` bounds for writes.
+        let mut failures: u32 = 0;
         // A request waiting out a 429's Retry-After keeps its slot.
         let mut held = None;
         loop {
@@ -226,6 +238,9 @@ impl Client {
                 Err(e) => Err(e),
             };
             let took = t0.elapsed();
+            if result.is_ok() {
+                inner.answered.store(true, Ordering::Relaxed);
+            }
             inner.stats.record(op, |c| {
                 c.requests += 1;
                 if attempt > 1 {
@@ -261,7 +276,7 @@ impl Client {
                     if *status == 429 {
                         inner.stats.record(op, |c| c.rate_limited += 1);
                     }
-                    retry::classify_status(*status, *retry_after)
+                    retry::classify_status(*status, *retry_after, op.is_read())
                 }
                 Err(e) => {
                     let class = retry::classify_transport(e);
@@ -328,8 +343,16 @@ impl Client {
                     };
                     if is_429 {
                         log_adjusted(op, inner.throttle.throttled(&permit));
+                    } else {
+                        failures += 1;
                     }
-                    let out_of_budget = attempt >= policy.max_attempts.max(1)
+                    // A 429 was not processed: every request waits it out
+                    // within the budget. A read is retried within the budget
+                    // too, unless the service never answered this run (a
+                    // wrong URL fails fast). A write's other failures count.
+                    let counted =
+                        !is_429 && (!op.is_read() || !inner.answered.load(Ordering::Relaxed));
+                    let out_of_budget = (counted && failures >= policy.max_attempts.max(1))
                         || elapsed() + wait > policy.max_elapsed;
                     if out_of_budget {
                         return match result {

@@ -58,26 +58,147 @@ async fn a_429_is_retried_after_its_retry_after() {
 }
 
 #[tokio::test]
-async fn a_503_storm_gives_up_after_the_bound_saying_how_long() {
-    let server = TestServer::start(|_| Reply::detail(503, "overloaded"));
-    let client = server.client(key());
+async fn a_503_storm_on_a_read_is_retried_until_the_budget_is_spent() {
+    let server = TestServer::start(|seen| match (seen.path.as_str(), seen.nth) {
+        // The service answered once: from now on reads retry on time alone.
+        ("/v2/users/first", _) => Reply::status(404),
+        _ => Reply::detail(503, "overloaded"),
+    });
+    let mut config = server.config(key());
+    config.retry.max_elapsed = Duration::from_millis(1500);
+    let client = Client::new(config).unwrap();
+    assert_eq!(client.get_user("first").await.unwrap(), None);
+    let started = Instant::now();
     let err = client.get_user("u1").await.unwrap_err();
-    match &err {
+    let attempts = match &err {
         ApiError::Server {
             status, attempts, ..
-        } => assert_eq!((*status, *attempts), (503, 4)),
+        } => {
+            assert_eq!(*status, 503);
+            *attempts
+        }
         other => panic!("expected Server, got {other:?}"),
-    }
+    };
+    // Waits of at most 100 ms in a 1.5 s budget: many more attempts than
+    // the 4 a write gets.
+    assert!(attempts > 4, "{attempts} attempts");
+    assert!(started.elapsed() >= Duration::from_millis(500));
     let text = err.to_string();
-    assert!(text.contains("after 4 attempt(s) over"), "{text}");
+    assert!(
+        text.contains(&format!("after {attempts} attempt(s) over")),
+        "{text}"
+    );
     assert!(
         text.contains("get_user (GET /v2/users/{user_id})"),
         "{text}"
     );
     assert!(text.contains("overloaded"), "{text}");
-    assert_eq!(server.requests().len(), 4);
+    assert_eq!(server.requests_to("/v2/users/u1").len() as u32, attempts);
     let c = client.stats().operations["GET get_user"];
-    assert_eq!((c.requests, c.retries, c.failures), (4, 3, 1));
+    assert_eq!(c.failures, 1);
+}
+
+#[tokio::test]
+async fn a_503_storm_on_a_write_gives_up_after_max_retries() {
+    let server = TestServer::start(|_| Reply::detail(503, "overloaded"));
+    let client = server.client(key());
+    let err = client
+        .update_log_stream_metric_settings("p", "l", &MetricSettingsRequest::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ApiError::Server {
+                status: 503,
+                attempts: 4,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(server.requests_to(SETTINGS).len(), 4);
+}
+
+#[tokio::test]
+async fn a_500_is_retried_for_a_read_and_final_for_a_write() {
+    let server = TestServer::start(|seen| match (seen.method.as_str(), seen.nth) {
+        ("GET", 0) => Reply::detail(500, "boom"),
+        ("GET", _) => Reply::ok(settings_json()),
+        _ => Reply::detail(500, "boom"),
+    });
+    let client = server.client(key());
+    client
+        .get_log_stream_metric_settings("p", "l")
+        .await
+        .unwrap();
+    let err = client
+        .update_log_stream_metric_settings("p", "l", &MetricSettingsRequest::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ApiError::Server {
+                status: 500,
+                attempts: 1,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let methods: Vec<String> = server
+        .requests_to(SETTINGS)
+        .iter()
+        .map(|s| s.method.clone())
+        .collect();
+    assert_eq!(methods, ["GET", "GET", "PATCH"]);
+}
+
+#[tokio::test]
+async fn a_429_storm_is_waited_out_even_by_a_write() {
+    // Six 429s in a row: more than the 4 attempts a write gets for other
+    // failures, yet the write goes through.
+    let server = TestServer::start(|seen| {
+        if seen.nth < 6 {
+            Reply::status(429).header("retry-after", "0")
+        } else {
+            Reply::ok(settings_json())
+        }
+    });
+    let client = server.client(key());
+    client
+        .update_log_stream_metric_settings("p", "l", &MetricSettingsRequest::default())
+        .await
+        .unwrap();
+    assert_eq!(server.requests_to(SETTINGS).len(), 7);
+    let c = client.stats().operations["PATCH update_log_stream_metric_settings"];
+    assert_eq!((c.rate_limited, c.failures), (6, 0));
+}
+
+#[tokio::test]
+async fn once_the_service_answered_reads_retry_timeouts_within_the_budget() {
+    let server = TestServer::start(|seen| {
+        if seen.path == "/v2/users/first" {
+            Reply::status(404)
+        } else {
+            Reply::ok(settings_json()).after(Duration::from_secs(3))
+        }
+    });
+    let mut config = server.config(key());
+    config.request_timeout = Duration::from_millis(200);
+    config.retry.max_attempts = 2;
+    config.retry.max_elapsed = Duration::from_millis(1500);
+    let client = Client::new(config).unwrap();
+    assert_eq!(client.get_user("first").await.unwrap(), None);
+    let err = client
+        .get_log_stream_metric_settings("p", "l")
+        .await
+        .unwrap_err();
+    match err {
+        ApiError::Timeout { attempts, .. } => assert!(attempts > 2, "{attempts}"),
+        other => panic!("expected Timeout, got {other:?}"),
+    }
 }
 
 #[tokio::test]

@@ -15,6 +15,7 @@ mod cli_docs;
 mod client_aimd;
 mod client_auth;
 mod client_dashboards;
+mod client_faults;
 mod client_ops;
 mod client_reference;
 mod client_retry;
