@@ -3,14 +3,16 @@
 //! the state file. Also the outermost layer of every request
 //! ([`fault_layer`]): sequence number, faults, request log.
 //!
-//! Locks are `std::sync::Mutex`es, never held across an `.await`: reads run
-//! a closure under the lock; writes run a closure under the lock and, when a
-//! state file is configured, write it (on a blocking thread) before the
-//! answer is sent, restoring the previous state if the write fails.
+//! Locks are `std`'s, never held across an `.await`. The state is behind a
+//! read-write lock: reads run a closure under the read lock; writes run a
+//! closure under the write lock and, when a state file is configured (on a
+//! blocking thread), append what it changed to the file before releasing
+//! the lock and flush it to disk after, before the answer is sent (see
+//! `persist`). A write that fails, in the store or in the file, is undone.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State as AxState};
@@ -19,8 +21,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::conn::ConnInfo;
+use super::error::SandboxError;
 use super::faults::{CallerSlot, Fault, FaultState, Faults, RequestRecord};
-use super::persist::StateFile;
+use super::persist::{Persistence, StateFile, write};
 use super::reply::ApiError;
 use super::store::State;
 
@@ -30,14 +33,14 @@ pub const REQUEST_LOG_CAP: usize = 100_000;
 /// The state shared by all handlers of one sandbox.
 #[derive(Debug)]
 pub struct App {
-    state: Mutex<State>,
+    state: Arc<RwLock<State>>,
     /// Bearer tokens issued by `/login`: fingerprint → user id. In memory
     /// only: a restart invalidates them.
     tokens: Mutex<HashMap<String, String>>,
     faults: Mutex<FaultState>,
     log: Mutex<Vec<RequestRecord>>,
     seq: AtomicU64,
-    state_file: Option<StateFile>,
+    persistence: Option<Persistence>,
     /// The header carrying API keys.
     pub api_key_header: HeaderName,
 }
@@ -49,44 +52,59 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+// As for `lock`: a write that fails is undone, so a poisoned lock is
+// recovered.
+fn read_lock<T>(m: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    m.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn write_lock<T>(m: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    m.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 impl App {
-    /// A new app over `state`.
+    /// A new app over `state`, persisted to `state_file` when given.
     pub fn new(
         state: State,
         faults: Faults,
         state_file: Option<StateFile>,
         api_key_header: HeaderName,
-    ) -> Self {
-        App {
-            state: Mutex::new(state),
+    ) -> Result<Self, SandboxError> {
+        let state = Arc::new(RwLock::new(state));
+        let persistence = match state_file {
+            Some(file) => Some(Persistence::start(file, &state)?),
+            None => None,
+        };
+        Ok(App {
+            state,
             tokens: Mutex::new(HashMap::new()),
             faults: Mutex::new(FaultState::new(faults)),
             log: Mutex::new(Vec::new()),
             seq: AtomicU64::new(0),
-            state_file,
+            persistence,
             api_key_header,
-        }
+        })
     }
 
     /// Runs `f` on the state.
     pub fn read<T>(&self, f: impl FnOnce(&State) -> Result<T, ApiError>) -> Result<T, ApiError> {
-        f(&lock(&self.state))
+        f(&read_lock(&self.state))
     }
 
     /// Runs `f` on the state (for tests and infallible reads).
     pub fn inspect<T>(&self, f: impl FnOnce(&State) -> T) -> T {
-        f(&lock(&self.state))
+        f(&read_lock(&self.state))
     }
 
-    /// Runs `f` on the state and persists the result when it succeeds (see
-    /// the module docs).
+    /// Runs `f` on the state and persists what it changed when it succeeds
+    /// (see the module docs).
     pub async fn write<T, F>(self: &Arc<Self>, f: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
         F: FnOnce(&mut State) -> Result<T, ApiError> + Send + 'static,
     {
-        if self.state_file.is_none() {
-            return f(&mut lock(&self.state));
+        if self.persistence.is_none() {
+            return f(&mut write_lock(&self.state));
         }
         let app = Arc::clone(self);
         tokio::task::spawn_blocking(move || app.write_blocking(f))
@@ -100,21 +118,59 @@ impl App {
         &self,
         f: impl FnOnce(&mut State) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
-        let mut state = lock(&self.state);
-        let Some(file) = &self.state_file else {
+        let mut state = write_lock(&self.state);
+        let Some(persistence) = &self.persistence else {
             return f(&mut state);
         };
-        let before = state.clone();
+        let file = persistence.file();
+        let recording = write::begin(&mut state);
         let out = match f(&mut state) {
             Ok(out) => out,
             Err(e) => {
-                *state = before;
+                if !write::rollback(&mut state, recording) {
+                    // Part of the state was replaced and cannot be put back:
+                    // keep the file equal to what is served.
+                    let saved = write::whole(&mut state)
+                        .map_err(|e| ApiError::Internal(format!("state not saved: {e}")))
+                        .and_then(|ops| {
+                            file.append(&ops)
+                                .map_err(|e| ApiError::Internal(format!("state not saved: {e}")))
+                        });
+                    drop(state);
+                    if let Ok(seq) = saved {
+                        let _ = file.sync(seq);
+                    }
+                }
                 return Err(e);
             }
         };
-        if let Err(e) = file.save(&state) {
-            *state = before;
-            return Err(ApiError::Internal(format!("state not saved: {e}")));
+        let appended = write::collect(&mut state, &recording)
+            .map_err(|e| ApiError::Internal(format!("state not saved: {e}")))
+            .and_then(|ops| {
+                if ops.is_empty() {
+                    Ok(None)
+                } else {
+                    file.append(&ops)
+                        .map(Some)
+                        .map_err(|e| ApiError::Internal(format!("state not saved: {e}")))
+                }
+            });
+        let seq = match appended {
+            Ok(seq) => {
+                write::finish(&mut state);
+                seq
+            }
+            Err(e) => {
+                write::rollback(&mut state, recording);
+                return Err(e);
+            }
+        };
+        // Reads go on while the write is flushed to disk.
+        drop(state);
+        if let Some(seq) = seq {
+            file.sync(seq)
+                .map_err(|e| ApiError::Internal(format!("state not saved: {e}")))?;
+            persistence.maybe_compact();
         }
         Ok(out)
     }

@@ -29,6 +29,11 @@ pub struct SandboxArgs {
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
 
+    /// Compact the state file when its journal passes BYTES (default: the
+    /// snapshot's size, at least 1 MiB); for tests of compaction.
+    #[arg(long, value_name = "BYTES", hide = true)]
+    pub compact_after_bytes: Option<u64>,
+
     /// Start from this fixture (JSON, as printed by --dump-fixture) instead
     /// of the built-in demo fixture.
     #[arg(long, value_name = "FILE")]
@@ -237,6 +242,9 @@ pub async fn run_with<W: Write>(
     }
     if let Some(state) = &args.state {
         builder = builder.state_file(state);
+    }
+    if let Some(bytes) = args.compact_after_bytes {
+        builder = builder.compact_after_bytes(bytes);
     }
     let bound = builder.bind().await?;
     let base_url = format!("http://{}", bound.local_addr());

@@ -44,6 +44,23 @@ pub enum SandboxError {
     /// The server stopped with an error.
     #[error("the sandbox server failed: {0}")]
     Serve(#[source] std::io::Error),
+    /// Another sandbox uses the state file.
+    #[error("{} is in use by another sandbox (one sandbox per state file)", path.display())]
+    StateInUse {
+        /// The state file.
+        path: PathBuf,
+    },
+    /// The state file is damaged before its last line (not a write cut
+    /// short by a crash, which is dropped).
+    #[error("{} is damaged at line {line}: {reason}", path.display())]
+    StateDamaged {
+        /// The state file.
+        path: PathBuf,
+        /// The line (1-based).
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// The state could not be saved after an out-of-band change.
     #[error("the state could not be saved: {0}")]
     StateNotSaved(String),

@@ -48,6 +48,7 @@ pub struct SandboxBuilder {
     api_key_header: Option<String>,
     listen: Option<SocketAddr>,
     limits: ConnLimits,
+    compact_after: Option<u64>,
 }
 
 impl SandboxBuilder {
@@ -64,9 +65,18 @@ impl SandboxBuilder {
         self
     }
 
-    /// Persist every change to this file (loaded at start when it exists).
+    /// Persist every change to this file (loaded at start when it exists;
+    /// one sandbox per file).
     pub fn state_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.state_file = Some(path.into());
+        self
+    }
+
+    /// Compact the state file when its journal passes this many bytes
+    /// (default: the snapshot's size, at least 1 MiB). Small values make
+    /// compactions frequent: for tests of them.
+    pub fn compact_after_bytes(mut self, bytes: u64) -> Self {
+        self.compact_after = Some(bytes);
         self
     }
 
@@ -116,16 +126,18 @@ impl SandboxBuilder {
                 reason: format!("{header_name:?} is not a header name"),
             })?;
         let fixture = self.fixture.unwrap_or_default();
-        let state_file = self.state_file.map(StateFile::new);
-        let state = match &state_file {
-            Some(file) => file.load_or_init(fixture)?,
-            None => fixture.into_state(),
+        let (state_file, state) = match &self.state_file {
+            Some(path) => {
+                let (file, state) = StateFile::open(path, fixture, self.compact_after)?;
+                (Some(file), state)
+            }
+            None => (None, fixture.into_state()),
         };
         let addr = self
             .listen
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0)));
         Ok((
-            Arc::new(App::new(state, self.faults, state_file, header)),
+            Arc::new(App::new(state, self.faults, state_file, header)?),
             addr,
             self.limits,
         ))

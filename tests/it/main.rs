@@ -41,6 +41,7 @@ mod sandbox_catalog;
 mod sandbox_connections;
 mod sandbox_contract;
 mod sandbox_dashboards;
+mod sandbox_durability;
 mod sandbox_integrations;
 mod sandbox_operations;
 mod sandbox_runtime;

@@ -17,8 +17,11 @@ use crate::api::{
     ScorerDefaults, ScorerType, ScorerVersion, Section, Template, UserInfo, UserRole, Widget,
 };
 use crate::sandbox::fingerprint::new_id;
+use crate::sandbox::persist::Records;
 
-/// Everything the sandbox holds. See the module docs of `store`.
+/// Everything the sandbox holds. See the module docs of `store`. Each
+/// collection is a [`Records`]: a `Vec` that notes what a write changed,
+/// so the state file records only that.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct State {
     /// Salt of every fingerprint in this state (credentials, tokens).
@@ -28,34 +31,34 @@ pub struct State {
     pub organization: Organization,
     /// Users, with their (sealed) credentials.
     #[serde(default)]
-    pub users: Vec<UserRecord>,
+    pub users: Records<UserRecord>,
     /// Projects.
     #[serde(default)]
-    pub projects: Vec<ProjectRecord>,
+    pub projects: Records<ProjectRecord>,
     /// Log streams of all projects.
     #[serde(default)]
-    pub log_streams: Vec<LogStreamRecord>,
+    pub log_streams: Records<LogStreamRecord>,
     /// Experiments of all projects.
     #[serde(default)]
-    pub experiments: Vec<ExperimentRecord>,
+    pub experiments: Records<ExperimentRecord>,
     /// The scorer catalog: presets and custom scorers, with their versions.
     #[serde(default)]
-    pub scorers: Vec<ScorerRecord>,
+    pub scorers: Records<ScorerRecord>,
     /// Trends dashboards of all log streams.
     #[serde(default)]
-    pub dashboards: Vec<DashboardRecord>,
+    pub dashboards: Records<DashboardRecord>,
     /// Annotation templates of all projects.
     #[serde(default)]
-    pub annotation_templates: Vec<TemplateRecord<AnnotationConstraints>>,
+    pub annotation_templates: Records<TemplateRecord<AnnotationConstraints>>,
     /// Feedback templates of all projects.
     #[serde(default)]
-    pub feedback_templates: Vec<TemplateRecord<FeedbackConstraints>>,
+    pub feedback_templates: Records<TemplateRecord<FeedbackConstraints>>,
     /// Integrations of all users (no secret values).
     #[serde(default)]
-    pub integrations: Vec<IntegrationRecord>,
+    pub integrations: Records<IntegrationRecord>,
     /// Favorited dashboards.
     #[serde(default)]
-    pub favorites: Vec<FavoriteRecord>,
+    pub favorites: Records<FavoriteRecord>,
 }
 
 /// The organization.

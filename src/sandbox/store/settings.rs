@@ -181,19 +181,24 @@ impl State {
         run_id: &str,
     ) -> Result<&mut MetricSettingsResponse, ApiError> {
         self.require_project(project_id)?;
+        // By position, so the state file records this run only.
         match kind {
-            RunKind::LogStream => self
-                .log_streams
-                .iter_mut()
-                .find(|l| l.id == run_id && l.project_id == project_id)
-                .map(|l| &mut l.metric_settings)
-                .ok_or_else(|| ApiError::not_found("Log stream")),
-            RunKind::Experiment => self
-                .experiments
-                .iter_mut()
-                .find(|e| e.id == run_id && e.project_id == project_id)
-                .map(|e| &mut e.metric_settings)
-                .ok_or_else(|| ApiError::not_found("Experiment")),
+            RunKind::LogStream => {
+                let i = self
+                    .log_streams
+                    .iter()
+                    .position(|l| l.id == run_id && l.project_id == project_id)
+                    .ok_or_else(|| ApiError::not_found("Log stream"))?;
+                Ok(&mut self.log_streams[i].metric_settings)
+            }
+            RunKind::Experiment => {
+                let i = self
+                    .experiments
+                    .iter()
+                    .position(|e| e.id == run_id && e.project_id == project_id)
+                    .ok_or_else(|| ApiError::not_found("Experiment"))?;
+                Ok(&mut self.experiments[i].metric_settings)
+            }
         }
     }
 

@@ -20,25 +20,26 @@ use crate::api::{
 
 use super::{ApiError, State, TemplateRecord, UserRecord, now, to_json};
 use crate::sandbox::fingerprint::new_id;
+use crate::sandbox::persist::Records;
 
 /// What distinguishes the two template kinds in the store.
 pub trait TemplateKind: Clone + Serialize + ConstraintKind + Sized {
     /// For messages: `Annotation template` / `Feedback template`.
     const WHAT: &'static str;
     /// The stored templates of this kind.
-    fn records(state: &State) -> &Vec<TemplateRecord<Self>>;
+    fn records(state: &State) -> &Records<TemplateRecord<Self>>;
     /// The stored templates of this kind, to change.
-    fn records_mut(state: &mut State) -> &mut Vec<TemplateRecord<Self>>;
+    fn records_mut(state: &mut State) -> &mut Records<TemplateRecord<Self>>;
     /// Completes the constraints as the service stores them, or 422s.
     fn normalize(self) -> Result<Self, ApiError>;
 }
 
 impl TemplateKind for AnnotationConstraints {
     const WHAT: &'static str = "Annotation template";
-    fn records(state: &State) -> &Vec<TemplateRecord<Self>> {
+    fn records(state: &State) -> &Records<TemplateRecord<Self>> {
         &state.annotation_templates
     }
-    fn records_mut(state: &mut State) -> &mut Vec<TemplateRecord<Self>> {
+    fn records_mut(state: &mut State) -> &mut Records<TemplateRecord<Self>> {
         &mut state.annotation_templates
     }
     fn normalize(self) -> Result<Self, ApiError> {
@@ -70,10 +71,10 @@ impl TemplateKind for AnnotationConstraints {
 
 impl TemplateKind for FeedbackConstraints {
     const WHAT: &'static str = "Feedback template";
-    fn records(state: &State) -> &Vec<TemplateRecord<Self>> {
+    fn records(state: &State) -> &Records<TemplateRecord<Self>> {
         &state.feedback_templates
     }
-    fn records_mut(state: &mut State) -> &mut Vec<TemplateRecord<Self>> {
+    fn records_mut(state: &mut State) -> &mut Records<TemplateRecord<Self>> {
         &mut state.feedback_templates
     }
     fn normalize(self) -> Result<Self, ApiError> {
