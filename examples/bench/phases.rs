@@ -193,6 +193,8 @@ pub struct Suite {
     pub validate: Phase,
     /// `validate` of hostile files, all refused.
     pub hostile: Phase,
+    /// `validate` of a valid one-line 8 MiB flow list, accepted.
+    pub long_line: Phase,
     /// Plan and apply against a rate-limited sandbox.
     pub throttled: Option<Throttled>,
 }
@@ -414,6 +416,8 @@ pub fn run_suite(args: &Args, evalctl: &Path, work: &WorkDir) -> Result<Suite, B
         .map_err(|e| BenchError::io(work.validate(), e))?;
     population::write_hostile_repo(&work.hostile())
         .map_err(|e| BenchError::io(work.hostile(), e))?;
+    let long_line = population::write_long_line(&work.long_line())
+        .map_err(|e| BenchError::io(work.long_line(), e))?;
     let scorers = fixture.state().scorers.len();
     let runs: Vec<(String, String)> = fixture
         .state()
@@ -528,6 +532,14 @@ pub fn run_suite(args: &Args, evalctl: &Path, work: &WorkDir) -> Result<Suite, B
         None,
         false,
     )?;
+    let (long_line, _) = ctx.phase(
+        "hostile: one-line 8 MiB flow list",
+        "long-line",
+        &["validate", &path_str(&long_line)],
+        0,
+        None,
+        false,
+    )?;
 
     let throttled = if ctx.args.skip_throttle {
         None
@@ -550,6 +562,7 @@ pub fn run_suite(args: &Args, evalctl: &Path, work: &WorkDir) -> Result<Suite, B
         drift,
         validate,
         hostile,
+        long_line,
         throttled,
     })
 }

@@ -283,6 +283,33 @@ pub fn write_hostile_repo(dir: &Path) -> std::io::Result<()> {
     std::fs::write(dir.join("many-problems.yaml"), problems)
 }
 
+/// Values of [`write_long_line`]'s flow list: as many as a file may hold, with the
+/// document's other nodes.
+pub const LONG_LINE_VALUES: usize = 249_000;
+
+/// Writes `long-line.yaml` into `dir`: a valid Project document whose one scorer lists
+/// [`LONG_LINE_VALUES`] node types in one flow list on one line, just under the 8 MiB a
+/// file may hold, each value with multi-byte characters (so columns are counted in
+/// characters, not bytes). `validate` must accept it as fast as the same values one per
+/// line. Returns the file.
+pub fn write_long_line(dir: &Path) -> std::io::Result<PathBuf> {
+    reset_dir(dir)?;
+    let mut text = String::from(
+        "kind: Project\nname: long-line\nlog_streams:\n  - name: production\n    metric_settings:\n      scorers:\n        - name: correctness\n          scoreable_node_types: [",
+    );
+    for i in 0..LONG_LINE_VALUES {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        // 31 bytes, 28 characters.
+        let _ = write!(text, "nœud-{i:06}-àbcdéfghijklmnop");
+    }
+    text.push_str("]\n");
+    let path = dir.join("long-line.yaml");
+    std::fs::write(&path, text)?;
+    Ok(path)
+}
+
 /// Changes `state` out of band, as another user of the service would: every
 /// 50th log stream loses its segment filters, and every 100th dashboard
 /// loses its `Quality` section. Returns the number of objects changed.
@@ -341,6 +368,11 @@ impl WorkDir {
     /// The hostile manifests `validate` must refuse.
     pub fn hostile(&self) -> PathBuf {
         self.root.join("hostile")
+    }
+
+    /// The one-line manifest `validate` must accept quickly.
+    pub fn long_line(&self) -> PathBuf {
+        self.root.join("long-line")
     }
 
     /// Where each phase's stdout and stderr go.

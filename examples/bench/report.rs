@@ -25,6 +25,7 @@ fn every_phase(s: &Suite) -> Vec<&Phase> {
         &s.drift,
         &s.validate,
         &s.hostile,
+        &s.long_line,
     ]
     .into_iter()
     .chain(&s.serial)
@@ -266,6 +267,14 @@ pub fn suite(args: &Args, s: &Suite) {
         secs(s.hostile.run.wall),
         mb(s.hostile.run.max_rss_kib),
         verdict(hostile_ok(&s.hostile))
+    );
+    print_phase(&s.long_line, None);
+    println!(
+        "  target: a valid one-line 8 MiB flow list of {} values accepted under 1 s: {}, {}  [{}]",
+        thousands(super::population::LONG_LINE_VALUES),
+        secs(s.long_line.run.wall),
+        mb(s.long_line.run.max_rss_kib),
+        verdict(s.long_line.exit_ok() && s.long_line.run.wall < VALIDATE_TARGET)
     );
     if let Some(t) = &s.throttled {
         throttled(t);
@@ -520,6 +529,17 @@ pub fn summary(args: &Args, suites: &[Suite]) {
         &format!(
             "hostile files refused < 1 s: {}",
             verdict(suites.iter().all(|s| hostile_ok(&s.hostile)))
+        ),
+    );
+    row(
+        &all(&|s| Some(&s.long_line)),
+        &format!(
+            "one-line 8 MiB list accepted < 1 s: {}",
+            verdict(
+                suites
+                    .iter()
+                    .all(|s| s.long_line.exit_ok() && s.long_line.run.wall < VALIDATE_TARGET)
+            )
         ),
     );
     for pick in [

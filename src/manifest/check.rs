@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::diagnostic::{Diagnostic, Span};
+use super::diagnostic::{Diagnostic, LineIndex, Span};
 use super::interpolate::{self, Level};
 use super::schema::{self, INTEGRATION_DOCUMENT, KINDS, PROJECT_DOCUMENT};
 use super::semantic::{self, Anchor};
@@ -68,8 +68,8 @@ pub enum Claim {
 pub struct Input<'a> {
     /// The file as diagnostics name it.
     pub file: &'a str,
-    /// The file's text.
-    pub source: &'a str,
+    /// The file's text, indexed by line.
+    pub lines: &'a LineIndex<'a>,
     /// The document.
     pub document: &'a Document,
 }
@@ -305,15 +305,13 @@ fn reference_span(input: &Input<'_>, pointer: &str, range: Option<(usize, usize)
         return value;
     };
     let nth = decoded[..start].matches(reference).count();
-    let raw_end = value
-        .offset
-        .saturating_add(value.len)
-        .min(input.source.len());
-    let Some(raw) = input.source.get(value.offset..raw_end) else {
+    let source = input.lines.source();
+    let raw_end = value.offset.saturating_add(value.len).min(source.len());
+    let Some(raw) = source.get(value.offset..raw_end) else {
         return value;
     };
     match raw.match_indices(reference).nth(nth) {
-        Some((at, _)) => Span::from_offset(input.source, value.offset + at, reference.len()),
+        Some((at, _)) => input.lines.span(value.offset + at, reference.len()),
         None => value,
     }
 }

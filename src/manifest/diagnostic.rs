@@ -16,6 +16,12 @@ use std::fmt::Write as _;
 use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 
+mod lines;
+
+pub(crate) use lines::char_floor;
+pub use lines::{LineIndex, lines};
+use lines::{line_breaks, saturate, text_start};
+
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -322,93 +328,6 @@ pub fn compare(a: &Diagnostic, b: &Diagnostic) -> Ordering {
         .then_with(|| a.span.map(|s| s.len).cmp(&b.span.map(|s| s.len)))
 }
 
-/// The lines of `source` as YAML counts them: a line ends at `\r\n`, `\n` or a lone `\r`
-/// (YAML 1.2, section 5.4), so a line number means what the parser meant by it. Yields each
-/// line's byte offset and its text without the break (and the first line without a byte
-/// order mark that starts the text); text ending in a break has an empty last line, as an
-/// editor shows it.
-pub fn lines(source: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut start = Some(text_start(source));
-    std::iter::from_fn(move || {
-        let from = start?;
-        let rest = &source[from..];
-        match memchr::memchr2(b'\n', b'\r', rest.as_bytes()) {
-            Some(i) => {
-                let width = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
-                start = Some(from + i + width);
-                Some((from, &rest[..i]))
-            }
-            None => {
-                start = None;
-                Some((from, rest))
-            }
-        }
-    })
-}
-
-/// Where the text of `source` starts: after a byte order mark that starts it, which editors
-/// do not show as a column (any other U+FEFF is a character like any other).
-fn text_start(source: &str) -> usize {
-    if source.starts_with('\u{feff}') { 3 } else { 0 }
-}
-
-/// Spans of one source text, computed from byte offsets in logarithmic time: the line starts
-/// are found once, so a parser that spans every value of a large file stays linear.
-pub struct LineIndex<'s> {
-    source: &'s str,
-    /// The byte offset of each line's first character, as [`lines`] counts lines.
-    starts: Vec<usize>,
-}
-
-impl<'s> LineIndex<'s> {
-    /// Finds the line starts of `source`.
-    #[must_use]
-    pub fn new(source: &'s str) -> Self {
-        let starts = lines(source).map(|(start, _)| start).collect();
-        LineIndex { source, starts }
-    }
-
-    /// The text this index is of.
-    #[must_use]
-    pub fn source(&self) -> &'s str {
-        self.source
-    }
-
-    /// The same as [`Span::from_offset`] on this index's source.
-    #[must_use]
-    pub fn span(&self, offset: usize, len: usize) -> Span {
-        let source = self.source;
-        let offset = char_floor(source, offset);
-        let line = self.starts.partition_point(|&start| start <= offset).max(1);
-        let line_start = self.starts[line - 1].min(offset);
-        let column = source[line_start..offset].chars().count() + 1;
-        Span {
-            line: saturate(line),
-            column: saturate(column),
-            offset,
-            len,
-        }
-    }
-}
-
-/// `offset`, moved back to the end of `source` or to the start of the character it falls
-/// inside (`str::floor_char_boundary`, which needs a newer Rust than the crate's minimum).
-pub(crate) fn char_floor(source: &str, offset: usize) -> usize {
-    let mut offset = offset.min(source.len());
-    while !source.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    offset
-}
-
-/// How many line breaks `text` holds, counting `\r\n` once (see [`lines`]).
-fn line_breaks(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    memchr::memchr2_iter(b'\n', b'\r', bytes)
-        .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'))
-        .count()
-}
-
 /// Characters of the offending line an excerpt shows at most; a longer line is cut around
 /// the span, with `…` where text was left out.
 const EXCERPT_CHARS: usize = 160;
@@ -516,10 +435,6 @@ fn sanitize(text: &str) -> String {
     } else {
         text.to_owned()
     }
-}
-
-fn saturate(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// The styles of one diagnostic: all plain when colour is off.

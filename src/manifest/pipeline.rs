@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::check::{self, Checked, Input};
-use super::diagnostic::{Diagnostic, Span};
+use super::diagnostic::{Diagnostic, LineIndex, Span};
 use super::files::{FileError, ManifestFile};
 use super::mask;
 use super::set::Origin;
@@ -161,6 +161,7 @@ fn file(
     env: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> Result<FileOutcome, FileError> {
     let file = ManifestFile::read(path, limits)?;
+    let lines = LineIndex::new(&file.text);
     let mut hidden: Vec<Span> = Vec::new();
     let documents = file
         .documents()
@@ -168,7 +169,7 @@ fn file(
         .map(|document| {
             let input = Input {
                 file: &file.name,
-                source: &file.text,
+                lines: &lines,
                 document,
             };
             let mut checked = check::check(&input, env);

@@ -298,11 +298,16 @@ impl Flattener<'_> {
 
     fn node_here(&mut self, node: Spanned<Raw>, key: Option<Span>) -> (Value, SpanTree) {
         let value_span = self.span(&node.referenced);
-        let defined_span = self.span(&node.defined);
+        let aliased = node.defined != node.referenced;
+        let defined_span = if aliased {
+            self.span(&node.defined)
+        } else {
+            value_span
+        };
         let at = NodeSpan {
             value: value_span,
             key,
-            defined: (node.defined != node.referenced).then_some(defined_span),
+            defined: aliased.then_some(defined_span),
         };
         let (value, kids) = match node.value {
             Raw::Null => (Value::Null, Kids::Leaf),
@@ -446,7 +451,7 @@ fn to_span(location: &Location, lines: &LineIndex) -> Option<Span> {
         Some((offset, len)) => lines.span(offset, len),
         None => {
             let chars = usize::try_from(span.len()).unwrap_or(1);
-            Span::from_line_column(source, line, column, chars)
+            lines.span_at(line, column, chars)
         }
     })
 }

@@ -53,11 +53,14 @@ fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
 }
 
 /// Where each line of a text starts, counted the way YAML counts lines (a line ends at
-/// `\r\n`, `\n` or a lone `\r`; a byte order mark starting the text is no column), built once per
-/// text so checking every span stays linear.
+/// `\r\n`, `\n` or a lone `\r`; a byte order mark starting the text is no column), and how
+/// many characters start before each byte, built once per text so checking every span stays
+/// linear, however long the lines.
 struct LineTable<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// `chars[i]`: the characters of `text[..i]`, for every char boundary `i`.
+    chars: Vec<usize>,
 }
 
 impl<'a> LineTable<'a> {
@@ -69,14 +72,24 @@ impl<'a> LineTable<'a> {
                 starts.push(i + 1);
             }
         }
-        LineTable { text, starts }
+        let mut chars = vec![0; text.len() + 1];
+        for (n, (i, c)) in text.char_indices().enumerate() {
+            for slot in &mut chars[i + 1..=i + c.len_utf8()] {
+                *slot = n + 1;
+            }
+        }
+        LineTable {
+            text,
+            starts,
+            chars,
+        }
     }
 
     /// The 1-based line and column (in characters) of byte `offset`.
     fn position(&self, offset: usize) -> (usize, usize) {
         let line = self.starts.partition_point(|&s| s <= offset).max(1);
         let start = self.starts[line - 1].min(offset);
-        (line, self.text[start..offset].chars().count() + 1)
+        (line, self.chars[offset] - self.chars[start] + 1)
     }
 }
 
@@ -281,6 +294,44 @@ fn hostile_yaml() -> impl Strategy<Value = String> {
         1 => (1usize..5_000).prop_map(|n| (0..n).map(|i| format!("k{i}: {i}\n")).collect::<String>()),
         1 => (1usize..2_000).prop_map(|n| "a: &x 1\n".repeat(n) + "b: *x\n"),
     ]
+}
+
+/// One value of a long flow list: scalars and small collections, with multi-byte text.
+fn long_line_item() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => "[a-z]{1,12}",
+        3 => "[a-zéü€😀ﬁ]{1,8}",
+        1 => "[0-9]{1,6}",
+        1 => "\"[a-z é€😀]{0,8}\"",
+        1 => "'[a-zü]{0,4}'",
+        1 => "\\{a: [a-zé]{1,4}, b: \\[1, 😀\\]\\}",
+    ]
+}
+
+/// A document whose values sit on one long line (tens of kilobytes, many column
+/// checkpoints), between short lines, with any kind of line break.
+fn long_line_yaml() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(long_line_item(), 1..3_000),
+        prop::sample::select(vec!["\n", "\r\n", "\r"]),
+        any::<bool>(),
+    )
+        .prop_map(|(items, eol, bom)| {
+            format!(
+                "{}kind: Project{eol}list: [{}]{eol}after: é{eol}",
+                if bom { "\u{feff}" } else { "" },
+                items.join(", ")
+            )
+        })
+}
+
+proptest! {
+    #![proptest_config(config(32))]
+
+    #[test]
+    fn the_parser_spans_every_value_of_long_lines(text in long_line_yaml()) {
+        parses_sanely(&text)?;
+    }
 }
 
 proptest! {
@@ -578,6 +629,37 @@ fn loads_sanely(files: &[String]) -> Result<(), TestCaseError> {
         prop_assert!(!rendered.is_empty(), "errors that do not render");
     }
     Ok(())
+}
+
+/// A log stream of a one-line Project document: valid, or with a mistake the loader
+/// reports at its place on the line.
+fn long_line_log_stream() -> impl Strategy<Value = String> {
+    (
+        "[a-zéü€😀]{1,10}",
+        prop_oneof![
+            Just(String::new()),
+            Just(", unknwn: ü".to_owned()),
+            Just(", metric_settings: {segment_filters: [{sample_rate: 1.5}]}".to_owned()),
+            Just(", trends: {sections: [{name: é, color: red}]}".to_owned()),
+            Just(", metric_settings: {scorers: [{name: ${UNSET_VARIABLE}}]}".to_owned()),
+        ],
+    )
+        .prop_map(|(name, rest)| format!("{{name: {name}{rest}}}"))
+}
+
+proptest! {
+    #![proptest_config(config(16))]
+
+    #[test]
+    fn the_loader_points_at_mistakes_on_long_lines(
+        streams in prop::collection::vec(long_line_log_stream(), 1..1_500),
+    ) {
+        let text = format!(
+            "kind: Project\nname: é\nlog_streams: [{}]\n---\nkind: Integration\nprovider: openai\ntoken: {LEAK}\n",
+            streams.join(", ")
+        );
+        loads_sanely(&[text])?;
+    }
 }
 
 proptest! {
