@@ -26,6 +26,7 @@ mod e2e_read_path;
 mod e2e_reconcile;
 mod e2e_secrets;
 mod fault_suite;
+mod install_action;
 mod manifest_load;
 mod manifest_yaml;
 mod plan_pure;
