@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuar
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State as AxState};
-use axum::http::HeaderName;
+use axum::http::{HeaderName, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -26,6 +26,7 @@ use super::faults::{CallerSlot, Fault, FaultState, Faults, RequestRecord};
 use super::persist::{Persistence, StateFile, write};
 use super::reply::ApiError;
 use super::store::State;
+use super::validation::with_content_type;
 
 /// The most requests the log keeps; beyond it the oldest tenth is dropped.
 pub const REQUEST_LOG_CAP: usize = 100_000;
@@ -281,6 +282,11 @@ pub async fn fault_layer(
         },
         slot,
     };
+    // A value that is not text is no JSON media type.
+    let content_type = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap_or_default().to_owned());
     // The request runs to completion in its own task, like a real service
     // that keeps processing after the client gave up (a timeout, a dropped
     // connection): a create the client stopped waiting for still lands.
@@ -289,11 +295,11 @@ pub async fn fault_layer(
             tokio::time::sleep(decision.delay).await;
         }
         let response = match decision.fault {
-            None => next.run(request).await,
+            None => with_content_type(content_type.as_deref(), next.run(request)).await,
             Some(fault) => {
                 if fault.processes() {
                     // The change is applied; only the answer is lost.
-                    let _ = next.run(request).await;
+                    let _ = with_content_type(content_type.as_deref(), next.run(request)).await;
                 }
                 match fault {
                     Fault::Drop | Fault::DropAfter => {

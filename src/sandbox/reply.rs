@@ -73,12 +73,14 @@ impl ApiError {
         ApiError::NotFound(format!("{what} not found"))
     }
 
-    /// A 422 from typed validation errors.
+    /// A 422 from typed validation errors (secret inputs redacted, see
+    /// [`redact_detail`]).
     pub fn invalid(errors: Vec<ValidationError>) -> Self {
         ApiError::Validation(
             errors
                 .iter()
                 .map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
+                .map(redact_detail)
                 .collect(),
         )
     }
@@ -117,7 +119,11 @@ impl ApiError {
             ApiError::PayloadTooLarge { limit } => {
                 json!({ "detail": format!("Request body too large (limit {limit} bytes)") })
             }
-            ApiError::Validation(details) => json!({ "detail": details }),
+            ApiError::Validation(details) => {
+                let details: Vec<serde_json::Value> =
+                    details.iter().cloned().map(redact_detail).collect();
+                json!({ "detail": details })
+            }
             ApiError::TooManyRequests { .. } => json!({ "detail": "Too Many Requests" }),
             ApiError::Internal(d) => json!({ "detail": format!("Internal Server Error: {d}") }),
             ApiError::Injected(code) => json!({
@@ -148,6 +154,44 @@ impl IntoResponse for ApiError {
         }
         response
     }
+}
+
+/// A deliberate departure from the service, which echoes the faulty input
+/// as is: no 422 carries a secret back. A detail whose `loc` passes through
+/// a secret key (`token`, `password`, `api_key`, ... by
+/// `crate::api::secret::is_secret_key`) has its whole `input` replaced by
+/// `"[redacted]"`, whatever its shape (a token sent as an object or a list
+/// is as secret as a string); a raw body (a JSON-shaped body sent with
+/// another `Content-Type`, echoed as text at `["body"]`) that names a
+/// secret key anywhere is redacted whole; any other `input` has the values
+/// of secret keys redacted at any depth. Applied to every 422 the sandbox
+/// writes, so no path can skip it.
+pub fn redact_detail(mut detail: serde_json::Value) -> serde_json::Value {
+    use crate::api::secret::{is_secret_key, redact_value};
+    use serde_json::Value;
+    let loc: Vec<&str> = detail["loc"]
+        .as_array()
+        .map(|l| l.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let under_secret = loc.iter().any(|k| is_secret_key(k));
+    let whole_body = loc == ["body"];
+    if let Some(input) = detail.get_mut("input") {
+        match input {
+            Value::Null => {}
+            _ if under_secret => *input = Value::String("[redacted]".into()),
+            Value::String(text) if whole_body && names_a_secret(text) => {
+                *input = Value::String("[redacted]".into());
+            }
+            _ => redact_value(input),
+        }
+    }
+    detail
+}
+
+/// Whether raw text names a secret key (`{"token": ...}`, `token=...`).
+fn names_a_secret(text: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(crate::api::secret::is_secret_key)
 }
 
 /// Shorthand for handler results.

@@ -21,7 +21,7 @@ use std::sync::LazyLock;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::reply::ApiError;
+use super::reply::{ApiError, redact_detail};
 use crate::api::{LocItem, ScorerName, ValidationError};
 use crate::schemacheck::pyjson::{BodyError, decode_body};
 use crate::schemacheck::{Dialect, ParamSource, PathSeg, Schemas, pydantic, uuid_param};
@@ -72,6 +72,39 @@ fn spec_patches(doc: &mut Value) {
                 .or_insert_with(|| description.clone());
         }
     }
+}
+
+tokio::task_local! {
+    /// Whether the body of the request being handled is JSON by its
+    /// `Content-Type` (set by [`with_content_type`]).
+    static BODY_IS_JSON: bool;
+}
+
+/// Whether a `Content-Type` makes a body JSON, as FastAPI decides it: no
+/// header, or `application/json`, or `application/<anything>+json`
+/// (parameters such as `charset` ignored, case-insensitive). Anything else
+/// (`text/plain`, a form, a malformed value) leaves the body raw.
+pub fn is_json_content_type(content_type: Option<&str>) -> bool {
+    let Some(value) = content_type else {
+        return true;
+    };
+    let media = value.split(';').next().unwrap_or_default().trim();
+    let Some((main, sub)) = media.split_once('/') else {
+        return false;
+    };
+    let sub = sub.trim().to_ascii_lowercase();
+    main.trim().eq_ignore_ascii_case("application") && (sub == "json" || sub.ends_with("+json"))
+}
+
+/// Runs a request's handling (`handle`) with its `Content-Type` known to
+/// [`Checker::body_value`].
+pub async fn with_content_type<F: std::future::Future>(
+    content_type: Option<&str>,
+    handle: F,
+) -> F::Output {
+    BODY_IS_JSON
+        .scope(is_json_content_type(content_type), handle)
+        .await
 }
 
 /// The most bytes of a request body the sandbox reads (larger is a 413).
@@ -184,11 +217,17 @@ impl Checker {
         Some(value)
     }
 
-    /// Decodes a required JSON body without validating it yet.
+    /// Decodes a required JSON body without validating it yet. As FastAPI
+    /// does, a body whose `Content-Type` is not JSON is not decoded: it is
+    /// the raw text, which a model's schema then refuses (422
+    /// `model_attributes_type` at `["body"]`); see [`with_content_type`].
     pub fn body_value(&mut self, bytes: &[u8]) -> Option<Value> {
         if bytes.is_empty() {
             self.details.push(pydantic::missing_body());
             return None;
+        }
+        if !BODY_IS_JSON.try_with(|json| *json).unwrap_or(true) {
+            return Some(Value::String(String::from_utf8_lossy(bytes).into_owned()));
         }
         match decode_body(bytes) {
             Ok(v) => Some(v),
@@ -227,27 +266,6 @@ impl Checker {
             ))
         }
     }
-}
-
-/// A deliberate departure from the service, which echoes the faulty input
-/// as is: secret values (an integration token, a password) are replaced by
-/// `"[redacted]"` in a 422's `input`, at any depth, so no answer of the
-/// sandbox carries one back.
-fn redact_detail(mut detail: Value) -> Value {
-    use crate::api::secret::{is_secret_key, redact_value};
-    let secret_loc = detail["loc"]
-        .as_array()
-        .and_then(|l| l.last())
-        .and_then(Value::as_str)
-        .is_some_and(is_secret_key);
-    if let Some(input) = detail.get_mut("input") {
-        if secret_loc && !input.is_null() && !input.is_object() {
-            *input = Value::String("[redacted]".into());
-        } else {
-            redact_value(input);
-        }
-    }
-    detail
 }
 
 /// Deserializes a validated body into a wire type. A failure (the
@@ -380,6 +398,57 @@ mod tests {
         );
         assert!(locs.iter().any(|l| l.contains("scorer_type")), "{locs:?}");
         assert!(details.len() >= 4, "{details:?}");
+    }
+
+    #[test]
+    fn content_types_are_json_as_fastapi_decides() {
+        for json in [
+            None,
+            Some("application/json"),
+            Some("Application/JSON; charset=utf-8"),
+            Some("application/vnd.api+json"),
+        ] {
+            assert!(is_json_content_type(json), "{json:?}");
+        }
+        for raw in [
+            Some("text/plain"),
+            Some("application/x-www-form-urlencoded"),
+            Some("text/json"),
+            Some("json"),
+            Some(""),
+        ] {
+            assert!(!is_json_content_type(raw), "{raw:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_json_body_sent_as_text_is_refused_as_fastapi_does() {
+        let body = br#"{"name": "x"}"#;
+        let d = with_content_type(Some("text/plain"), async {
+            let mut c = Checker::new();
+            c.body(body, "SectionCreateRequest");
+            c.finish()
+        })
+        .await;
+        let Err(ApiError::Validation(d)) = d else {
+            panic!("expected 422")
+        };
+        assert_eq!(
+            d,
+            vec![json!({
+                "type": "model_attributes_type",
+                "loc": ["body"],
+                "msg": "Input should be a valid dictionary or object to extract fields from",
+                "input": "{\"name\": \"x\"}",
+            })]
+        );
+        let ok = with_content_type(Some("application/json"), async {
+            let mut c = Checker::new();
+            c.body(body, "SectionCreateRequest");
+            c.finish()
+        })
+        .await;
+        assert!(ok.is_ok());
     }
 
     #[test]

@@ -40,6 +40,7 @@ mod render_text;
 mod sandbox_auth;
 mod sandbox_catalog;
 mod sandbox_connections;
+mod sandbox_content_type;
 mod sandbox_contract;
 mod sandbox_dashboards;
 mod sandbox_durability;
