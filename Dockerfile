@@ -13,7 +13,8 @@
 
 ARG RUST_VERSION=1.95
 
-# Build: Alpine's Rust targets musl natively (x86_64- or aarch64-unknown-linux-musl,
+# Build (the dist profile of Cargo.toml, as the release binaries): Alpine's Rust
+# targets musl natively (x86_64- or aarch64-unknown-linux-musl,
 # as the build platform is), and links statically by default.
 FROM rust:${RUST_VERSION}-alpine AS build
 # musl-dev: the C runtime the static link needs; gcc comes with the image.
@@ -26,8 +27,8 @@ COPY src ./src
 COPY tests/reference/service-openapi.json ./tests/reference/service-openapi.json
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
-    cargo build --release --locked --bin evalctl \
-    && cp target/release/evalctl /usr/local/bin/evalctl
+    cargo build --profile dist --locked --bin evalctl \
+    && cp target/dist/evalctl /usr/local/bin/evalctl
 # Refuse a binary that is not static (distroless/static has no libc): no
 # program interpreter, no shared library needed.
 RUN ! readelf --program-headers --dynamic /usr/local/bin/evalctl | grep -E 'INTERP|NEEDED' \
