@@ -41,11 +41,19 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The long help of `-v`.
+const VERBOSE_LONG_HELP: &str = "More logging on stderr. -v: each request to the service \
+(method, path with the base URL's prefix, status, attempt, milliseconds). -vv: also each retry \
+with its cause and wait (Retry-After included) and each change of the in-flight limit. -vvv: also \
+request and response bodies, secrets redacted. Secrets (API keys, passwords, tokens, integration \
+credentials) are never logged, at any level. EVALCTL_LOG takes RUST_LOG-style filters and \
+replaces -v/-q, e.g. EVALCTL_LOG=evalctl::client=debug or EVALCTL_LOG=info,evalctl::sandbox=warn.";
+
 /// Options of every command.
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// More logging on stderr: -v info, -vv debug, -vvv trace. Secrets are never logged.
-    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    #[arg(short, long, action = clap::ArgAction::Count, global = true, long_help = VERBOSE_LONG_HELP)]
     pub verbose: u8,
     /// Only errors on stderr.
     #[arg(short, long, global = true, conflicts_with = "verbose")]

@@ -5,12 +5,18 @@
 //! - A user name and password go as HTTP Basic where the operation accepts it
 //!   ([`super::operation::Operation::basic_ok`]); elsewhere (spec operations 3,
 //!   6 and 10) the client logs in (`POST {base_url}/login`) and sends the
-//!   bearer token, cached for every later request. A 401 on a request sent with
+//!   bearer token, cached for every later request. A deployment may refuse
+//!   Basic on more operations than the spec lists: a 401 to a Basic request
+//!   sends that request again with the bearer token, and the operation is
+//!   remembered ([`BasicRefusals`]) so that it goes with the token for the
+//!   rest of the run. A 401 on a request sent with
 //!   that token means it expired: the client logs in again, once, and retries
 //!   the request once ([`TokenCache::refresh`] makes concurrent refreshes one).
 //! - A static access token is sent as a bearer token; it cannot be renewed.
 
+use std::collections::HashSet;
 use std::future::Future;
+use std::sync::Mutex;
 
 use base64::Engine as _;
 use reqwest::header::HeaderValue;
@@ -41,6 +47,28 @@ pub fn scheme_for(credentials: &Credentials, op: &Operation) -> Scheme {
         Credentials::AccessToken(_) => Scheme::StaticBearer,
         Credentials::Password { .. } if op.basic_ok => Scheme::Basic,
         Credentials::Password { .. } => Scheme::LoginBearer,
+    }
+}
+
+/// The operations that refused HTTP Basic in this run (a 401 to a Basic
+/// request): they are sent with the login's bearer token from then on.
+#[derive(Debug, Default)]
+pub(crate) struct BasicRefusals(Mutex<HashSet<&'static str>>);
+
+impl BasicRefusals {
+    /// Whether `op` refused Basic before.
+    pub(crate) fn refused(&self, op: &Operation) -> bool {
+        self.lock().contains(op.name)
+    }
+
+    /// Remembers that `op` refused Basic; `true` the first time.
+    pub(crate) fn remember(&self, op: &'static Operation) -> bool {
+        self.lock().insert(op.name)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<&'static str>> {
+        // A set of names stays valid whatever a panicking holder did.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 

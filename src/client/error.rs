@@ -66,6 +66,18 @@ pub enum ApiError {
         /// The service's `detail`, if any (e.g. `Log stream not found`).
         detail: Option<String>,
     },
+    /// 404 from a listing or lookup that exists on every deployment (the
+    /// project listing, the scorer catalog, the caller's own record, the
+    /// login): the base URL is the suspect, not the manifests.
+    #[error(
+        "{operation}: not found (404) at {url}: this exists on every deployment of the service, so the base URL is the suspect (a missing, extra or misspelt path prefix?); check --base-url / EVALCTL_BASE_URL"
+    )]
+    WrongBaseUrl {
+        /// The operation.
+        operation: &'static Operation,
+        /// The full URL sent, with the base URL's path prefix (no query).
+        url: String,
+    },
     /// 409: the request conflicts with the current state (e.g. a duplicate name).
     #[error("{operation}: conflict (409){}; re-read the current state", detail_suffix(.detail))]
     Conflict {
@@ -212,7 +224,7 @@ impl ApiError {
             ApiError::Validation { .. } => Some(422),
             ApiError::Unauthorized { .. } => Some(401),
             ApiError::Forbidden { .. } => Some(403),
-            ApiError::NotFound { .. } => Some(404),
+            ApiError::NotFound { .. } | ApiError::WrongBaseUrl { .. } => Some(404),
             ApiError::Conflict { .. } => Some(409),
             ApiError::RateLimited { .. } => Some(429),
             ApiError::Rejected { status, .. }

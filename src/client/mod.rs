@@ -61,6 +61,8 @@ struct Inner {
     credential: auth::CredentialHeader,
     http: reqwest::Client,
     tokens: auth::TokenCache,
+    /// Operations that refused HTTP Basic in this run.
+    basic_refusals: auth::BasicRefusals,
     throttle: throttle::Throttle,
     stats: stats::Stats,
     rng: Mutex<fastrand::Rng>,
@@ -111,6 +113,7 @@ impl Client {
                 credential,
                 http,
                 tokens: auth::TokenCache::default(),
+                basic_refusals: auth::BasicRefusals::default(),
                 stats: stats::Stats::default(),
                 rng: Mutex::new(fastrand::Rng::new()),
                 answered: AtomicBool::new(false),

@@ -60,6 +60,23 @@ impl Operation {
         self.method == Method::GET || self.retry == Retry::Read
     }
 
+    /// Whether the operation's resource exists on every deployment (the
+    /// project listing, the scorer catalog, the integrations listing, the
+    /// caller's own record, the logins): a 404 from it means the base URL is
+    /// wrong, not an id or a name.
+    pub fn always_exists(&self) -> bool {
+        [
+            &LIST_PROJECTS,
+            &LIST_SCORERS,
+            &LIST_INTEGRATIONS,
+            &GET_CURRENT_USER,
+            &LOGIN,
+            &LOGIN_API_KEY,
+        ]
+        .iter()
+        .any(|op| std::ptr::eq(*op, self))
+    }
+
     /// The names of the template's parameters, in order.
     pub fn params(&self) -> Vec<&'static str> {
         self.path

@@ -6,7 +6,9 @@
 //! Bearer <token>` (issued by the logins, kept in memory only, so a restart
 //! invalidates it) and `Authorization: Basic` — except on spec operations 3
 //! (create a section), 6 (scorer-version projects) and 10 (favorite), whose
-//! handlers take [`CallerNoBasic`]: there Basic is not accepted. Missing or wrong
+//! handlers take [`CallerNoBasic`]: there Basic is not accepted (nor, with
+//! [`BasicPolicy::refuse_on_trends`], on any trends operation, as some
+//! deployments do beyond the spec's list). Missing or wrong
 //! credentials are a 401 `{"detail":"Not authenticated"}` with
 //! `WWW-Authenticate`. When several credentials are sent, any valid one
 //! authenticates. A `read_only` user gets a 403 on writes
@@ -66,7 +68,27 @@ impl FromRequestParts<Arc<App>> for CallerNoBasic {
     }
 }
 
+/// Where HTTP Basic is refused beyond the spec's three operations (a
+/// request extension the server sets for every request).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BasicPolicy {
+    /// Refuse Basic on every trends operation (a path with `/trends`).
+    pub refuse_on_trends: bool,
+}
+
+impl BasicPolicy {
+    /// Whether Basic is refused on `path`.
+    pub fn refuses(&self, path: &str) -> bool {
+        self.refuse_on_trends && path.contains("/trends")
+    }
+}
+
 fn authenticate(parts: &Parts, app: &App, basic_allowed: bool) -> Result<Caller, ApiError> {
+    let basic_allowed = basic_allowed
+        && !parts
+            .extensions
+            .get::<BasicPolicy>()
+            .is_some_and(|p| p.refuses(parts.uri.path()));
     let api_key = parts
         .headers
         .get(&app.api_key_header)

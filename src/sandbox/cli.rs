@@ -74,6 +74,11 @@ pub struct SandboxArgs {
     #[arg(long, value_name = "N", help_heading = "Connections")]
     pub max_connections: Option<usize>,
 
+    /// Refuse HTTP Basic on every trends operation, not only on the spec's three (as some
+    /// deployments do)
+    #[arg(long)]
+    pub refuse_basic_on_trends: bool,
+
     /// Fault: latency added to every request, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 0, help_heading = "Faults")]
     pub latency_ms: u64,
@@ -233,6 +238,7 @@ pub async fn run_with<W: Write>(
     let mut builder = Sandbox::builder()
         .fixture(fixture)
         .faults(args.faults()?)
+        .refuse_basic_on_trends(args.refuse_basic_on_trends)
         .api_key_header(&args.api_key_header)
         .listen(addr)
         .header_read_timeout(Duration::from_millis(args.header_read_timeout_ms))

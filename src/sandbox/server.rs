@@ -13,6 +13,7 @@ use std::time::Duration;
 use axum::http::HeaderName;
 
 use super::app::App;
+use super::auth::BasicPolicy;
 use super::conn::{ConnInfo, ConnLimits, SandboxListener};
 use super::error::SandboxError;
 use super::faults::{Faults, RequestRecord};
@@ -49,9 +50,17 @@ pub struct SandboxBuilder {
     listen: Option<SocketAddr>,
     limits: ConnLimits,
     compact_after: Option<u64>,
+    basic: BasicPolicy,
 }
 
 impl SandboxBuilder {
+    /// Refuse HTTP Basic on every trends operation, not only on the spec's
+    /// three, as some deployments do (default: the spec's rules).
+    pub fn refuse_basic_on_trends(mut self, refuse: bool) -> Self {
+        self.basic.refuse_on_trends = refuse;
+        self
+    }
+
     /// The state to start from (default: [`Fixture::demo`]). Ignored when
     /// the state file exists.
     pub fn fixture(mut self, fixture: Fixture) -> Self {
@@ -145,6 +154,7 @@ impl SandboxBuilder {
 
     /// Binds the listen address in the current tokio runtime.
     pub async fn bind(self) -> Result<Bound, SandboxError> {
+        let basic = self.basic;
         let (app, addr, limits) = self.app()?;
         let listener =
             tokio::net::TcpListener::bind(addr)
@@ -159,12 +169,14 @@ impl SandboxBuilder {
             listener,
             addr: local,
             limits,
+            basic,
         })
     }
 
     /// Starts the sandbox on its own thread and runtime and returns at once,
     /// listening.
     pub fn start(self) -> Result<SandboxHandle, SandboxError> {
+        let basic = self.basic;
         let (app, addr, limits) = self.app()?;
         let std_listener = std::net::TcpListener::bind(addr).map_err(|e| SandboxError::Bind {
             addr: addr.to_string(),
@@ -190,6 +202,7 @@ impl SandboxBuilder {
             listener,
             addr: local,
             limits,
+            basic,
         };
         let thread = std::thread::Builder::new()
             .name("evalctl-sandbox".into())
@@ -217,6 +230,7 @@ pub struct Bound {
     listener: tokio::net::TcpListener,
     addr: SocketAddr,
     limits: ConnLimits,
+    basic: BasicPolicy,
 }
 
 impl Bound {
@@ -237,7 +251,9 @@ impl Bound {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), SandboxError> {
         let (fired_tx, fired_rx) = tokio::sync::oneshot::channel::<()>();
-        let service = router(self.app).into_make_service_with_connect_info::<ConnInfo>();
+        let service = router(self.app)
+            .layer(axum::Extension(self.basic))
+            .into_make_service_with_connect_info::<ConnInfo>();
         let server = axum::serve(SandboxListener::new(self.listener, self.limits), service)
             .with_graceful_shutdown(async move {
                 shutdown.await;
