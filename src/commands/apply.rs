@@ -17,19 +17,20 @@ use crate::reconcile::apply::{ApplyOptions, apply};
 use crate::reconcile::confirm::{check_fields, check_unchanged, replan_touched};
 use crate::reconcile::read::catalog::read_catalog;
 use crate::render::{Format, Mode, RenderOptions, render_apply, render_plan};
-use crate::state::Catalog;
+use crate::state::State;
 
 use super::connect::{Connection, connect};
 use super::reconcile::{plan_from_manifests, plan_with, process_env};
 use super::saved_plan;
 
-/// What apply works from: the plan, the connection, the scorer catalog, and
-/// the manifests the plan came from (`None` for a saved plan).
+/// What apply works from: the plan, the connection, the state the plan was
+/// made from (for a saved plan, the scorer catalog only), and the manifests
+/// the plan came from (`None` for a saved plan).
 struct Prepared {
     plan: Plan,
     enrichment: Enrichment,
     connection: Connection,
-    catalog: Catalog,
+    state: State,
     desired: Option<ManifestSet>,
 }
 
@@ -43,7 +44,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         plan,
         enrichment,
         connection,
-        catalog,
+        state,
         desired,
     } = prepared;
     let render_options = RenderOptions {
@@ -84,9 +85,10 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         .collect();
     let unconverged = match &desired {
         Some(desired) => {
-            replan_touched(&connection.client, desired, args.shape.prune, &applied).await
+            let prune = args.shape.prune;
+            replan_touched(&connection.client, desired, prune, &applied, Some(&state)).await
         }
-        None => check_fields(&connection.client, &catalog, &applied).await,
+        None => check_fields(&connection.client, &state.catalog, &applied).await,
     };
     drop(progress);
     let report = ApplyReport {
@@ -129,7 +131,7 @@ async fn from_manifests(args: &ApplyArgs, printer: &Printer) -> Result<Prepared,
         plan: planned.plan,
         enrichment: planned.enrichment,
         connection: planned.connection,
-        catalog: planned.state.catalog,
+        state: planned.state,
         desired: Some(planned.desired),
     })
 }
@@ -168,7 +170,10 @@ async fn from_saved_plan(args: &ApplyArgs, path: &std::path::Path) -> Result<Pre
         plan: saved.plan,
         enrichment: Enrichment::default(),
         connection,
-        catalog,
+        state: State {
+            catalog,
+            ..State::default()
+        },
         desired: None,
     })
 }

@@ -26,14 +26,27 @@ use crate::state::integrations::declared_fields;
 /// Keys of a read that describe the record, not its configuration.
 const RECORD_KEYS: &[&str] = &["id", "name", "provider", "extra"];
 
+/// Why an integration cannot be exported (a warning: the rest is exported).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unexportable {
+    /// The provider is one this version does not know.
+    #[error(
+        "integration `{0}`: this version of evalctl does not know the provider; it was not exported"
+    )]
+    UnknownProvider(String),
+    /// The read lacks a field the provider's body requires.
+    #[error(
+        "integration `{0}`: the service's read lacks a field its body needs; it was not exported"
+    )]
+    Incomplete(String),
+}
+
 /// The Integration document of one live integration, or why it cannot be
 /// exported (an unknown provider, or a read missing a required field).
-pub fn integration_document(live: &IntegrationConfig) -> Result<Document, String> {
+pub fn integration_document(live: &IntegrationConfig) -> Result<Document, Unexportable> {
     let provider = &live.provider;
     if let IntegrationProvider::Unknown(name) = provider {
-        return Err(format!(
-            "integration `{name}`: this version of evalctl does not know the provider; it was not exported"
-        ));
+        return Err(Unexportable::UnknownProvider(name.clone()));
     }
     let mut fields = Map::new();
     for (key, value) in live
@@ -157,7 +170,7 @@ fn typed(
     provider: &IntegrationProvider,
     fields: &Map<String, Value>,
     secrets: &Map<String, Value>,
-) -> Result<IntegrationCreate<EnvRef>, String> {
+) -> Result<IntegrationCreate<EnvRef>, Unexportable> {
     let mut body = Map::new();
     body.insert("provider".into(), json!(provider.as_str()));
     for (k, v) in fields {
@@ -188,7 +201,7 @@ fn typed_field_by_field(
     fields: &Map<String, Value>,
     secrets: &Map<String, Value>,
     full: &Map<String, Value>,
-) -> Result<IntegrationCreate<EnvRef>, String> {
+) -> Result<IntegrationCreate<EnvRef>, Unexportable> {
     let mut keys: Vec<&String> = fields.keys().collect();
     keys.sort();
     let base: Map<String, Value> = full
@@ -211,11 +224,7 @@ fn typed_field_by_field(
             result = Some(config);
         }
     }
-    result.ok_or_else(|| {
-        format!(
-            "integration `{provider}`: the service's read lacks a field its body needs; it was not exported"
-        )
-    })
+    result.ok_or_else(|| Unexportable::Incomplete(provider.as_str().to_owned()))
 }
 
 #[cfg(test)]
@@ -299,9 +308,9 @@ mod tests {
             "${VERTEX_AI_CREDENTIALS}"
         );
         let err = integration_document(&read(json!({"provider": "azure"}))).unwrap_err();
-        assert!(err.contains("azure"), "{err}");
+        assert_eq!(err, Unexportable::Incomplete("azure".into()));
         let err = integration_document(&read(json!({"provider": "acme"}))).unwrap_err();
-        assert!(err.contains("acme"), "{err}");
+        assert_eq!(err, Unexportable::UnknownProvider("acme".into()));
         // A field of the wrong type is dropped, the rest kept.
         let doc = integration_document(&read(json!({
             "provider": "databricks", "hostname": "h", "llm": "not-a-bool", "storage": true

@@ -169,7 +169,7 @@ pub fn render(snapshot: &Snapshot, provenance: &Provenance) -> Export {
                     documents.push(document);
                     providers.push(live.provider.as_str().to_owned());
                 }
-                Err(message) => warnings.push(message),
+                Err(why) => warnings.push(why.to_string()),
             }
         }
         if !documents.is_empty() {

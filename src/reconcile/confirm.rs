@@ -12,14 +12,14 @@
 //!   its fingerprint compared with the one the plan recorded.
 
 use super::read::touched::{Moment, read_touched};
-use super::read::{Selection, read_state};
+use super::read::{Selection, read_state_knowing};
 use crate::manifest::set::ManifestSet;
 use crate::plan::confirm::unconfirmed;
 use crate::plan::diff::path_label;
 use crate::plan::{
     Address, FieldChange, PlanOptions, ResourceChange, Target, Unconverged, diff, plan,
 };
-use crate::state::Catalog;
+use crate::state::{Catalog, State};
 
 use super::read::ReadError;
 
@@ -35,12 +35,14 @@ fn could_not_reread(change: &ResourceChange, why: &str) -> Unconverged {
 }
 
 /// Plans `applied` again against `desired` (with the same `prune`): the
-/// objects that still have something to do.
+/// objects that still have something to do. `known` is the state the plan
+/// was made from: its projects and runs are not searched for again.
 pub async fn replan_touched(
     client: &crate::client::Client,
     desired: &ManifestSet,
     prune: bool,
     applied: &[&ResourceChange],
+    known: Option<&State>,
 ) -> Vec<Unconverged> {
     if applied.is_empty() {
         return Vec::new();
@@ -50,7 +52,8 @@ pub async fn replan_touched(
         rotate_secrets: false,
         targets: applied.iter().map(|c| Target::of(&c.address)).collect(),
     };
-    let state = match read_state(client, &Selection::of_manifests(desired, &options)).await {
+    let selection = Selection::of_manifests(desired, &options);
+    let state = match read_state_knowing(client, &selection, known).await {
         Ok(state) => state,
         Err(e) => {
             let why = e.to_string();

@@ -86,7 +86,7 @@ async fn reconcile(client: &Client, desired: &ManifestSet, prune: bool) -> Resul
         prune,
         ..PlanOptions::default()
     };
-    let (_, first) = read_and_plan(client, desired, &options)
+    let (state, first) = read_and_plan(client, desired, &options)
         .await
         .map_err(|e| format!("reading failed: {e}"))?;
     let first = first.map_err(|e| format!("plan failed: {e}"))?;
@@ -103,7 +103,7 @@ async fn reconcile(client: &Client, desired: &ManifestSet, prune: bool) -> Resul
         .filter(|(_, o)| o.status == OutcomeStatus::Succeeded)
         .map(|(c, _)| c)
         .collect();
-    let unconverged = replan_touched(client, desired, prune, &applied).await;
+    let unconverged = replan_touched(client, desired, prune, &applied, Some(&state)).await;
     let report = ApplyReport {
         outcomes,
         unconverged,

@@ -46,14 +46,27 @@ use crate::state::{Catalog, MissingObject, ObjectKey, ProjectState, RunState, St
 
 /// Reads the live state of everything `selection` names.
 pub async fn read_state(client: &Client, selection: &Selection) -> Result<State, ReadError> {
+    read_state_knowing(client, selection, None).await
+}
+
+/// Like [`read_state`], finding projects and runs by the ids `known` (a
+/// state read earlier) already holds for them, without searching again: how
+/// an apply is confirmed (one round trip of reads, not three).
+pub async fn read_state_knowing(
+    client: &Client,
+    selection: &Selection,
+    known: Option<&State>,
+) -> Result<State, ReadError> {
     let catalog = async {
-        match &selection.catalog {
-            Some(pinned) => catalog::read_catalog(client, pinned).await,
-            None => Ok(Catalog::default()),
+        match (&selection.catalog, known) {
+            // The catalog does not change with an apply: the one known is kept.
+            (Some(_), Some(known)) => Ok(known.catalog.clone()),
+            (Some(pinned), None) => catalog::read_catalog(client, pinned).await,
+            (None, _) => Ok(Catalog::default()),
         }
     };
     let integrations = integrations::read_integrations(client, selection.integrations.clone());
-    let discovered = discover(client, &selection.projects);
+    let discovered = discover(client, &selection.projects, known);
     let (catalog, integrations, (found, mut missing)) =
         tokio::try_join!(catalog, integrations, discovered)?;
     let catalog = &catalog;
@@ -78,19 +91,48 @@ type FoundRuns<'s> = Vec<(&'s RunSelection, FoundRun)>;
 /// A project found, with its runs found: log streams, then experiments.
 type Discovered<'s> = (&'s ProjectSelection, FoundProject, [FoundRuns<'s>; 2]);
 
-/// Finds the projects and runs `wanted` names (ids and names only).
+/// Finds the projects and runs `wanted` names (ids and names only), taking
+/// those `known` already holds from it.
 async fn discover<'s>(
     client: &Client,
     wanted: &'s [ProjectSelection],
+    known: Option<&State>,
 ) -> Result<(Vec<Discovered<'s>>, Vec<MissingObject>), ReadError> {
-    let keys: Vec<ObjectKey> = wanted.iter().map(|p| p.key.clone()).collect();
-    let (found, mut missing) = find_projects(client, &keys).await?;
+    let known_project = |key: &ObjectKey| known.and_then(|k| k.projects.get(key));
+    let keys: Vec<ObjectKey> = wanted
+        .iter()
+        .filter(|p| known_project(&p.key).is_none())
+        .map(|p| p.key.clone())
+        .collect();
+    let (mut found, mut missing) = find_projects(client, &keys).await?;
+    for w in wanted {
+        if let Some(p) = known_project(&w.key) {
+            let project = FoundProject {
+                id: p.id.clone(),
+                name: p.name.clone(),
+            };
+            found.insert(w.key.clone(), project);
+        }
+    }
     let searches = wanted.iter().filter_map(|w| {
         let project = found.get(&w.key)?.clone();
+        let known = known_project(&w.key);
         Some(async move {
             let (log_streams, experiments) = tokio::try_join!(
-                find_selected(client, &project, RunKind::LogStream, &w.log_streams),
-                find_selected(client, &project, RunKind::Experiment, &w.experiments),
+                find_selected(
+                    client,
+                    &project,
+                    RunKind::LogStream,
+                    &w.log_streams,
+                    known.map(|k| &k.log_streams)
+                ),
+                find_selected(
+                    client,
+                    &project,
+                    RunKind::Experiment,
+                    &w.experiments,
+                    known.map(|k| &k.experiments)
+                ),
             )?;
             Ok::<_, ReadError>((w, project, log_streams, experiments))
         })
@@ -109,9 +151,24 @@ async fn find_selected<'s>(
     project: &FoundProject,
     kind: RunKind,
     wanted: &'s [RunSelection],
+    known: Option<&BTreeMap<ObjectKey, RunState>>,
 ) -> Result<(FoundRuns<'s>, Vec<MissingObject>), ReadError> {
-    let keys: Vec<ObjectKey> = wanted.iter().map(|r| r.key.clone()).collect();
+    let known_run = |key: &ObjectKey| known.and_then(|k| k.get(key));
+    let keys: Vec<ObjectKey> = wanted
+        .iter()
+        .filter(|r| known_run(&r.key).is_none())
+        .map(|r| r.key.clone())
+        .collect();
     let (mut found, missing) = find_runs(client, project, kind, &keys).await?;
+    for w in wanted {
+        if let Some(r) = known_run(&w.key) {
+            let run = FoundRun {
+                id: r.id.clone(),
+                name: r.name.clone(),
+            };
+            found.insert(w.key.clone(), run);
+        }
+    }
     let runs = wanted
         .iter()
         .filter_map(|w| found.remove(&w.key).map(|run| (w, run)))
