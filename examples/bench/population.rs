@@ -273,7 +273,8 @@ pub fn write_hostile_repo(dir: &Path) -> std::io::Result<()> {
         "---\nkind: Project\nname: p\nlog_streams:\n  - name: l\n    trends:\n      sections:\n",
     );
     // Each section after the first repeats a rename (`old`) and a name (the previous
-    // section's `s{i}`): two problems each, 5,000 sections after the first.
+    // section's `s{i}`): two problems each, 5,000 sections after the first (and the
+    // service's limits on the lists: 50 headers, 50 sections, two more).
     for i in 0..=5_000 {
         problems.push_str(&format!(
             "        - {{name: s{i}, renamed_from: [old, s{}]}}\n",

@@ -41,7 +41,7 @@ pub(super) fn catalog() -> Catalog {
                     "latest_version": {"id": "v-c2", "version": 2, "scorer_id": "s-correct"}}),
             ),
             scorer("s-dup1", "dup", "llm", json!({})),
-            scorer("s-dup2", "dup", "llm", json!({})),
+            scorer("dddd0002-0000-4000-8000-000000000000", "dup", "llm", json!({})),
             scorer("s-code", "code-check", "code", json!({})),
         ],
         versions: BTreeMap::from([(
@@ -85,14 +85,14 @@ pub(super) fn project() -> ProjectState {
         "production",
         json!({
             "scorers": [
-                {"id": "s-gone", "scorer_type": "llm", "name": "gone"},
+                {"id": "eeee0000-0000-4000-8000-000000000000", "scorer_type": "llm", "name": "gone"},
                 {"id": "s-correct", "scorer_type": "preset", "name": "correctness",
                  "output_type": "boolean", "model_type": "slm", "num_judges": 3, "cot_enabled": false,
                  "scoreable_node_types": ["llm", "chat", "llm"],
                  "scorer_version": {"id": "v-c1", "version": 1, "scorer_id": "s-correct"},
                  "filters": [{"name": "node_name", "operator": "one_of", "value": ["llm", "chat"], "case_sensitive": true},
                              {"name": "node_name", "operator": "eq", "value": "Yes", "case_sensitive": false}]},
-                {"id": "s-dup2", "scorer_type": "llm", "name": "dup", "model_name": "gpt-4.1-mini"}
+                {"id": "dddd0002-0000-4000-8000-000000000000", "scorer_type": "llm", "name": "dup", "model_name": "gpt-4.1-mini"}
             ],
             "segment_filters": [
                 {"filter": {"name": "metadata", "key": "env", "operator": "not_in", "value": ["test", "dev"]},
@@ -110,13 +110,13 @@ pub(super) fn project() -> ProjectState {
         )),
     );
     let twin_a = run(
-        "ls2",
+        "bbbb0002-0000-4000-8000-000000000000",
         "twin",
         json!({"scorers": []}),
         Some(dashboard(json!([]), false)),
     );
     let twin_b = run(
-        "ls3",
+        "bbbb0003-0000-4000-8000-000000000000",
         "twin",
         json!({"scorers": [], "segment_filters": []}),
         None,
@@ -247,7 +247,7 @@ fn live_for(spec: &ProjectSpec) -> State {
     catalog
         .scorers
         .push(CatalogScorer::from(from::<crate::api::Scorer>(
-            json!({"id": "s-gone", "name": "gone", "scorer_type": "llm"}),
+            json!({"id": "eeee0000-0000-4000-8000-000000000000", "name": "gone", "scorer_type": "llm"}),
         )));
     State {
         projects: BTreeMap::from([(ObjectKey::Name("demo".into()), project)]),
@@ -310,14 +310,14 @@ fn the_project_file_reads_like_a_hand_written_one() {
         "        - name: correctness\n          scorer_version: 1\n",
         "          model_type: slm\n",
         "          scoreable_node_types: [chat, llm]\n",
-        "        - id: s-dup2  # `dup` (the catalog has several scorers of this name)\n",
-        "        - id: s-gone  # `gone` (not in the catalog)\n",
+        "        - id: dddd0002-0000-4000-8000-000000000000  # `dup` (the catalog has several scorers of this name)\n",
+        "        - id: eeee0000-0000-4000-8000-000000000000  # `gone` (not in the catalog)\n",
         "              value: \"Yes\"\n              case_sensitive: false\n",
         "        - sample_rate: 0.5\n",
         "          llm_scorers: true\n        - sample_rate: 1.0\n",
         "          color: \"#1F77B4\"\n",
         "      favorite: user\n",
-        "  - id: ls2  # log stream `twin` (its name is not unique)\n",
+        "  - id: bbbb0002-0000-4000-8000-000000000000  # log stream `twin` (its name is not unique)\n",
         "  - name: \"exp: nightly\"\n",
         "    criteria: |\n      Pick $${one}\n      then explain.\n",
         "      choices: [\"yes\", \"no\"]\n",

@@ -40,11 +40,21 @@ fn scorers_keep_only_what_differs_from_the_catalog() {
         scorers[0].scoreable_node_types,
         Some(vec!["chat".to_owned(), "llm".to_owned()])
     );
-    assert_eq!(scorers[1].id.as_deref(), Some("s-dup2"));
+    assert_eq!(
+        scorers[1].id.as_deref(),
+        Some("dddd0002-0000-4000-8000-000000000000")
+    );
     assert_eq!(scorers[1].name, None);
-    assert_eq!(scorers[2].id.as_deref(), Some("s-gone"));
+    assert_eq!(
+        scorers[2].id.as_deref(),
+        Some("eeee0000-0000-4000-8000-000000000000")
+    );
     assert!(comments.contains_key("/log_streams/0/metric_settings/scorers/1/id"));
-    assert!(warnings.iter().any(|w| w.contains("s-gone")));
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("eeee0000-0000-4000-8000-000000000000"))
+    );
 }
 
 #[test]
@@ -59,8 +69,8 @@ fn runs_are_sorted_and_twins_are_written_by_id() {
         identities,
         [
             (Some("production"), None),
-            (None, Some("ls2")),
-            (None, Some("ls3"))
+            (None, Some("bbbb0002-0000-4000-8000-000000000000")),
+            (None, Some("bbbb0003-0000-4000-8000-000000000000"))
         ]
     );
     assert!(comments["/log_streams/1/id"].contains("twin"));

@@ -7,7 +7,8 @@
 //! - [`diagnostic`]: `file:line:column` diagnostics and their rendering.
 //! - [`load`](mod@load): files to a validated [`set::ManifestSet`] and every diagnostic, through
 //!   [`check`] (one document), [`interpolate`] (`${VAR}` and secrets), [`schema`] (the
-//!   generated JSON Schema, its violations as diagnostics in [`violations`]), [`semantic`]
+//!   generated JSON Schema, with the service's [`limits`]; its violations as diagnostics
+//!   in [`violations`]), [`semantic`]
 //!   (rules a schema cannot express) and [`mask`] (literal secrets never quoted), one file
 //!   at a time (`pipeline`: on the calling thread, helped by other threads for large
 //!   repos), so only a few files' parse trees are alive.
@@ -16,6 +17,7 @@ pub mod check;
 pub mod diagnostic;
 pub mod files;
 pub mod interpolate;
+pub mod limits;
 pub mod load;
 pub mod mask;
 mod pipeline;

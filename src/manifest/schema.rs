@@ -12,7 +12,10 @@
 //! - `null` is not a value: an optional field is written or left out (`Option<T>` is
 //!   derived as "T or null"; the `null` alternative is removed);
 //! - a `$ref` to an enumeration next to a narrower inline `enum` keeps only the `enum`;
-//! - Rust-only number formats (`int64`, `uint32`, ...) are dropped.
+//! - Rust-only number formats (`int64`, `uint32`, ...) are dropped;
+//! - the service's limits (lengths, patterns, ranges, item counts, formats) are written
+//!   into the fields the service receives them as ([`limits`]: derived from the service's
+//!   reference, not listed by hand).
 //!
 //! The same generated schema serves editors (`evalctl schema` writes it to
 //! `schemas/evalctl-manifest.schema.json`) and the loader ([`validator`]), so the rules
@@ -24,6 +27,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 
+use super::limits;
 use super::types::{API_VERSION, IntegrationSpec, ProjectSpec};
 use crate::schemacheck::Schemas;
 
@@ -46,7 +50,7 @@ pub const KINDS: [&str; 2] = ["Project", "Integration"];
 #[must_use]
 pub fn document_schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(generate)
+    SCHEMA.get_or_init(|| generate_with(limits::service_reference()))
 }
 
 /// The schema, indexed for validation by the loader.
@@ -65,7 +69,18 @@ pub fn render() -> String {
     text
 }
 
-fn generate() -> Value {
+/// The manifest schema with the limits of `reference` (an OpenAPI document shaped like the
+/// service's; [`document_schema`] uses the embedded one) written into it by
+/// [`limits::apply`]. Deterministic.
+#[must_use]
+pub fn generate_with(reference: &Value) -> Value {
+    let mut schema = generate_types();
+    limits::apply(&mut schema, reference);
+    schema
+}
+
+/// The schema of the manifest types alone, before the service's limits.
+pub(super) fn generate_types() -> Value {
     let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     let project = generator.subschema_for::<ProjectSpec>();
     let integration = generator.subschema_for::<IntegrationSpec>();

@@ -13,7 +13,9 @@
 //!
 //! These types derive `JsonSchema`; `evalctl schema` writes the schema editors
 //! use, and the loader validates documents against that same schema, so the
-//! rules live in one place.
+//! rules live in one place. The service's own limits (lengths, patterns, ranges,
+//! item counts, formats) are not written here: [`super::limits`] derives them from
+//! the service's reference and adds them to the schema.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -162,7 +164,6 @@ pub struct ScorerSpec {
 #[serde(deny_unknown_fields)]
 pub struct SegmentFilterSpec {
     /// Fraction of data to sample, 0 to 1 inclusive.
-    #[schemars(range(min = 0.0, max = 1.0))]
     pub sample_rate: f64,
     /// Which data the rule applies to; absent: all data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -251,7 +252,6 @@ pub struct TrendsSpec {
 #[serde(deny_unknown_fields)]
 pub struct SectionSpec {
     /// Name, 1 to 100 characters; unique within the dashboard.
-    #[schemars(length(min = 1, max = 100))]
     pub name: String,
     /// Earlier names of this section: a rename is then an update, which keeps
     /// the section's widgets, instead of a create (and a delete with `--prune`).
@@ -259,11 +259,9 @@ pub struct SectionSpec {
     pub renamed_from: Vec<String>,
     /// Description, at most 500 characters; left as it is when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = 500))]
     pub description: Option<String>,
     /// Colour, `#RRGGBB`; left as it is when absent (the service cannot clear one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = COLOR_PATTERN))]
     pub color: Option<String>,
 }
 
@@ -285,7 +283,6 @@ pub enum FavoriteSpec {
 #[schemars(rename = "TemplateSpec_{C}")]
 pub struct TemplateSpec<C> {
     /// Name, 1 to 255 characters; unique among the project's templates of this kind.
-    #[schemars(length(min = 1, max = 255))]
     pub name: String,
     /// Earlier names of this template: a rename is then an update, which keeps
     /// the ratings, instead of a delete and a create.
@@ -294,7 +291,6 @@ pub struct TemplateSpec<C> {
     /// Rating criteria, at least one character. Left out: an existing
     /// template keeps its criteria; a new one has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1))]
     pub criteria: Option<String>,
     /// Whether raters give an explanation. Left out: an existing template
     /// keeps its setting; a new one gets the service's default, false.
@@ -325,7 +321,8 @@ pub struct IntegrationSpec {
     pub config: IntegrationCreate<EnvRef>,
 }
 
-/// Pattern of a colour (`color` of a dashboard section): `#RRGGBB`.
+/// Pattern of a colour (`color` of a dashboard section): `#RRGGBB`, as the service's
+/// reference declares it (the schema takes it from there; a test keeps the two equal).
 pub const COLOR_PATTERN: &str = r"^#[0-9A-Fa-f]{6}$";
 
 /// A reference to an environment variable, written `${NAME}`: how secrets

@@ -187,6 +187,13 @@ fn one(input: &Input<'_>, v: &Violation) -> Diagnostic {
         ViolationKind::PatternMismatch { pattern } if pattern == COLOR_PATTERN => {
             plain().with_help("write a colour as `#RRGGBB`, e.g. `#1F77B4`")
         }
+        ViolationKind::InvalidFormat { format, .. } if format == "uri" => {
+            plain().with_help("write an absolute URL, e.g. `https://integrate.api.example.com/v1`")
+        }
+        ViolationKind::InvalidFormat { format, .. } if format.starts_with("uuid") => plain()
+            .with_help(
+                "an id is a UUID, e.g. `0f8fad5b-d9cb-469f-a165-70867728950e`; to name the object instead, write `name`",
+            ),
         ViolationKind::WrongType { .. } if v.input.is_null() => plain().with_help(
             "give a value, or remove the key to leave the field unmanaged (write `[]` for an empty list)",
         ),

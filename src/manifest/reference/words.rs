@@ -47,8 +47,32 @@ pub(super) fn limits(schema: &Value) -> Option<String> {
     if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
         parts.push("no duplicates".to_owned());
     }
-    if let Some(pattern) = str_of(schema, "pattern") {
-        parts.push(format!("matches {}", code(pattern)));
+    parts.extend(range(
+        number("minProperties"),
+        number("maxProperties"),
+        "entries",
+    ));
+    let also = schema
+        .get("allOf")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|s| str_of(s, "pattern"));
+    let patterns: Vec<String> = str_of(schema, "pattern")
+        .into_iter()
+        .chain(also)
+        .map(code)
+        .collect();
+    if !patterns.is_empty() {
+        parts.push(format!("matches {}", patterns.join(" and ")));
+    }
+    match str_of(schema, "format") {
+        Some("uri") => parts.push("an absolute URI".to_owned()),
+        Some("uuid") => parts.push("a UUID".to_owned()),
+        Some("date-time") => parts.push("an RFC 3339 date-time".to_owned()),
+        Some("date") => parts.push("a date (`YYYY-MM-DD`)".to_owned()),
+        _ => {}
     }
     (!parts.is_empty()).then(|| parts.join(", "))
 }
@@ -177,5 +201,17 @@ mod tests {
             Some("at most 50 items, matches `^a|b$`")
         );
         assert_eq!(limits(&json!({"type": "string"})), None);
+        assert_eq!(
+            limits(&json!({"maxLength": 2083, "format": "uri"})).as_deref(),
+            Some("at most 2083 characters, an absolute URI")
+        );
+        assert_eq!(
+            limits(&json!({"maxProperties": 50, "format": "uuid"})).as_deref(),
+            Some("at most 50 entries, a UUID")
+        );
+        assert_eq!(
+            limits(&json!({"pattern": "^a", "allOf": [{"pattern": "b$"}]})).as_deref(),
+            Some("matches `^a` and `b$`")
+        );
     }
 }

@@ -1,0 +1,266 @@
+//! The limits derived from the reference, and a limit added to a copy of the reference
+//! enforced on manifests.
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::manifest::schema::{PROJECT_DOCUMENT, document_schema, generate_types, generate_with};
+use crate::manifest::types::COLOR_PATTERN;
+use crate::schemacheck::{Schemas, ViolationKind};
+
+/// Each derived limit on one line: where in the manifest schema, what, and from where.
+fn listing(applied: &Applied) -> String {
+    applied
+        .derived
+        .iter()
+        .map(|d| {
+            let mark = if d.written { "" } else { " (had it)" };
+            format!(
+                "{} {}={}{mark} <- {}\n",
+                d.manifest, d.keyword, d.value, d.service
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_limit_of_the_reference_on_a_manifest_field() {
+    let mut schema = generate_types();
+    let applied = apply(&mut schema, service_reference());
+    insta::assert_snapshot!(listing(&applied), @r#"
+    /$defs/ProjectDocument/properties/id format="uuid" <- #/paths/~1v2~1projects~1{project_id}/get/parameters/0/schema
+    /$defs/LogStreamSpec/properties/id format="uuid" <- #/paths/~1v2~1projects~1{project_id}~1log_streams~1{log_stream_id}/get/parameters/0/schema
+    /$defs/ExperimentSpec/properties/id format="uuid" <- #/paths/~1v2~1projects~1{project_id}~1experiments~1{experiment_id}/get/parameters/0/schema
+    /$defs/ScorerSpec/properties/id format="uuid" <- #/components/schemas/ScorerConfig/properties/id
+    /$defs/SegmentFilterSpec/properties/sample_rate minimum=0 <- #/components/schemas/SegmentFilter/properties/sample_rate
+    /$defs/SegmentFilterSpec/properties/sample_rate maximum=1 <- #/components/schemas/SegmentFilter/properties/sample_rate
+    /$defs/TrendsSpec/properties/sections maxItems=50 <- #/components/schemas/TrendsDashboardResponse/properties/sections
+    /$defs/SectionSpec/properties/name minLength=1 <- #/components/schemas/SectionCreateRequest/properties/name
+    /$defs/SectionSpec/properties/name maxLength=100 <- #/components/schemas/SectionCreateRequest/properties/name
+    /$defs/SectionSpec/properties/description maxLength=500 <- #/components/schemas/SectionCreateRequest/properties/description/anyOf/0
+    /$defs/SectionSpec/properties/color maxLength=7 <- #/components/schemas/SectionCreateRequest/properties/color/anyOf/0
+    /$defs/SectionSpec/properties/color pattern="^#[0-9A-Fa-f]{6}$" <- #/components/schemas/SectionCreateRequest/properties/color/anyOf/0
+    /$defs/SectionSpec/properties/name minLength=1 (had it) <- #/components/schemas/SectionUpdateRequest/properties/name/anyOf/0
+    /$defs/SectionSpec/properties/name maxLength=100 (had it) <- #/components/schemas/SectionUpdateRequest/properties/name/anyOf/0
+    /$defs/SectionSpec/properties/description maxLength=500 (had it) <- #/components/schemas/SectionUpdateRequest/properties/description/anyOf/0
+    /$defs/SectionSpec/properties/color maxLength=7 (had it) <- #/components/schemas/SectionUpdateRequest/properties/color/anyOf/0
+    /$defs/SectionSpec/properties/color pattern="^#[0-9A-Fa-f]{6}$" (had it) <- #/components/schemas/SectionUpdateRequest/properties/color/anyOf/0
+    /$defs/TemplateSpec_AnnotationConstraints/properties/name minLength=1 <- #/components/schemas/AnnotationTemplateCreate/properties/name
+    /$defs/TemplateSpec_AnnotationConstraints/properties/name maxLength=255 <- #/components/schemas/AnnotationTemplateCreate/properties/name
+    /$defs/TemplateSpec_AnnotationConstraints/properties/criteria minLength=1 <- #/components/schemas/AnnotationTemplateCreate/properties/criteria/anyOf/0
+    /$defs/AnnotationConstraints/oneOf/2/properties/min minimum=0 (had it) <- #/components/schemas/api__schemas__annotation__ScoreConstraints/properties/min
+    /$defs/AnnotationConstraints/oneOf/2/properties/max minimum=0 (had it) <- #/components/schemas/api__schemas__annotation__ScoreConstraints/properties/max
+    /$defs/AnnotationConstraints/oneOf/3/properties/tags/items minLength=1 (had it) <- #/components/schemas/api__schemas__annotation__TagsConstraints/properties/tags/items
+    /$defs/AnnotationConstraints/oneOf/3/properties/tags/items maxLength=255 (had it) <- #/components/schemas/api__schemas__annotation__TagsConstraints/properties/tags/items
+    /$defs/AnnotationConstraints/oneOf/5/properties/choices/items minLength=1 (had it) <- #/components/schemas/api__schemas__annotation__ChoiceConstraints/properties/choices/items
+    /$defs/AnnotationConstraints/oneOf/5/properties/choices/items maxLength=255 (had it) <- #/components/schemas/api__schemas__annotation__ChoiceConstraints/properties/choices/items
+    /$defs/AnnotationConstraints/oneOf/6/properties/choices_tree maxItems=50 (had it) <- #/components/schemas/api__schemas__annotation__TreeChoiceConstraints/properties/choices_tree/anyOf/0
+    /$defs/AnnotationTreeNode/properties/label minLength=1 (had it) <- #/components/schemas/api__schemas__annotation__TreeChoiceNode-Input/properties/label
+    /$defs/AnnotationTreeNode/properties/label maxLength=255 (had it) <- #/components/schemas/api__schemas__annotation__TreeChoiceNode-Input/properties/label
+    /$defs/AnnotationTreeNode/properties/id minLength=1 (had it) <- #/components/schemas/api__schemas__annotation__TreeChoiceNode-Input/properties/id
+    /$defs/AnnotationTreeNode/properties/id maxLength=255 (had it) <- #/components/schemas/api__schemas__annotation__TreeChoiceNode-Input/properties/id
+    /$defs/AnnotationTreeNode/properties/children maxItems=50 (had it) <- #/components/schemas/api__schemas__annotation__TreeChoiceNode-Input/properties/children
+    /$defs/AnnotationConstraints/oneOf/6/properties/choices_tree_yaml minLength=1 (had it) <- #/components/schemas/api__schemas__annotation__TreeChoiceConstraints/properties/choices_tree_yaml/anyOf/0
+    /$defs/AnnotationConstraints/oneOf/6/properties/choices_tree_yaml maxLength=10000 (had it) <- #/components/schemas/api__schemas__annotation__TreeChoiceConstraints/properties/choices_tree_yaml/anyOf/0
+    /$defs/TemplateSpec_AnnotationConstraints/properties/name minLength=1 (had it) <- #/components/schemas/AnnotationTemplateUpdate/properties/name
+    /$defs/TemplateSpec_AnnotationConstraints/properties/name maxLength=255 (had it) <- #/components/schemas/AnnotationTemplateUpdate/properties/name
+    /$defs/TemplateSpec_AnnotationConstraints/properties/criteria minLength=1 (had it) <- #/components/schemas/AnnotationTemplateUpdate/properties/criteria/anyOf/0
+    /$defs/TemplateSpec_FeedbackConstraints/properties/name minLength=1 <- #/components/schemas/FeedbackTemplateCreate/properties/name
+    /$defs/TemplateSpec_FeedbackConstraints/properties/name maxLength=255 <- #/components/schemas/FeedbackTemplateCreate/properties/name
+    /$defs/TemplateSpec_FeedbackConstraints/properties/criteria minLength=1 <- #/components/schemas/FeedbackTemplateCreate/properties/criteria/anyOf/0
+    /$defs/FeedbackConstraints/oneOf/2/properties/min minimum=0 (had it) <- #/components/schemas/libs__python__schemas__log_records__feedback__ScoreConstraints/properties/min
+    /$defs/FeedbackConstraints/oneOf/2/properties/max minimum=0 (had it) <- #/components/schemas/libs__python__schemas__log_records__feedback__ScoreConstraints/properties/max
+    /$defs/FeedbackConstraints/oneOf/3/properties/tags/items minLength=1 (had it) <- #/components/schemas/libs__python__schemas__log_records__feedback__TagsConstraints/properties/tags/items
+    /$defs/FeedbackConstraints/oneOf/3/properties/tags/items maxLength=255 (had it) <- #/components/schemas/libs__python__schemas__log_records__feedback__TagsConstraints/properties/tags/items
+    /$defs/FeedbackConstraints/oneOf/5/properties/choices minItems=2 (had it) <- #/components/schemas/libs__python__schemas__log_records__feedback__ChoiceConstraints/properties/choices
+    /$defs/FeedbackConstraints/oneOf/5/properties/choices maxItems=50 (had it) <- #/components/schemas/libs__python__schemas__log_records__feedback__ChoiceConstraints/properties/choices
+    /$defs/FeedbackConstraints/oneOf/5/properties/choices/items minLength=1 (had it) <- #/components/schemas/libs__python__schemas__log_records__feedback__ChoiceConstraints/properties/choices/items
+    /$defs/FeedbackConstraints/oneOf/5/properties/choices/items maxLength=255 (had it) <- #/components/schemas/libs__python__schemas__log_records__feedback__ChoiceConstraints/properties/choices/items
+    /$defs/FeedbackConstraints/oneOf/6/properties/choices_tree minItems=1 (had it) <- #/components/schemas/libs__python__schemas__log_records__feedback__TreeChoiceConstraints-Input/properties/choices_tree
+    /$defs/FeedbackTreeNode/properties/label minLength=1 (had it) <- #/components/schemas/libs__python__schemas__log_records__feedback__TreeChoiceNode-Input/properties/label/anyOf/0
+    /$defs/FeedbackTreeNode/properties/label maxLength=255 (had it) <- #/components/schemas/libs__python__schemas__log_records__feedback__TreeChoiceNode-Input/properties/label/anyOf/0
+    /$defs/FeedbackTreeNode/properties/value minLength=1 (had it) <- #/components/schemas/libs__python__schemas__log_records__feedback__TreeChoiceNode-Input/properties/value
+    /$defs/TemplateSpec_FeedbackConstraints/properties/name minLength=1 (had it) <- #/components/schemas/FeedbackTemplateUpdate/properties/name
+    /$defs/TemplateSpec_FeedbackConstraints/properties/name maxLength=255 (had it) <- #/components/schemas/FeedbackTemplateUpdate/properties/name
+    /$defs/TemplateSpec_FeedbackConstraints/properties/criteria minLength=1 (had it) <- #/components/schemas/FeedbackTemplateUpdate/properties/criteria/anyOf/0
+    /$defs/MultiModalConfig/properties/max_files minimum=1 (had it) <- #/components/schemas/MultiModalModelIntegrationConfig/properties/max_files/anyOf/0
+    /$defs/MultiModalConfig/properties/max_file_size_bytes minimum=1 (had it) <- #/components/schemas/MultiModalModelIntegrationConfig/properties/max_file_size_bytes/anyOf/0
+    /$defs/IntegrationDocument/oneOf/4/properties/headers maxProperties=50 <- #/components/schemas/CustomIntegrationCreate/properties/headers/anyOf/0
+    /$defs/IntegrationDocument/oneOf/5/properties/hostname minLength=1 (had it) <- #/components/schemas/DatabricksIntegrationCreate/properties/hostname
+    /$defs/IntegrationDocument/oneOf/5/properties/hostname maxLength=2083 (had it) <- #/components/schemas/DatabricksIntegrationCreate/properties/hostname
+    /$defs/IntegrationDocument/oneOf/5/properties/hostname format="uri" <- #/components/schemas/DatabricksIntegrationCreate/properties/hostname
+    /$defs/IntegrationDocument/oneOf/7/properties/hostname minLength=1 (had it) <- #/components/schemas/NvidiaIntegrationCreate/properties/hostname
+    /$defs/IntegrationDocument/oneOf/7/properties/hostname maxLength=2083 (had it) <- #/components/schemas/NvidiaIntegrationCreate/properties/hostname
+    /$defs/IntegrationDocument/oneOf/7/properties/hostname format="uri" <- #/components/schemas/NvidiaIntegrationCreate/properties/hostname
+    /$defs/IntegrationDocument/oneOf/9/properties/endpoint minLength=1 (had it) <- #/components/schemas/VegasGatewayIntegrationCreate/properties/endpoint
+    /$defs/IntegrationDocument/oneOf/9/properties/endpoint maxLength=2083 (had it) <- #/components/schemas/VegasGatewayIntegrationCreate/properties/endpoint
+    /$defs/IntegrationDocument/oneOf/9/properties/endpoint format="uri" <- #/components/schemas/VegasGatewayIntegrationCreate/properties/endpoint
+    "#);
+    assert_eq!(&schema, document_schema(), "the loader's schema has them");
+}
+
+/// A manifest type added without saying where it goes at the service would take none of
+/// the service's limits: every definition with fields or variants is reached from a
+/// binding, or says it is not sent.
+#[test]
+fn every_manifest_type_is_bound_to_the_service() {
+    let mut schema = generate_types();
+    let applied = apply(&mut schema, service_reference());
+    let defs = schema["$defs"].as_object().cloned().unwrap_or_default();
+    let unbound: Vec<&String> = defs
+        .iter()
+        .filter(|(_, def)| has_fields(def))
+        .map(|(name, _)| name)
+        .filter(|name| !applied.reached.contains(*name) && !UNSENT.contains(&name.as_str()))
+        .collect();
+    assert!(
+        unbound.is_empty(),
+        "bind these in limits::BINDINGS (or list them in UNSENT): {unbound:?}"
+    );
+    for binding in BINDINGS {
+        assert!(
+            schema.pointer(binding.manifest).is_some(),
+            "{} is not in the manifest schema",
+            binding.manifest
+        );
+        for service in binding.service {
+            assert!(
+                service_schema(service_reference(), *service).is_some(),
+                "{service:?} is not in the reference"
+            );
+        }
+    }
+}
+
+/// Whether a definition has fields, or variants that are not bare constants (an
+/// enumeration has nothing to limit).
+fn has_fields(def: &Value) -> bool {
+    def.get("properties").is_some()
+        || ["oneOf", "anyOf"].iter().any(|k| {
+            def.get(*k)
+                .and_then(Value::as_array)
+                .is_some_and(|branches| branches.iter().any(|b| b.get("const").is_none()))
+        })
+}
+
+#[test]
+fn the_colour_pattern_is_the_services() {
+    let color = &document_schema()["$defs"]["SectionSpec"]["properties"]["color"];
+    assert_eq!(color["pattern"], COLOR_PATTERN);
+    assert!(color.get("allOf").is_none(), "{color}");
+}
+
+/// A Project document with a field of each kind a test below limits.
+fn project() -> Value {
+    json!({
+        "kind": "Project",
+        "name": "demo",
+        "log_streams": [{
+            "name": "production",
+            "metric_settings": {
+                "scorers": [{
+                    "name": "correctness",
+                    "model_name": "gpt-4o-mini",
+                    "scoreable_node_types": ["llm", "chat", "tool"],
+                }],
+            },
+            "trends": {"sections": [{"name": "Quality metrics"}]},
+        }],
+    })
+}
+
+/// The violations of `value` against the manifest schema with the limits of `reference`.
+fn violations(reference: &Value, value: &Value) -> Vec<(String, ViolationKind)> {
+    let schemas = Schemas::new(generate_with(reference));
+    assert_eq!(schemas.problems(), &[]);
+    schemas
+        .validate(PROJECT_DOCUMENT, value)
+        .into_iter()
+        .map(|v| (v.pointer(), v.kind))
+        .collect()
+}
+
+#[test]
+fn a_limit_added_to_the_reference_is_enforced() {
+    let original = service_reference();
+    assert_eq!(violations(original, &project()), []);
+
+    let mut changed = original.clone();
+    let schemas = changed["components"]["schemas"]
+        .as_object_mut()
+        .expect("components");
+    // A tighter limit where the service had one, and limits where it had none.
+    schemas["SectionCreateRequest"]["properties"]["name"]["maxLength"] = json!(8);
+    schemas["ScorerConfig"]["properties"]["model_name"]["anyOf"][0]["maxLength"] = json!(5);
+    schemas["ScorerConfig"]["properties"]["scoreable_node_types"]["anyOf"][0]["maxItems"] =
+        json!(2);
+    schemas["ScorerConfig"]["properties"]["name"]["anyOf"][0]["pattern"] = json!("^custom-");
+
+    let found = violations(&changed, &project());
+    let scorer = "/log_streams/0/metric_settings/scorers/0";
+    assert_eq!(
+        found,
+        [
+            (
+                format!("{scorer}/name"),
+                ViolationKind::PatternMismatch {
+                    pattern: "^custom-".to_owned()
+                }
+            ),
+            (
+                format!("{scorer}/model_name"),
+                ViolationKind::StringTooLong { max: 5 }
+            ),
+            (
+                format!("{scorer}/scoreable_node_types"),
+                ViolationKind::TooManyItems { max: 2, actual: 3 }
+            ),
+            (
+                "/log_streams/0/trends/sections/0/name".to_owned(),
+                ViolationKind::StringTooLong { max: 8 }
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_limit_on_a_field_the_manifest_does_not_have_changes_nothing() {
+    let mut changed = service_reference().clone();
+    changed["components"]["schemas"]["TrendsDashboardResponse"]["properties"]["interval_mins"]["maximum"] =
+        json!(1);
+    assert_eq!(generate_with(&changed), *document_schema());
+}
+
+#[test]
+fn stricter_limits_win_and_a_second_pattern_is_added() {
+    let mut target = json!({"type": "string", "maxLength": 10, "minLength": 2, "pattern": "^a"});
+    let patch = |keyword: &str, value: Value| Derived {
+        manifest: String::new(),
+        keyword: keyword.to_owned(),
+        value,
+        service: String::new(),
+        written: false,
+    };
+    assert!(!write(&mut target, &patch("maxLength", json!(20))));
+    assert!(write(&mut target, &patch("maxLength", json!(5))));
+    assert!(!write(&mut target, &patch("minLength", json!(1))));
+    assert!(write(&mut target, &patch("pattern", json!("b$"))));
+    assert!(!write(&mut target, &patch("pattern", json!("b$"))));
+    assert!(write(&mut target, &patch("format", json!("uri"))));
+    assert!(!write(&mut target, &patch("format", json!("uuid"))));
+    assert_eq!(
+        target,
+        json!({"type": "string", "maxLength": 5, "minLength": 2, "pattern": "^a",
+               "allOf": [{"pattern": "b$"}], "format": "uri"})
+    );
+}
+
+#[test]
+fn service_keywords_become_manifest_limits() {
+    assert_eq!(limit("maxItems", &json!(50.0)), Some(json!(50)));
+    assert_eq!(limit("maximum", &json!(0.5)), Some(json!(0.5)));
+    assert_eq!(limit("format", &json!("uuid4")), Some(json!("uuid")));
+    assert_eq!(limit("format", &json!("uri")), Some(json!("uri")));
+    assert_eq!(limit("format", &json!("password")), None);
+    assert_eq!(limit("uniqueItems", &json!(false)), None);
+}
