@@ -40,6 +40,10 @@ struct Args {
     /// Log streams per project of the large state.
     #[arg(long, default_value_t = 40)]
     log_streams: usize,
+    /// Also measure the writes with compactions this frequent (the journal
+    /// size that triggers one; default: the snapshot's size, at least 1 MiB).
+    #[arg(long, value_name = "BYTES")]
+    compact_after_bytes: Option<u64>,
     /// Where the state files go (default: a temporary directory).
     #[arg(long, value_name = "DIR")]
     dir: Option<std::path::PathBuf>,
@@ -191,6 +195,23 @@ async fn run_one(label: &str, fixture: &Fixture, args: &Args, root: &Path) -> Re
         .map_err(|e| e.to_string())?;
     println!("  restart (load): {}", ms(started.elapsed()));
     handle.shutdown().map_err(|e| e.to_string())?;
+
+    if let Some(bytes) = args.compact_after_bytes {
+        let state = dir.join("compacting.json");
+        let handle = Sandbox::builder()
+            .fixture(fixture.clone())
+            .state_file(&state)
+            .compact_after_bytes(bytes)
+            .start()
+            .map_err(|e| e.to_string())?;
+        let (mut writes, mut reads) = measure(&handle, args.writes).await;
+        println!(
+            "  writes compacting after {bytes} bytes of journal {}",
+            writes.summary()
+        );
+        println!("  reads meanwhile          {}", reads.summary());
+        handle.shutdown().map_err(|e| e.to_string())?;
+    }
 
     let handle = Sandbox::builder()
         .fixture(fixture.clone())
