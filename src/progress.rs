@@ -3,7 +3,9 @@
 //! pipes stay clean.
 //!
 //! It reports what the client has done (requests sent, retries, throttling),
-//! read from the client's counters: the work itself knows nothing about it.
+//! read from the client's counters, and, for an apply, how many changes are
+//! done: the work itself knows nothing about it. Lines printed while it shows
+//! go through [`Progress::suspend`], so they land above it, never through it.
 
 use std::time::Duration;
 
@@ -22,26 +24,44 @@ impl Progress {
     /// Starts an indicator saying `what` (e.g. "Loading live state"), updated
     /// from `client`'s request counters; a no-op when stderr is not a terminal.
     pub fn start(printer: &Printer, client: &Client, what: &str) -> Progress {
+        Self::with(printer, client, what, None)
+    }
+
+    /// Like [`Progress::start`], counting `total` steps (changes applied) as
+    /// [`Progress::advance`] reports them: `what… 12/300, 40 requests`.
+    pub fn counted(printer: &Printer, client: &Client, what: &str, total: usize) -> Progress {
+        Self::with(printer, client, what, Some(total))
+    }
+
+    fn with(printer: &Printer, client: &Client, what: &str, total: Option<usize>) -> Progress {
         if printer.is_quiet() || !printer.stderr_is_terminal() {
             return Progress {
                 bar: None,
                 ticker: None,
             };
         }
-        let bar = ProgressBar::new_spinner();
+        let (bar, template) = match total {
+            Some(total) => (
+                ProgressBar::new(u64::try_from(total).unwrap_or(u64::MAX)),
+                "{spinner} {prefix}… {pos}/{len}, {msg} ({elapsed})",
+            ),
+            None => (
+                ProgressBar::new_spinner(),
+                "{spinner} {prefix}… {msg} ({elapsed})",
+            ),
+        };
         bar.set_style(
-            ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+            ProgressStyle::with_template(template)
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
+        bar.set_prefix(what.to_owned());
         bar.enable_steady_tick(Duration::from_millis(120));
         let base = client.stats().total.requests;
-        let (what, client_for_task, bar_for_task) = (what.to_owned(), client.clone(), bar.clone());
-        bar.set_message(format!("{what}…"));
+        let (client_for_task, bar_for_task) = (client.clone(), bar.clone());
         let ticker = tokio::spawn(async move {
             loop {
                 let total = client_for_task.stats().total;
-                let mut message =
-                    format!("{what}… {} requests", total.requests.saturating_sub(base));
+                let mut message = format!("{} requests", total.requests.saturating_sub(base));
                 if total.retries > 0 {
                     message.push_str(&format!(", {} retried", total.retries));
                 }
@@ -55,6 +75,22 @@ impl Progress {
         Progress {
             bar: Some(bar),
             ticker: Some(ticker),
+        }
+    }
+
+    /// Counts one step done.
+    pub fn advance(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
+    /// Runs `print` with the indicator hidden, so what it prints stays above
+    /// the indicator instead of being drawn over.
+    pub fn suspend<R>(&self, print: impl FnOnce() -> R) -> R {
+        match &self.bar {
+            Some(bar) => bar.suspend(print),
+            None => print(),
         }
     }
 }

@@ -9,14 +9,17 @@ use crate::exit::ExitStatus;
 use crate::manifest::set::ManifestSet;
 use crate::output::Printer;
 use crate::plan::{
-    ApplyReport, Enrichment, Operation, OutcomeStatus, Plan, PlanOptions, ResourceChange,
+    ApplyReport, ChangeOutcome, Enrichment, Operation, OutcomeStatus, Plan, PlanOptions,
+    ResourceChange,
 };
 use crate::progress::Progress;
 use crate::reconcile::apply::secrets::referenced_variables;
 use crate::reconcile::apply::{ApplyOptions, apply};
 use crate::reconcile::confirm::{check_fields, check_unchanged, replan_touched};
 use crate::reconcile::read::catalog::read_catalog;
-use crate::render::{Format, Mode, RenderOptions, render_apply, render_plan};
+use crate::render::{
+    Format, Mode, RenderOptions, render_apply, render_apply_summary, render_outcome, render_plan,
+};
 use crate::state::State;
 
 use super::connect::{Connection, connect};
@@ -64,18 +67,21 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
     }
     check_secrets_available(&plan)?;
     confirm(args)?;
+    if args.output == Format::Text {
+        // The outcomes follow the plan, a blank line apart.
+        printer.out("\n");
+    }
     let env = |name: &str| process_env(name);
+    let progress = Progress::counted(printer, &connection.client, "Applying", plan.changes.len());
+    let stream = |outcome: &ChangeOutcome| stream_outcome(outcome, args.output, printer, &progress);
     let options = ApplyOptions {
         concurrency: usize::from(args.live.concurrency),
         env: &env,
-        on_outcome: &|_| {},
+        on_outcome: &stream,
     };
-    let progress = Progress::start(
-        printer,
-        &connection.client,
-        &format!("Applying {} change(s)", plan.changes.len()),
-    );
     let outcomes = apply(&plan, &connection.client, &options).await;
+    drop(progress);
+    let progress = Progress::start(printer, &connection.client, "Confirming");
     let applied: Vec<&ResourceChange> = plan
         .changes
         .iter()
@@ -95,7 +101,11 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         outcomes,
         unconverged,
     };
-    printer.out(&render_apply(&report, args.output, &render_options));
+    printer.out(&match args.output {
+        // The outcomes were printed as they came: what follows them.
+        Format::Text => render_apply_summary(&report, &render_options),
+        _ => render_apply(&report, args.output, &render_options),
+    });
     if connection.sandbox.is_some()
         && args.live.sandbox_state.is_none()
         && let Some(desired) = &desired
@@ -176,6 +186,28 @@ async fn from_saved_plan(args: &ApplyArgs, path: &std::path::Path) -> Result<Pre
         },
         desired: None,
     })
+}
+
+/// Prints one change's outcome as soon as it is known, on a terminal and off
+/// it: on stdout as part of a text report; on stderr beside a JSON or
+/// markdown document, which stays whole on stdout (and is quieted by `-q`).
+fn stream_outcome(outcome: &ChangeOutcome, format: Format, printer: &Printer, progress: &Progress) {
+    progress.suspend(|| {
+        if format == Format::Text {
+            let options = RenderOptions {
+                color: printer.color_stdout(),
+                mode: Mode::Plan,
+            };
+            printer.out(&render_outcome(outcome, &options));
+        } else {
+            let options = RenderOptions {
+                color: printer.color_stderr(),
+                mode: Mode::Plan,
+            };
+            printer.info(&render_outcome(outcome, &options));
+        }
+    });
+    progress.advance();
 }
 
 /// Refuses before any write when an integration's secret variable is not set.

@@ -24,7 +24,7 @@ mod values;
 pub use json::APPLY_FORMAT_VERSION;
 pub use markdown::MARKDOWN_BUDGET;
 
-use crate::plan::{ApplyReport, Enrichment, Plan};
+use crate::plan::{ApplyReport, ChangeOutcome, Enrichment, Plan};
 
 /// An output format, chosen with `-o text|json|markdown`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -91,6 +91,22 @@ pub fn render_apply(report: &ApplyReport, format: Format, opts: &RenderOptions) 
         Format::Markdown => markdown::apply(report),
     };
     finish(out)
+}
+
+/// Renders one outcome of an apply as text, as soon as it is known: the
+/// line the report has for it (`  ✓ address: created`) and its detail.
+/// Whatever the format of the report, outcomes stream as text (on stdout for
+/// a text report, on stderr beside a JSON or markdown document).
+pub fn render_outcome(outcome: &ChangeOutcome, opts: &RenderOptions) -> String {
+    text::outcome(outcome, opts)
+}
+
+/// Renders the end of a text apply report whose outcomes were streamed with
+/// [`render_outcome`]: the failed changes again (a long log ends with them),
+/// what did not converge, and the counts.
+pub fn render_apply_summary(report: &ApplyReport, opts: &RenderOptions) -> String {
+    // A blank line between the last outcome and what follows.
+    finish(format!("\n{}", text::summary(report, opts, true)))
 }
 
 /// Drops trailing whitespace from every line and ends the text with exactly

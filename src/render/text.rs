@@ -14,7 +14,8 @@ use super::style::{Painter, Role};
 use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
 use super::{Mode, RenderOptions};
 use crate::plan::{
-    Action, ApplyReport, Enrichment, Note, NoteKind, OutcomeStatus, Plan, ResourceChange,
+    Action, ApplyReport, ChangeOutcome, Enrichment, Note, NoteKind, OutcomeStatus, Plan,
+    ResourceChange,
 };
 
 /// Indentation of a change's lines.
@@ -305,30 +306,65 @@ fn notes(out: &mut String, notes: &[Note], enrichment: &Enrichment, p: Painter) 
     }
 }
 
-/// Renders what an apply did.
+/// Renders what an apply did: every outcome in plan order, then the summary.
 pub(crate) fn apply(report: &ApplyReport, opts: &RenderOptions) -> String {
-    let p = Painter::new(opts.color);
     let mut out = String::new();
     for o in &report.outcomes {
-        let (symbol, what) = entries::outcome(o);
-        let role = match o.status {
-            OutcomeStatus::Succeeded => Role::Add,
-            OutcomeStatus::Failed => Role::Remove,
-            OutcomeStatus::Skipped => Role::Dim,
-        };
-        let _ = writeln!(
-            out,
-            "{CHANGE}{} {}: {what}",
-            p.paint(role, symbol),
-            p.paint(Role::Strong, &sanitize(&o.address.to_string())),
-        );
-        if let Some(detail) = &o.detail {
-            for line in sanitize_lines(detail) {
-                let _ = writeln!(out, "{FIELD}{line}");
-            }
-        }
+        out.push_str(&outcome(o, opts));
     }
     if !report.outcomes.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&summary(report, opts, false));
+    out
+}
+
+/// The lines of one outcome (`  ✓ address: created`, then its detail), as
+/// printed in the report and, during an apply, as soon as it is known.
+pub(crate) fn outcome(o: &ChangeOutcome, opts: &RenderOptions) -> String {
+    let p = Painter::new(opts.color);
+    let mut out = String::new();
+    let (symbol, what) = entries::outcome(o);
+    let _ = writeln!(
+        out,
+        "{CHANGE}{} {}: {what}",
+        p.paint(outcome_role(o.status), symbol),
+        p.paint(Role::Strong, &sanitize(&o.address.to_string())),
+    );
+    if let Some(detail) = &o.detail {
+        for line in sanitize_lines(detail) {
+            let _ = writeln!(out, "{FIELD}{line}");
+        }
+    }
+    out
+}
+
+fn outcome_role(status: OutcomeStatus) -> Role {
+    match status {
+        OutcomeStatus::Succeeded => Role::Add,
+        OutcomeStatus::Failed => Role::Remove,
+        OutcomeStatus::Skipped => Role::Dim,
+    }
+}
+
+/// What follows the outcomes: after a streamed apply (`recap`), the failed
+/// changes again, so a long log ends with them; then the objects that did not
+/// converge and the counts.
+pub(crate) fn summary(report: &ApplyReport, opts: &RenderOptions, recap: bool) -> String {
+    let p = Painter::new(opts.color);
+    let mut out = String::new();
+    let failed: Vec<&ChangeOutcome> = report
+        .outcomes
+        .iter()
+        .filter(|o| o.status == OutcomeStatus::Failed)
+        .collect();
+    if recap && !failed.is_empty() {
+        let n = failed.len();
+        let head = format!("{n} change{} failed:", plural(n));
+        let _ = writeln!(out, "{}", p.paint(Role::Warning, &head));
+        for o in failed {
+            out.push_str(&outcome(o, opts));
+        }
         out.push('\n');
     }
     if !report.unconverged.is_empty() {

@@ -10,6 +10,7 @@ mod property_support;
 mod render_support;
 mod sandbox_support;
 
+mod apply_stream;
 mod ci_recipes;
 mod cli_docs;
 mod client_aimd;
