@@ -4,7 +4,9 @@
 //! Text output: the diagnostics on stderr (rustc-like, coloured when stderr is a colour
 //! terminal), then one summary line on stdout. JSON output (`-o json`): one document on
 //! stdout, `{"valid", "files", "documents", "diagnostics"}`. Exit status: 0 when valid
-//! (warnings allowed), 65 when invalid, 1 when a path could not be read.
+//! (warnings allowed), 65 when invalid, as for every command that loads manifests; a
+//! path that does not exist, a directory without manifests and a file that cannot be
+//! read are manifest problems too (65), each reported with its path.
 
 use serde::Serialize;
 
@@ -53,13 +55,11 @@ pub fn run(args: &ValidateArgs, printer: &Printer) -> ExitStatus {
     status(&outcome)
 }
 
-/// The exit status of a validation: 1 when a path could not be read, 65 when the
-/// manifests have errors, else 0.
+/// The exit status of a validation: 65 when the manifests have errors (a path that could
+/// not be read included), else 0.
 #[must_use]
 pub fn status(outcome: &LoadOutcome) -> ExitStatus {
-    if outcome.unreadable() {
-        ExitStatus::Failure
-    } else if outcome.has_errors() {
+    if outcome.has_errors() {
         ExitStatus::InvalidManifests
     } else {
         ExitStatus::Success

@@ -9,7 +9,9 @@
 //! each file's parsed documents dropped once checked; the rules across documents then
 //! run over the results in file order. Nothing stops at the first problem: the outcome
 //! lists every error and warning of every file, sorted by file and position, each with
-//! `file:line:column`.
+//! `file:line:column`. A path that does not exist, a directory without manifests and a
+//! file that cannot be read are errors of the outcome like any other, named by their
+//! path, so every command that loads manifests exits 65 for them.
 //!
 //! The outcome keeps each file's text to quote the offending lines, with literal secrets
 //! masked ([`super::mask`]); the unmasked text is dropped before `load` returns.
@@ -37,8 +39,6 @@ pub struct LoadOutcome {
     pub documents: usize,
     /// Each file's text, secrets masked, by the name diagnostics use.
     sources: BTreeMap<String, String>,
-    /// Whether a path could not be found or read (as opposed to invalid content).
-    unreadable: bool,
 }
 
 impl LoadOutcome {
@@ -58,14 +58,6 @@ impl LoadOutcome {
     #[must_use]
     pub fn warning_count(&self) -> usize {
         self.diagnostics.len() - self.error_count()
-    }
-
-    /// Whether a path named did not exist, was not a file or directory, held no
-    /// manifests, or could not be read: trouble reaching the manifests, rather than
-    /// manifests that are wrong.
-    #[must_use]
-    pub fn unreadable(&self) -> bool {
-        self.unreadable
     }
 
     /// Every diagnostic rendered with its source line (rustc-like), in order, ready to
@@ -98,15 +90,6 @@ pub fn load(paths: &[PathBuf], env: &(dyn Fn(&str) -> Option<String> + Sync)) ->
     }
     let mut outcome = LoadOutcome {
         files: read.len(),
-        unreadable: errors.iter().any(|e| {
-            matches!(
-                e,
-                FileError::NotFound { .. }
-                    | FileError::NoManifests { .. }
-                    | FileError::NotAFile { .. }
-                    | FileError::Io { .. }
-            )
-        }),
         ..LoadOutcome::default()
     };
     outcome

@@ -12,6 +12,9 @@
 //!   (rules a schema cannot express) and [`mask`] (literal secrets never quoted), one file
 //!   at a time (`pipeline`: on the calling thread, helped by other threads for large
 //!   repos), so only a few files' parse trees are alive.
+//! - [`locate`](mod@locate): a field of a loaded document found again (file, line,
+//!   column, the quoted line) for problems found after loading, such as an unknown
+//!   scorer at plan time: `manifest::locate(&origin, &"log_streams[3].name".parse()?)`.
 
 pub mod check;
 pub mod diagnostic;
@@ -19,6 +22,7 @@ pub mod files;
 pub mod interpolate;
 pub mod limits;
 pub mod load;
+pub mod locate;
 pub mod mask;
 mod pipeline;
 pub mod reference;
@@ -30,3 +34,4 @@ pub mod violations;
 pub mod yaml;
 
 pub use load::{LoadOutcome, load};
+pub use locate::{FieldPath, Location, locate};

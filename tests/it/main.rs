@@ -30,6 +30,7 @@ mod e2e_reconcile;
 mod e2e_secrets;
 mod fault_suite;
 mod install_action;
+mod manifest_exit_codes;
 mod manifest_limits;
 mod manifest_load;
 mod manifest_yaml;

@@ -227,14 +227,26 @@ fn the_loader_names_files_in_path_order_whatever_the_argument_order() {
 }
 
 #[test]
-fn missing_paths_are_unreadable_not_invalid() {
-    let outcome = load_paths(
-        &[Path::new("tests/manifest_fixtures/does-not-exist")],
-        &no_env,
+fn paths_that_cannot_be_read_are_errors_named_by_their_path() {
+    let missing = "tests/manifest_fixtures/does-not-exist";
+    let outcome = load_paths(&[Path::new(missing)], &no_env);
+    assert_eq!(outcome.error_count(), 1);
+    let error = &outcome.diagnostics[0];
+    assert_eq!(
+        (error.file.as_str(), error.message.as_str()),
+        (
+            missing,
+            "path `tests/manifest_fixtures/does-not-exist` does not exist"
+        )
     );
-    assert!(outcome.has_errors() && outcome.unreadable());
-    let outcome = load_paths(&[Path::new(MANY_ERRORS)], &no_env);
-    assert!(!outcome.unreadable());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outcome = load_paths(&[dir.path()], &no_env);
+    assert_eq!(outcome.error_count(), 1);
+    assert!(
+        outcome.diagnostics[0].message.starts_with("no manifests"),
+        "{:?}",
+        outcome.diagnostics
+    );
 }
 
 /// Loads `text` as one file and asserts it is refused; returns the first message.

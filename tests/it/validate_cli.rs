@@ -104,9 +104,9 @@ fn json_output_has_the_documented_shape() {
 }
 
 #[test]
-fn unreadable_paths_exit_one() {
+fn unreadable_paths_are_manifest_problems() {
     let run = evalctl(&["validate", "no/such/dir"], &[]);
-    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert_eq!(run.status, 65, "{}", run.stderr);
     assert!(
         run.stderr.contains("path `no/such/dir` does not exist"),
         "{}",
