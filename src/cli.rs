@@ -212,7 +212,7 @@ pub struct ValidateArgs {
     /// Manifests.
     #[command(flatten)]
     pub manifests: ManifestArgs,
-    /// Output format: diagnostics and a summary (text), or one JSON document (json).
+    /// Output format: diagnostics and a summary (text), one JSON document (json), or GitHub Actions annotations (github).
     #[arg(short, long, value_enum, default_value_t = crate::commands::validate::DiagnosticsFormat::Text)]
     pub output: crate::commands::validate::DiagnosticsFormat,
 }

@@ -3,7 +3,10 @@
 //!
 //! Text output: the diagnostics on stderr (rustc-like, coloured when stderr is a colour
 //! terminal), then one summary line on stdout. JSON output (`-o json`): one document on
-//! stdout, `{"valid", "files", "documents", "diagnostics"}`. Exit status: 0 when valid
+//! stdout, `{"valid", "files", "documents", "diagnostics"}`. GitHub output (`-o github`):
+//! one workflow command per diagnostic on stdout (`::error file=…,line=…,col=…::…`, see
+//! [`crate::manifest::diagnostic::github`]), then the summary line; the diagnostics on
+//! stderr as in text output. Exit status: 0 when valid
 //! (warnings allowed), 65 when invalid, as for every command that loads manifests; a
 //! path that does not exist, a directory without manifests and a file that cannot be
 //! read are manifest problems too (65), each reported with its path.
@@ -23,6 +26,9 @@ pub enum DiagnosticsFormat {
     Text,
     /// One JSON document on stdout.
     Json,
+    /// GitHub Actions annotations (`::error file=…,line=…,col=…::…`) and the summary line on
+    /// stdout, so errors show inline on a pull request; the diagnostics on stderr for the log.
+    Github,
 }
 
 /// The JSON form of a validation.
@@ -51,6 +57,14 @@ pub fn run(args: &ValidateArgs, printer: &Printer) -> ExitStatus {
             printer.out(&format!("{}\n", summary(&outcome)));
         }
         DiagnosticsFormat::Json => printer.out(&json(&outcome)),
+        DiagnosticsFormat::Github => {
+            let rendered = outcome.render_diagnostics(printer.color_stderr());
+            if !rendered.is_empty() {
+                printer.diagnostics(rendered.trim_end_matches('\n'));
+            }
+            printer.out(&outcome.github_annotations());
+            printer.out(&format!("{}\n", summary(&outcome)));
+        }
     }
     status(&outcome)
 }

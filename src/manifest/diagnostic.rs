@@ -4,7 +4,8 @@
 //! column counted in characters; a byte offset and length), a message and an optional help
 //! line. Loading ([`super::files`], [`super::yaml`]), schema validation and semantic checks all
 //! report through it, so `evalctl validate` can sort them ([`sort`]), print them the way rustc
-//! does ([`Diagnostic::render`]) or list them as JSON (the type is `Serialize`).
+//! does ([`Diagnostic::render`]), list them as JSON (the type is `Serialize`) or as GitHub
+//! Actions annotations ([`github`]).
 //!
 //! Rendering never decides about colour: the caller says whether to colour, and this module
 //! only turns that into [`anstyle`] escape codes. User text (messages, source lines) is
@@ -16,6 +17,7 @@ use std::fmt::Write as _;
 use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 
+pub mod github;
 mod lines;
 
 pub(crate) use lines::char_floor;

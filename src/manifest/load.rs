@@ -70,6 +70,13 @@ impl LoadOutcome {
             color,
         )
     }
+
+    /// Every diagnostic as a GitHub Actions workflow command (`::error file=…,line=…,col=…::…`),
+    /// one a line, in order ([`diagnostic::github`]); empty when there are none.
+    #[must_use]
+    pub fn github_annotations(&self) -> String {
+        diagnostic::github::annotations(&self.diagnostics)
+    }
 }
 
 /// Loads the manifests under `paths` (files, or directories searched recursively for

@@ -115,6 +115,37 @@ fn unreadable_paths_are_manifest_problems() {
     assert_eq!(run.stdout, "1 error in 0 files\n");
 }
 
+/// `-o github`: one workflow command per diagnostic and the summary on stdout, so CI shows
+/// each error on its line of the pull request; the readable diagnostics stay on stderr.
+#[test]
+fn github_output_annotates_each_problem() {
+    let run = evalctl(&["validate", "-o", "github", MANY_ERRORS], &[]);
+    assert_eq!(run.status, 65, "{}", run.stderr);
+    insta::assert_snapshot!("github_annotations", run.stdout);
+    assert!(
+        run.stderr.contains("error: unknown field `scorrers`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stdout.contains("sk-"),
+        "no literal secret: {}",
+        run.stdout
+    );
+
+    let run = evalctl(&["validate", "-o", "github", "examples/full"], &[]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with(
+            "::warning file=examples/full/integrations.yaml,line=17,col=8::environment variable `OPENAI_API_KEY` is not set"
+        ),
+        "{}",
+        run.stdout
+    );
+    let run = evalctl(&["validate", "-o", "github", "examples/full"], &KEYS);
+    assert_eq!(run.stdout, "2 files, 3 documents: valid\n");
+}
+
 #[test]
 fn markdown_is_not_a_validate_format() {
     let run = evalctl(&["validate", "-o", "markdown", "examples/quickstart"], &[]);
