@@ -69,7 +69,8 @@ pub enum Command {
     /// Check manifests offline: syntax, fields, the service's rules, environment references.
     #[command(after_help = "Example:\n  evalctl validate config/")]
     Validate(ValidateArgs),
-    /// Write the JSON Schema of the manifest format (for editors and CI) and its markdown reference.
+    /// Write the JSON Schemas of the manifest format (for editors and CI) and of `-o json`
+    /// output (plan, apply report), and the manifest reference.
     #[command(after_help = "Example:\n  evalctl schema --out schemas/")]
     Schema(SchemaArgs),
     /// Show what apply would change, without changing anything.
@@ -220,7 +221,7 @@ pub struct ValidateArgs {
 /// `evalctl schema`.
 #[derive(Debug, Clone, Args)]
 pub struct SchemaArgs {
-    /// Directory to write the schema and the reference (REFERENCE.md) into.
+    /// Directory to write the schemas and the reference (REFERENCE.md) into.
     #[arg(long, value_name = "DIR", default_value = "schemas")]
     pub out: PathBuf,
     /// Only check that the files in DIR are up to date (exit 1 when stale).

@@ -18,7 +18,8 @@ use crate::reconcile::apply::{ApplyOptions, apply};
 use crate::reconcile::confirm::{check_fields, check_unchanged, replan_touched};
 use crate::reconcile::read::catalog::read_catalog;
 use crate::render::{
-    Format, Mode, RenderOptions, render_apply, render_apply_summary, render_outcome, render_plan,
+    Applied, Format, Mode, RenderOptions, render_apply, render_apply_summary, render_outcome,
+    render_plan,
 };
 use crate::state::State;
 
@@ -54,16 +55,28 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         color: printer.color_stdout(),
         mode: Mode::Plan,
     };
-    if args.output != Format::Json || plan.is_empty() {
+    if plan.is_empty() {
+        // Nothing to apply: the plan says so, in JSON as an apply report.
+        let report = ApplyReport::default();
+        let applied = Applied {
+            plan: &plan,
+            enrichment: &enrichment,
+            report: &report,
+            plan_after_apply: None,
+        };
+        printer.out(&match args.output {
+            Format::Json => render_apply(&applied, args.output, &render_options),
+            _ => render_plan(&plan, &enrichment, args.output, &render_options),
+        });
+        return Ok(ExitStatus::Success);
+    }
+    if args.output != Format::Json {
         printer.out(&render_plan(
             &plan,
             &enrichment,
             args.output,
             &render_options,
         ));
-    }
-    if plan.is_empty() {
-        return Ok(ExitStatus::Success);
     }
     check_secrets_available(&plan)?;
     confirm(args)?;
@@ -101,32 +114,31 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         outcomes,
         unconverged,
     };
+    // The in-process sandbox is discarded at exit: the plan against it now.
+    let after = match &desired {
+        Some(desired) if connection.sandbox.is_some() && args.live.sandbox_state.is_none() => {
+            let options = PlanOptions {
+                rotate_secrets: false,
+                ..args.shape.options()
+            };
+            plan_with(&connection, desired, &options, printer)
+                .await
+                .ok()
+                .map(|(_, replanned, enrichment)| (replanned, enrichment))
+        }
+        _ => None,
+    };
+    let applied = Applied {
+        plan: &plan,
+        enrichment: &enrichment,
+        report: &report,
+        plan_after_apply: after.as_ref().map(|(p, e)| (p, e)),
+    };
     printer.out(&match args.output {
         // The outcomes were printed as they came: what follows them.
-        Format::Text => render_apply_summary(&report, &render_options),
-        _ => render_apply(&report, args.output, &render_options),
+        Format::Text => render_apply_summary(&applied, &render_options),
+        _ => render_apply(&applied, args.output, &render_options),
     });
-    if connection.sandbox.is_some()
-        && args.live.sandbox_state.is_none()
-        && let Some(desired) = &desired
-    {
-        // The in-process sandbox is discarded at exit: show the plan against it now.
-        let options = PlanOptions {
-            rotate_secrets: false,
-            ..args.shape.options()
-        };
-        if let Ok((_, replanned, enrichment)) =
-            plan_with(&connection, desired, &options, printer).await
-        {
-            printer.out("\nPlan after apply, against the same sandbox:\n");
-            printer.out(&render_plan(
-                &replanned,
-                &enrichment,
-                args.output,
-                &render_options,
-            ));
-        }
-    }
     Ok(if report.is_complete() {
         ExitStatus::Success
     } else {

@@ -1,7 +1,9 @@
 //! `evalctl schema`: write the JSON Schema of the manifest format
-//! (`schemas/evalctl-manifest.schema.json`), for editors and CI, and the manifest
-//! reference generated from it (`schemas/REFERENCE.md`), or check with `--check` that
-//! both files in the directory are up to date.
+//! (`schemas/evalctl-manifest.schema.json`), for editors and CI, the manifest
+//! reference generated from it (`schemas/REFERENCE.md`), and the JSON Schemas of
+//! what `-o json` prints (`schemas/evalctl-plan.schema.json`,
+//! `schemas/evalctl-apply-report.schema.json`), or check with `--check` that every
+//! file in the directory is up to date.
 
 use std::path::Path;
 
@@ -10,12 +12,15 @@ use crate::exit::ExitStatus;
 use crate::manifest::reference::{self, REFERENCE_FILE};
 use crate::manifest::schema::{self, SCHEMA_FILE};
 use crate::output::Printer;
+use crate::render::schema::{APPLY_SCHEMA_FILE, PLAN_SCHEMA_FILE, apply_schema, plan_schema};
 
 /// Runs `evalctl schema`.
 pub fn run(args: &SchemaArgs, printer: &Printer) -> ExitStatus {
     let files = [
         (SCHEMA_FILE, schema::render()),
         (REFERENCE_FILE, reference::render()),
+        (PLAN_SCHEMA_FILE, plan_schema()),
+        (APPLY_SCHEMA_FILE, apply_schema()),
     ];
     let mut status = ExitStatus::Success;
     for (name, wanted) in &files {

@@ -36,7 +36,9 @@ impl ApplyReport {
 }
 
 /// Counts of outcomes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct OutcomeCounts {
     /// Changes applied.
     pub succeeded: usize,
@@ -48,7 +50,7 @@ pub struct OutcomeCounts {
 }
 
 /// What happened to one change.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChangeOutcome {
     /// The object.
     pub address: Address,
@@ -62,7 +64,7 @@ pub struct ChangeOutcome {
 }
 
 /// How a change ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeStatus {
     /// Applied (or found already applied).
@@ -75,7 +77,7 @@ pub enum OutcomeStatus {
 }
 
 /// An object whose live state, re-read after applying, differs from the plan.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Unconverged {
     /// The object.
     pub address: Address,

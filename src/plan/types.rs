@@ -61,7 +61,9 @@ impl Plan {
 }
 
 /// Counts of changes by action.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Summary {
     /// Objects to create.
     pub create: usize,
@@ -84,7 +86,9 @@ impl std::fmt::Display for Summary {
 }
 
 /// What happens to an object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// It does not exist and will be created (`+`).
@@ -120,7 +124,7 @@ impl Action {
 }
 
 /// One object's change.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ResourceChange {
     /// Which object.
     pub address: Address,
@@ -146,7 +150,7 @@ pub struct ResourceChange {
 }
 
 /// One field's difference. Paths look like `scorers[correctness].num_judges`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FieldChange {
     /// Path within the object.
     pub path: String,
@@ -185,7 +189,7 @@ impl Enrichment {
 }
 
 /// Projects affected by a change to a scorer version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BlastRadius {
     /// Scorer name.
     pub scorer: String,
@@ -340,7 +344,9 @@ pub enum Operation {
 }
 
 /// Something a reviewer should know that is not a change.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Note {
     /// The object it is about, if one.
     pub address: Option<Address>,
@@ -354,7 +360,9 @@ pub struct Note {
 }
 
 /// Kinds of notes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum NoteKind {
     /// A live object in a managed scope that the manifests do not declare

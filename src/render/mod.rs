@@ -17,6 +17,7 @@
 mod entries;
 mod json;
 mod markdown;
+pub mod schema;
 mod style;
 mod text;
 mod values;
@@ -39,7 +40,10 @@ pub enum Format {
 }
 
 /// How a plan is phrased.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// What `evalctl plan` would change: "before → after".
     #[default]
@@ -83,14 +87,60 @@ pub fn render_plan(
     finish(out)
 }
 
-/// Renders what an apply did in `format`. The mode is not used.
-pub fn render_apply(report: &ApplyReport, format: Format, opts: &RenderOptions) -> String {
+/// What an apply did, with the plan it executed.
+#[derive(Debug, Clone, Copy)]
+pub struct Applied<'a> {
+    /// The plan that was executed.
+    pub plan: &'a Plan,
+    /// What was read beside it (blast radius, people).
+    pub enrichment: &'a Enrichment,
+    /// How each change ended.
+    pub report: &'a ApplyReport,
+    /// With an in-process sandbox, discarded at exit: the plan against it
+    /// after the apply.
+    pub plan_after_apply: Option<(&'a Plan, &'a Enrichment)>,
+}
+
+/// Renders what an apply did in `format`: a text or markdown report (and the
+/// plan after apply, when there is one), or one JSON document holding the
+/// plan, the outcomes and the plan after apply. The mode is not used.
+pub fn render_apply(applied: &Applied<'_>, format: Format, opts: &RenderOptions) -> String {
     let out = match format {
-        Format::Text => text::apply(report, opts),
-        Format::Json => json::apply(report),
-        Format::Markdown => markdown::apply(report),
+        Format::Text => text::apply(applied.report, opts) + &text_after(applied, opts),
+        Format::Json => json::apply(applied),
+        Format::Markdown => markdown::apply(applied.report) + &markdown_after(applied),
     };
     finish(out)
+}
+
+/// The plan after apply against an in-process sandbox, as text.
+fn text_after(applied: &Applied<'_>, opts: &RenderOptions) -> String {
+    applied
+        .plan_after_apply
+        .map(|(plan, enrichment)| {
+            let opts = RenderOptions {
+                mode: Mode::Plan,
+                ..*opts
+            };
+            format!(
+                "\nPlan after apply, against the same sandbox:\n\n{}",
+                text::plan(plan, enrichment, &opts)
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// The plan after apply against an in-process sandbox, as markdown.
+fn markdown_after(applied: &Applied<'_>) -> String {
+    applied
+        .plan_after_apply
+        .map(|(plan, enrichment)| {
+            format!(
+                "\n---\n\nPlan after apply, against the same sandbox:\n\n{}",
+                markdown::plan(plan, enrichment, Mode::Plan)
+            )
+        })
+        .unwrap_or_default()
 }
 
 /// Renders one outcome of an apply as text, as soon as it is known: the
@@ -103,10 +153,15 @@ pub fn render_outcome(outcome: &ChangeOutcome, opts: &RenderOptions) -> String {
 
 /// Renders the end of a text apply report whose outcomes were streamed with
 /// [`render_outcome`]: the failed changes again (a long log ends with them),
-/// what did not converge, and the counts.
-pub fn render_apply_summary(report: &ApplyReport, opts: &RenderOptions) -> String {
+/// what did not converge, the counts, and the plan after apply when there is
+/// one.
+pub fn render_apply_summary(applied: &Applied<'_>, opts: &RenderOptions) -> String {
     // A blank line between the last outcome and what follows.
-    finish(format!("\n{}", text::summary(report, opts, true)))
+    finish(format!(
+        "\n{}{}",
+        text::summary(applied.report, opts, true),
+        text_after(applied, opts)
+    ))
 }
 
 /// Drops trailing whitespace from every line and ends the text with exactly

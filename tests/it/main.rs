@@ -41,6 +41,7 @@ mod property_sandbox;
 mod reference_fresh;
 mod render_json;
 mod render_markdown;
+mod render_schemas;
 mod render_text;
 mod sandbox_auth;
 mod sandbox_catalog;

@@ -25,7 +25,7 @@ use evalctl::plan::{ApplyReport, Enrichment, OutcomeStatus, Plan, PlanOptions, R
 use evalctl::reconcile::apply::{ApplyOptions, apply};
 use evalctl::reconcile::confirm::replan_touched;
 use evalctl::reconcile::read_and_plan;
-use evalctl::render::{Format, RenderOptions, render_apply, render_plan};
+use evalctl::render::{Applied, Format, RenderOptions, render_apply, render_plan};
 use evalctl::sandbox::fixture::ids;
 use evalctl::sandbox::{Fixture, Sandbox, SandboxHandle};
 use property_support::desired::{Run, documents};
@@ -118,7 +118,16 @@ async fn reconcile(client: &Client, desired: &ManifestSet, prune: bool) -> Resul
     Err(format!(
         "--- the plan:\n{}\n--- the apply:\n{}\n--- the plan after apply (should be empty):\n{}",
         text(&first),
-        render_apply(&report, Format::Text, &RenderOptions::default()),
+        render_apply(
+            &Applied {
+                plan: &first,
+                enrichment: &Default::default(),
+                report: &report,
+                plan_after_apply: None,
+            },
+            Format::Text,
+            &RenderOptions::default()
+        ),
         text(&second)
     ))
 }

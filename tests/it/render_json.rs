@@ -4,7 +4,7 @@ use crate::render_support;
 
 use evalctl::plan::ApplyReport;
 use evalctl::plan::{PLAN_FORMAT_VERSION, Plan};
-use evalctl::render::{APPLY_FORMAT_VERSION, Format, Mode, render_apply};
+use evalctl::render::{APPLY_FORMAT_VERSION, Format, Mode};
 use regex::Regex;
 use render_support::*;
 use serde_json::Value;
@@ -109,7 +109,7 @@ fn rendered_plans_read_back_as_the_same_plan() {
 
 #[test]
 fn apply_report() {
-    let out = render_apply(
+    let out = render_report(
         &render_support::apply_report(),
         Format::Json,
         &opts(Mode::Plan),

@@ -3,7 +3,7 @@
 use crate::render_support;
 
 use evalctl::plan::{Action, Address, Plan};
-use evalctl::render::{Format, MARKDOWN_BUDGET, Mode, render_apply};
+use evalctl::render::{Format, MARKDOWN_BUDGET, Mode};
 use render_support::*;
 
 fn md(plan: &Plan, mode: Mode) -> String {
@@ -32,7 +32,7 @@ fn drift_report() {
 
 #[test]
 fn apply_report() {
-    insta::assert_snapshot!(render_apply(
+    insta::assert_snapshot!(render_report(
         &render_support::apply_report(),
         Format::Markdown,
         &opts(Mode::Plan)
@@ -130,7 +130,7 @@ fn large_apply_reports_fold_too() {
     for _ in 0..800 {
         report.outcomes.extend(template.iter().cloned());
     }
-    let out = render_apply(&report, Format::Markdown, &opts(Mode::Plan));
+    let out = render_report(&report, Format::Markdown, &opts(Mode::Plan));
     assert!(out.len() < MARKDOWN_BUDGET, "{} bytes", out.len());
     assert!(out.contains("| ✓ succeeded | 2403 |"), "the summary table");
     assert!(out.contains("more changes not listed (the comment is limited to 60,000 characters); run with `-o text` or `-o json` for the full report."));

@@ -4,7 +4,7 @@ use crate::render_support;
 
 use evalctl::plan::ApplyReport;
 use evalctl::plan::Plan;
-use evalctl::render::{Format, Mode, RenderOptions, render_apply};
+use evalctl::render::{Format, Mode, RenderOptions};
 use render_support::*;
 
 fn text(plan: &Plan, mode: Mode) -> String {
@@ -34,7 +34,7 @@ fn drift_report() {
 
 #[test]
 fn apply_report_with_failures_and_unconverged_objects() {
-    insta::assert_snapshot!(render_apply(
+    insta::assert_snapshot!(render_report(
         &apply_report(),
         Format::Text,
         &opts(Mode::Plan)
@@ -46,12 +46,12 @@ fn complete_apply_has_no_second_apply_hint() {
     let mut report = apply_report();
     report.outcomes.retain(|o| o.detail.is_none());
     report.unconverged.clear();
-    let out = render_apply(&report, Format::Text, &opts(Mode::Plan));
+    let out = render_report(&report, Format::Text, &opts(Mode::Plan));
     assert!(
         out.ends_with("Apply: 2 succeeded, 0 failed, 0 skipped.\n"),
         "{out}"
     );
-    let empty = render_apply(&ApplyReport::default(), Format::Text, &opts(Mode::Plan));
+    let empty = render_report(&ApplyReport::default(), Format::Text, &opts(Mode::Plan));
     assert_eq!(empty, "Apply: 0 succeeded, 0 failed, 0 skipped.\n");
 }
 
@@ -67,7 +67,7 @@ fn colour_only_when_asked_for() {
     assert!(on.contains("\u{1b}[33m~"), "{on}");
     assert!(on.contains("\u{1b}[35m-/+"), "{on}");
     assert!(on.contains("\u{1b}[31m-"), "{on}");
-    assert!(render_apply(&apply_report(), Format::Text, &colored).contains('\u{1b}'));
+    assert!(render_report(&apply_report(), Format::Text, &colored).contains('\u{1b}'));
     assert!(
         render(&long_text_plan(), Format::Text, &colored).contains("\u{1b}[36m@@"),
         "hunk headers are coloured"
@@ -81,7 +81,7 @@ fn colour_only_when_asked_for() {
             assert!(!on.contains('\u{1b}'), "{format:?} {mode:?}");
         }
     }
-    assert!(!render_apply(&apply_report(), Format::Text, &opts(Mode::Plan)).contains('\u{1b}'));
+    assert!(!render_report(&apply_report(), Format::Text, &opts(Mode::Plan)).contains('\u{1b}'));
 }
 
 #[test]
@@ -99,8 +99,8 @@ fn every_output_ends_with_one_newline_and_has_no_trailing_spaces() {
         }
     }
     for format in [Format::Text, Format::Json, Format::Markdown] {
-        outputs.push(render_apply(&apply_report(), format, &opts(Mode::Plan)));
-        outputs.push(render_apply(
+        outputs.push(render_report(&apply_report(), format, &opts(Mode::Plan)));
+        outputs.push(render_report(
             &ApplyReport::default(),
             format,
             &opts(Mode::Plan),

@@ -16,7 +16,7 @@ use evalctl::plan::{
     NoteKind, Operation, OutcomeStatus, Plan, ResourceChange, RunKind, RunRef, TemplateBody,
     TemplateKind, Unconverged,
 };
-use evalctl::render::{Format, Mode, RenderOptions, render_plan};
+use evalctl::render::{Applied, Format, Mode, RenderOptions, render_apply, render_plan};
 use serde_json::{Value, json};
 
 /// Plain options of a mode.
@@ -181,6 +181,18 @@ pub fn enrichment() -> Enrichment {
         ]
         .into(),
     }
+}
+
+/// Renders `report` as the apply of [`full_plan`], with [`enrichment`].
+pub fn render_report(report: &ApplyReport, format: Format, opts: &RenderOptions) -> String {
+    let (plan, enrichment) = (full_plan(), enrichment());
+    let applied = Applied {
+        plan: &plan,
+        enrichment: &enrichment,
+        report,
+        plan_after_apply: None,
+    };
+    render_apply(&applied, format, opts)
 }
 
 /// Renders a plan with [`enrichment`].
