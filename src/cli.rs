@@ -104,7 +104,7 @@ pub enum Command {
     /// Scorer catalog tools.
     #[command(
         subcommand,
-        after_help = "Example:\n  evalctl scorers usage 6f1c2d3e-0000-4000-8000-000000000000"
+        after_help = "Examples:\n  evalctl scorers list\n  evalctl scorers usage correctness@3"
     )]
     Scorers(ScorersCommand),
     /// Print shell completions for bash, zsh, fish, elvish or powershell.
@@ -131,25 +131,96 @@ pub struct WhoamiArgs {
 /// `evalctl scorers …`.
 #[derive(Debug, Subcommand)]
 pub enum ScorersCommand {
+    /// List the scorer catalog: names, types, latest versions (and every version with --versions).
+    #[command(
+        after_help = "Examples:\n  evalctl scorers list\n  evalctl scorers list --versions -o json"
+    )]
+    List(ScorerListArgs),
     /// List the projects that use a scorer version (its blast radius).
     #[command(
-        after_help = "Example:\n  evalctl scorers usage 6f1c2d3e-0000-4000-8000-000000000000"
+        after_help = "Examples:\n  evalctl scorers usage correctness          # its latest version\n  evalctl scorers usage correctness@3\n  evalctl scorers usage 6f1c2d3e-0000-4000-8000-000000000000"
     )]
     Usage(ScorerUsageArgs),
 }
 
-/// `evalctl scorers usage`.
+/// `evalctl scorers list`.
 #[derive(Debug, Clone, Args)]
-pub struct ScorerUsageArgs {
-    /// The scorer version's id.
-    #[arg(value_name = "SCORER_VERSION_ID")]
-    pub scorer_version_id: String,
+pub struct ScorerListArgs {
+    /// Also list every version of each scorer, with its id (one more request per scorer).
+    #[arg(long)]
+    pub versions: bool,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
     /// Live state.
     #[command(flatten)]
     pub live: LiveArgs,
+}
+
+/// `evalctl scorers usage`.
+#[derive(Debug, Clone, Args)]
+pub struct ScorerUsageArgs {
+    /// The scorer version: `NAME` (its latest version), `NAME@VERSION` (e.g.
+    /// `correctness@3`), or an id (a version's, or a scorer's for its latest version).
+    #[arg(value_name = "SCORER", value_parser = parse_scorer)]
+    pub scorer: ScorerSelector,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    pub output: Format,
+    /// Live state.
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// A scorer version as the command line names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScorerSelector {
+    /// A UUID: a scorer version's id, or a scorer's.
+    Id(String),
+    /// A scorer by name, at a version number or its latest.
+    Name {
+        /// The scorer's name.
+        name: String,
+        /// The version number (`None`: the latest).
+        version: Option<i64>,
+    },
+}
+
+/// Parses `NAME`, `NAME@VERSION` (`3` or `v3`) or a UUID.
+fn parse_scorer(text: &str) -> Result<ScorerSelector, String> {
+    let text = text.trim();
+    let is_uuid = text.len() == 36
+        && text.chars().enumerate().all(|(i, c)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                c == '-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        });
+    if is_uuid {
+        return Ok(ScorerSelector::Id(text.to_ascii_lowercase()));
+    }
+    let (name, version) = match text.rsplit_once('@') {
+        Some((name, version)) => {
+            let digits = version.strip_prefix('v').unwrap_or(version);
+            let number = digits
+                .parse::<i64>()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| {
+                    format!("`{version}` is not a version number: write NAME@VERSION, e.g. correctness@3")
+                })?;
+            (name, Some(number))
+        }
+        None => (text, None),
+    };
+    if name.is_empty() {
+        return Err("a scorer name, NAME@VERSION or a version id is needed".to_owned());
+    }
+    Ok(ScorerSelector::Name {
+        name: name.to_owned(),
+        version,
+    })
 }
 
 /// `evalctl completions`.
@@ -348,5 +419,28 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn scorers_are_named_by_name_name_at_version_or_id() {
+        let name = |name: &str, version| ScorerSelector::Name {
+            name: name.to_owned(),
+            version,
+        };
+        assert_eq!(parse_scorer("correctness"), Ok(name("correctness", None)));
+        assert_eq!(
+            parse_scorer("correctness@3"),
+            Ok(name("correctness", Some(3)))
+        );
+        assert_eq!(parse_scorer("my@team@v2"), Ok(name("my@team", Some(2))));
+        assert_eq!(
+            parse_scorer("6F1C2D3E-0000-4000-8000-000000000000"),
+            Ok(ScorerSelector::Id(
+                "6f1c2d3e-0000-4000-8000-000000000000".to_owned()
+            ))
+        );
+        assert!(parse_scorer("correctness@latest").is_err());
+        assert!(parse_scorer("correctness@0").is_err());
+        assert!(parse_scorer("@3").is_err());
     }
 }

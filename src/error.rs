@@ -31,6 +31,9 @@ pub enum Error {
     /// A `--target` selects nothing the manifests declare.
     #[error(transparent)]
     UnmatchedTargets(#[from] UnmatchedTargets),
+    /// A scorer named on the command line is not in the catalog (or is ambiguous).
+    #[error(transparent)]
+    UnknownScorer(crate::plan::resolve::ResolveError),
     /// Flags that cannot go together.
     #[error("{0}")]
     Usage(&'static str),
@@ -120,9 +123,10 @@ impl Error {
             Error::InvalidManifests { .. } | Error::UnknownReferences(_) => {
                 ExitStatus::InvalidManifests
             }
-            Error::UnmatchedTargets(_) | Error::Usage(_) | Error::NeedsApproval => {
-                ExitStatus::Usage
-            }
+            Error::UnmatchedTargets(_)
+            | Error::UnknownScorer(_)
+            | Error::Usage(_)
+            | Error::NeedsApproval => ExitStatus::Usage,
             Error::Connect(_)
             | Error::Config(_)
             | Error::Read(_)

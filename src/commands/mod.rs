@@ -45,7 +45,7 @@ pub async fn run(cli: Cli, printer: &Printer) -> ExitStatus {
         Command::Export(args) => export::run(&args, printer).await,
         Command::Sandbox(args) => Ok(sandbox::run(args, printer).await),
         Command::Whoami(args) => Ok(whoami::run(&args, printer).await),
-        Command::Scorers(command) => Ok(scorers::run(&command, printer).await),
+        Command::Scorers(command) => scorers::run(&command, printer).await,
         Command::Completions(args) => Ok(docs::completions(&args, printer)),
         Command::Man(args) => Ok(docs::man(&args, printer)),
     };

@@ -59,5 +59,6 @@ mod sandbox_validation;
 mod sandbox_widgets;
 mod schema_fresh;
 mod schemacheck_differential;
+mod scorers_cli;
 mod snapshots_referenced;
 mod validate_cli;
