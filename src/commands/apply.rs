@@ -226,8 +226,12 @@ fn stream_outcome(outcome: &ChangeOutcome, format: Format, printer: &Printer, pr
 fn check_secrets_available(plan: &Plan) -> Result<(), Error> {
     let mut missing = Vec::new();
     for change in &plan.changes {
-        for op in &change.operations {
-            if let Operation::PutIntegration { body } = op {
+        for body in change
+            .operations
+            .iter()
+            .filter_map(Operation::integration_body)
+        {
+            {
                 for name in referenced_variables(body) {
                     if process_env(&name).is_none_or(|v| v.is_empty()) {
                         missing.push(format!("{name} (for {})", change.address));

@@ -1,7 +1,7 @@
 //! Loading everything an export writes: the selected projects with every log
-//! stream and experiment (metric settings, and each log stream's default
-//! trends dashboard), both kinds of templates, the scorer catalog, and the
-//! caller's integrations.
+//! stream and experiment (metric settings, and each log stream's trends
+//! dashboards, widgets and settings included), both kinds of templates, the
+//! scorer catalog, and the caller's integrations.
 //!
 //! Reads go through the plan's own readers (`crate::reconcile::read`) and
 //! land in the plan's state types ([`ProjectState`], [`RunState`],
@@ -27,7 +27,7 @@ use crate::reconcile::read::integrations::{list_providers, read_integrations};
 use crate::reconcile::read::projects::{FoundProject, list_projects};
 use crate::reconcile::read::runs::list_runs;
 use crate::reconcile::read::templates::{read_annotation_templates, read_feedback_templates};
-use crate::reconcile::read::{ReadError, read_run};
+use crate::reconcile::read::{ReadError, RunParts, read_run};
 use crate::state::{Catalog, IntegrationState, MissingObject, ObjectKey, ProjectState, RunState};
 use crate::suggest::nearest;
 
@@ -208,13 +208,15 @@ async fn load_project(
                 }))
         },
     )?;
-    // Every run's metric settings; a log stream's default dashboard too.
-    let log_stream_reads = log_streams
-        .iter()
-        .map(|ls| read_run(client, catalog, found, RunKind::LogStream, ls, true, true));
-    let experiment_reads = experiments
-        .iter()
-        .map(|e| read_run(client, catalog, found, RunKind::Experiment, e, true, false));
+    // Every run's metric settings; a log stream's dashboards too.
+    let log_stream_reads = log_streams.iter().map(|ls| {
+        let parts = RunParts::all(RunKind::LogStream);
+        read_run(client, catalog, found, RunKind::LogStream, ls, parts)
+    });
+    let experiment_reads = experiments.iter().map(|e| {
+        let parts = RunParts::all(RunKind::Experiment);
+        read_run(client, catalog, found, RunKind::Experiment, e, parts)
+    });
     let (log_streams, experiments) = tokio::try_join!(
         try_join_all(log_stream_reads),
         try_join_all(experiment_reads)

@@ -92,6 +92,7 @@ pub fn integration_document(live: &IntegrationConfig) -> Result<Document, Unexpo
         preamble,
         body: Body::Integration(Box::new(IntegrationSpec {
             rotate_secrets: None,
+            name: None,
             config,
         })),
         comments: Default::default(),

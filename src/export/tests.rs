@@ -65,6 +65,7 @@ fn run(
         name: name.into(),
         metric_settings: Some(metric_settings_from_wire(&catalog(), &from(settings))),
         dashboard: dashboard.map(|d| DashboardState::from(&from::<TrendsDashboard>(d))),
+        dashboards: None,
     }
 }
 
@@ -255,6 +256,7 @@ fn live_for(spec: &ProjectSpec) -> State {
             .into_iter()
             .map(|i| (i.provider.to_string(), Some(i)))
             .collect(),
+        custom_integrations: BTreeMap::new(),
         catalog,
         missing: Vec::new(),
     }

@@ -369,12 +369,14 @@ fn trends(
             renamed_from: Vec::new(),
             description: description.filter(|d| d.chars().count() <= 500),
             color: color.filter(|c| is_colour(c)),
+            widgets: None,
         });
     }
     sections.sort_by(|a, b| a.name.cmp(&b.name));
     TrendsSpec {
         sections: Some(sections),
         favorite: dashboard.is_favorited.then_some(FavoriteSpec::User),
+        ..TrendsSpec::default()
     }
 }
 

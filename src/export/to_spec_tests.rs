@@ -79,7 +79,8 @@ fn runs_are_sorted_and_twins_are_written_by_id() {
         twin.trends,
         Some(TrendsSpec {
             sections: Some(Vec::new()),
-            favorite: None
+            favorite: None,
+            ..TrendsSpec::default()
         }),
         "not favorited: favorite left out (unmanaged)"
     );

@@ -210,7 +210,11 @@ fn claims(input: &Input<'_>, value: &Value) -> Vec<Claim> {
             .collect(),
         Some("Integration") => get("provider")
             .map(|provider| Claim::Provider {
-                provider: provider.to_owned(),
+                // A named custom integration is its own (`custom/<name>`, its path).
+                provider: match get("name") {
+                    Some(name) if provider == "custom" => format!("custom/{name}"),
+                    _ => provider.to_owned(),
+                },
                 at: input.node("/provider").value,
             })
             .into_iter()

@@ -98,6 +98,22 @@ pub const BINDINGS: &[Binding] = &[
         ],
     },
     Binding {
+        manifest: "/$defs/WidgetSpec",
+        service: &[
+            Service::Schema("WidgetCreateRequest"),
+            Service::Schema("WidgetUpdateRequest"),
+            Service::Schema("WidgetResponse"),
+        ],
+    },
+    Binding {
+        manifest: "/$defs/DashboardSpec",
+        service: &[
+            Service::Schema("TrendsDashboardDuplicateRequest"),
+            Service::Schema("TrendsDashboardUpdateRequest"),
+            Service::Schema("TrendsDashboardResponse"),
+        ],
+    },
+    Binding {
         manifest: "/$defs/TemplateSpec_AnnotationConstraints",
         service: &[
             Service::Schema("AnnotationTemplateCreate"),

@@ -238,6 +238,10 @@ fn integration_branch(variant: Value, shared: &Map<String, Value>) -> Value {
         properties.insert(key, schema);
     }
     for (key, schema) in shared {
+        // Only a custom integration has a name (a named custom integration).
+        if key == "name" && provider != "custom" {
+            continue;
+        }
         properties
             .entry(key.clone())
             .or_insert_with(|| schema.clone());

@@ -1,9 +1,10 @@
 //! Rules of a Project document that a JSON Schema cannot express, each reported at its
 //! place: exactly one of `name` / `id`; nothing declared twice in its scope (log streams
-//! and experiments of a project, scorers of a list, sections of a dashboard, templates
-//! of a kind); `renamed_from` naming neither the object itself nor another declared one;
-//! filter operators against the shape of their value; score bounds in order; an
-//! annotation choice tree given one way or the other.
+//! and experiments of a project, scorers of a list, sections of a dashboard, widgets of
+//! a section, dashboards of a log stream, templates of a kind); `renamed_from` naming
+//! neither the object itself nor another declared one; a dashboard's relative time range
+//! of at most five years; filter operators against the shape of their value; score
+//! bounds in order; an annotation choice tree given one way or the other.
 //!
 //! The checks read the document's JSON value, not the typed spec, and skip whatever has
 //! the wrong shape (the schema reports that), so they run alongside schema validation
@@ -82,7 +83,7 @@ pub fn check_project(doc: &Value) -> Vec<Finding> {
                 metric_settings(settings, &format!("{pointer}/metric_settings"), &mut out);
             }
             if let Some(trends) = run.get("trends").and_then(Value::as_object) {
-                sections(trends, &format!("{pointer}/trends"), &mut out);
+                self::trends(trends, &format!("{pointer}/trends"), &mut out);
             }
         }
         unique_identities(items, &base, what, "in this project", &mut out);
@@ -282,8 +283,32 @@ fn quote_yaml(text: &str) -> String {
     }
 }
 
-fn sections(trends: &Map<String, Value>, pointer: &str, out: &mut Vec<Finding>) {
-    let items = array(trends, "sections");
+/// A log stream's dashboards: the default one's contents, and the others,
+/// each declared once, with their contents.
+fn trends(trends: &Map<String, Value>, pointer: &str, out: &mut Vec<Finding>) {
+    dashboard_contents(trends, pointer, out);
+    let items = array(trends, "dashboards");
+    let base = format!("{pointer}/dashboards");
+    let named = names(items, "name", &base);
+    unique(
+        &named,
+        |name| format!("dashboard `{name}`"),
+        "for this log stream",
+        out,
+    );
+    renames(items, &named, &base, "dashboard", out);
+    for (index, item) in items.iter().enumerate() {
+        if let Some(dashboard) = item.as_object() {
+            dashboard_contents(dashboard, &format!("{base}/{index}"), out);
+        }
+    }
+}
+
+/// A dashboard's sections and widgets (each name once in its place, renames
+/// that name earlier names only) and its relative time range (at most five
+/// years).
+fn dashboard_contents(dashboard: &Map<String, Value>, pointer: &str, out: &mut Vec<Finding>) {
+    let items = array(dashboard, "sections");
     let base = format!("{pointer}/sections");
     let named = names(items, "name", &base);
     unique(
@@ -293,6 +318,58 @@ fn sections(trends: &Map<String, Value>, pointer: &str, out: &mut Vec<Finding>) 
         out,
     );
     renames(items, &named, &base, "section", out);
+    widgets(
+        dashboard,
+        pointer,
+        "at the top level of this dashboard",
+        out,
+    );
+    for (index, item) in items.iter().enumerate() {
+        if let Some(section) = item.as_object() {
+            widgets(section, &format!("{base}/{index}"), "in this section", out);
+        }
+    }
+    if let Some(relative) = dashboard.get("relative_time").and_then(Value::as_str)
+        && relative_secs(relative).is_some_and(|secs| secs > MAX_RELATIVE_SECS)
+    {
+        out.push(
+            Finding::new(
+                format!("{pointer}/relative_time"),
+                Anchor::Value,
+                format!("`{relative}` is longer than five years, the longest range the service takes"),
+            )
+            .help("use a shorter window: at most `last_1825_days`, `last_260_weeks` or `last_60_months`"),
+        );
+    }
+}
+
+fn widgets(place: &Map<String, Value>, pointer: &str, scope: &str, out: &mut Vec<Finding>) {
+    let items = array(place, "widgets");
+    let base = format!("{pointer}/widgets");
+    let named = names(items, "name", &base);
+    unique(&named, |name| format!("widget `{name}`"), scope, out);
+    renames(items, &named, &base, "widget", out);
+}
+
+/// The longest relative time range the service takes: five years of 365
+/// days (months count 30 days).
+const MAX_RELATIVE_SECS: u64 = 5 * 365 * 86_400;
+
+/// The length of `last_<n>_<unit>` in seconds; `None` when it is not one
+/// (the schema reports that) or does not fit.
+fn relative_secs(relative: &str) -> Option<u64> {
+    let (n, unit) = relative.strip_prefix("last_")?.split_once('_')?;
+    let n: u64 = n.parse().ok()?;
+    let secs = match unit.strip_suffix('s').unwrap_or(unit) {
+        "second" => 1,
+        "minute" => 60,
+        "hour" => 3_600,
+        "day" => 86_400,
+        "week" => 7 * 86_400,
+        "month" => 30 * 86_400,
+        _ => return None,
+    };
+    Some(n.saturating_mul(secs))
 }
 
 /// `renamed_from` names earlier names: not the item's own, not another declared item's,

@@ -232,19 +232,99 @@ pub enum ModalityValueSpec {
     Many(Vec<ContentModality>),
 }
 
-/// The log stream's trends dashboard (its default dashboard).
+/// The log stream's trends dashboards: its default dashboard (sections,
+/// widgets, settings, favorite), and, under `dashboards`, the others.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrendsSpec {
     /// Sections, keyed by name. When present, sections are managed: missing
     /// ones are created, changed ones updated, undeclared ones deleted with
-    /// `--prune`. Widgets belong to the service and are left alone.
+    /// `--prune` (with their widgets). A section's widgets are managed only
+    /// where its `widgets` list is written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sections: Option<Vec<SectionSpec>>,
+    /// Widgets at the dashboard's top level (outside any section), keyed by
+    /// name. When present, they are managed like a section's `widgets`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub widgets: Option<Vec<WidgetSpec>>,
     /// Favorite the dashboard for the calling user (`user`) or the whole
     /// project (`project`), or make sure it is not favorited (`none`).
+    ///
+    /// The service reads back only whether the dashboard is favorited for the
+    /// caller, not for whom: once it is, `user` and `project` cannot be told
+    /// apart, so a dashboard favorited for the caller alone also satisfies
+    /// `project` (the plan says so in a note). `none` is checked exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub favorite: Option<FavoriteSpec>,
+    /// Bucket width of the charts, in minutes. Left out: unmanaged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_mins: Option<i64>,
+    /// The time range, a rolling window from now: `last_<n>_<unit>`, unit
+    /// `seconds` to `months` (singular or plural), at most five years, e.g.
+    /// `last_7_days`. Left out: unmanaged (an absolute range set in the UI is
+    /// left as it is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_time: Option<String>,
+    /// The column the charts group by; `""` for none. Left out: unmanaged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_by: Option<String>,
+    /// The log stream's other dashboards, keyed by name. When present, they
+    /// are managed: missing ones are created, changed ones updated, and the
+    /// ones the caller sees that are not declared are deleted with `--prune`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dashboards: Option<Vec<DashboardSpec>>,
+}
+
+/// A dashboard of a log stream other than its default one.
+///
+/// The service has no operation that creates an empty dashboard: a new one
+/// is a copy of `copy_from` (the default dashboard when left out), with that
+/// dashboard's sections, widgets, layout and settings; the lists and
+/// settings declared here are then made to match, and what is left out stays
+/// as copied. Names are not unique in the service: the first dashboard of a
+/// name the caller sees is the one managed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DashboardSpec {
+    /// Name, 1 to 255 characters; unique among the log stream's dashboards
+    /// declared here.
+    pub name: String,
+    /// Earlier names of this dashboard: a rename is then an update, which
+    /// keeps the dashboard (its id, favorites and links), instead of a create.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_from: Vec<String>,
+    /// Who sees it: its creator only (`user`) or the whole project
+    /// (`project`). The service cannot change a dashboard's visibility: a
+    /// change replaces the dashboard with a copy (a new id; favorites of the
+    /// old one are lost). Left out: a new dashboard takes `copy_from`'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<crate::api::Visibility>,
+    /// The dashboard a new one is copied from, by name (its contents are the
+    /// starting point); the log stream's default dashboard when left out.
+    /// Ignored once the dashboard exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub copy_from: Option<String>,
+    /// Description, at most 1,000 characters; `""` for none. Left out:
+    /// unmanaged (a new dashboard keeps `copy_from`'s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Sections, managed as the default dashboard's `sections`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sections: Option<Vec<SectionSpec>>,
+    /// Widgets at the top level, managed as the default dashboard's `widgets`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub widgets: Option<Vec<WidgetSpec>>,
+    /// Bucket width of the charts, in minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_mins: Option<i64>,
+    /// The time range, a rolling window from now (see the default dashboard's
+    /// `relative_time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_time: Option<String>,
+    /// The column the charts group by; `""` for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_by: Option<String>,
 }
 
 /// A dashboard section.
@@ -263,6 +343,47 @@ pub struct SectionSpec {
     /// Colour, `#RRGGBB`; left as it is when absent (the service cannot clear one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
+    /// The section's widgets, keyed by name. When present, they are managed:
+    /// missing ones are created (or moved here, see [WidgetSpec](#widgetspec)),
+    /// changed ones updated, undeclared ones deleted with `--prune`.
+    /// Left out: the section's widgets are not touched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub widgets: Option<Vec<WidgetSpec>>,
+}
+
+/// A chart of a dashboard, keyed by name within its section (or the top
+/// level).
+///
+/// A widget declared in one place and found live, by name (or a name of
+/// `renamed_from`), in another place whose widgets are also managed is
+/// moved: an update that keeps it (its id and layout), not a delete and a
+/// create. Widgets in places whose widget list is not written are never
+/// moved or touched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WidgetSpec {
+    /// Name, 1 to 100 characters; unique within its section (or the top level).
+    pub name: String,
+    /// Earlier names of this widget: a rename is then an update, which keeps
+    /// the widget and its place in the layout.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_from: Vec<String>,
+    /// Chart type.
+    #[serde(rename = "type")]
+    pub widget_type: crate::api::WidgetType,
+    /// The metric charted, e.g. `correctness` or `latency_ms`.
+    pub metric: String,
+    /// How the metric is aggregated per bucket.
+    pub aggregation: crate::api::MetricAggregation,
+    /// Description, at most 500 characters; `""` for none. Left out: left as
+    /// it is (a new widget has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Data sets, in order: at most 50, each mapping a name to a list of
+    /// strings (e.g. `{metrics: [correctness]}`); `[]` for none. Left out:
+    /// left as it is (a new widget has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<crate::api::Dataset>,
 }
 
 /// Who a dashboard is favorited for.
@@ -316,10 +437,27 @@ pub struct IntegrationSpec {
     /// for every integration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotate_secrets: Option<bool>,
+    /// With `provider: custom` only: the name of one of the caller's named
+    /// custom integrations (PUT `/v2/integrations/custom/{name}`), a slug of
+    /// letters, digits, `.`, `_` and `-`. Left out: the caller's one custom
+    /// integration.
+    ///
+    /// The service returns neither the settings of a named custom integration
+    /// nor offers a way to delete one: evalctl creates it when the
+    /// integration listing does not show it, and otherwise sends it again
+    /// only with `rotate_secrets: true` or `--rotate-secrets` (a change to its
+    /// settings cannot be seen, so it is not drift); removing the document
+    /// leaves it in place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = CUSTOM_NAME_PATTERN))]
+    pub name: Option<String>,
     /// The provider and its fields.
     #[serde(flatten)]
     pub config: IntegrationCreate<EnvRef>,
 }
+
+/// Pattern of the name of a named custom integration (a path segment).
+pub const CUSTOM_NAME_PATTERN: &str = r"^[A-Za-z0-9][A-Za-z0-9._-]*$";
 
 /// Pattern of a colour (`color` of a dashboard section): `#RRGGBB`, as the service's
 /// reference declares it (the schema takes it from there; a test keeps the two equal).
@@ -424,6 +562,7 @@ mod tests {
             "rotate_secrets": true
         }))
         .unwrap();
+        assert_eq!(spec.name, None);
         assert_eq!(spec.rotate_secrets, Some(true));
         assert_eq!(
             spec.config.provider(),

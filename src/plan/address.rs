@@ -83,6 +83,11 @@ pub enum Address {
         /// Provider.
         provider: String,
     },
+    /// A named custom integration of the calling user.
+    CustomIntegration {
+        /// Its name.
+        name: String,
+    },
     /// A template of a project.
     Template {
         /// Project, as the manifest refers to it.
@@ -101,12 +106,25 @@ pub enum Address {
         /// Run, as the manifest refers to it.
         run: String,
     },
-    /// A section of a log stream's default dashboard.
+    /// A dashboard of a log stream other than its default one: its name,
+    /// visibility and description.
+    Dashboard {
+        /// Project.
+        project: String,
+        /// Log stream.
+        log_stream: String,
+        /// Dashboard name.
+        name: String,
+    },
+    /// A section of a dashboard of a log stream.
     Section {
         /// Project.
         project: String,
         /// Log stream.
         log_stream: String,
+        /// The dashboard, by name; `None`: the log stream's default one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dashboard: Option<String>,
         /// Section name.
         name: String,
     },
@@ -117,16 +135,60 @@ pub enum Address {
         /// Log stream.
         log_stream: String,
     },
+    /// A widget of a dashboard, in a section or at its top level.
+    Widget {
+        /// Project.
+        project: String,
+        /// Log stream.
+        log_stream: String,
+        /// The dashboard, by name; `None`: the log stream's default one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dashboard: Option<String>,
+        /// The section it is declared in; `None`: the top level.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        section: Option<String>,
+        /// Widget name.
+        name: String,
+    },
+    /// The settings of a dashboard (interval, time range, group-by).
+    Settings {
+        /// Project.
+        project: String,
+        /// Log stream.
+        log_stream: String,
+        /// The dashboard, by name; `None`: the log stream's default one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dashboard: Option<String>,
+    },
 }
 
 fn quote(name: &str) -> String {
     name.replace('\\', "\\\\").replace(']', "\\]")
 }
 
+/// Where a dashboard's parts are: `trends` (the default dashboard) or
+/// `dashboard[NAME]`.
+fn dashboard_segment(dashboard: Option<&str>) -> String {
+    match dashboard {
+        None => "trends".to_owned(),
+        Some(name) => format!("dashboard[{}]", quote(name)),
+    }
+}
+
 impl std::fmt::Display for Address {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let run = |project: &str, log_stream: &str| {
+            format!(
+                "project[{}].log_stream[{}]",
+                quote(project),
+                quote(log_stream)
+            )
+        };
         match self {
             Address::Integration { provider } => write!(f, "integration[{}]", quote(provider)),
+            Address::CustomIntegration { name } => {
+                write!(f, "custom_integration[{}]", quote(name))
+            }
             Address::Template {
                 project,
                 kind,
@@ -154,23 +216,52 @@ impl std::fmt::Display for Address {
             Address::Section {
                 project,
                 log_stream,
+                dashboard,
                 name,
             } => write!(
                 f,
-                "project[{}].log_stream[{}].trends.section[{}]",
-                quote(project),
-                quote(log_stream),
+                "{}.{}.section[{}]",
+                run(project, log_stream),
+                dashboard_segment(dashboard.as_deref()),
                 quote(name)
             ),
             Address::Favorite {
                 project,
                 log_stream,
+            } => write!(f, "{}.trends.favorite", run(project, log_stream)),
+            Address::Widget {
+                project,
+                log_stream,
+                dashboard,
+                section,
+                name,
+            } => {
+                write!(
+                    f,
+                    "{}.{}",
+                    run(project, log_stream),
+                    dashboard_segment(dashboard.as_deref())
+                )?;
+                if let Some(section) = section {
+                    write!(f, ".section[{}]", quote(section))?;
+                }
+                write!(f, ".widget[{}]", quote(name))
+            }
+            Address::Settings {
+                project,
+                log_stream,
+                dashboard,
             } => write!(
                 f,
-                "project[{}].log_stream[{}].trends.favorite",
-                quote(project),
-                quote(log_stream)
+                "{}.{}.settings",
+                run(project, log_stream),
+                dashboard_segment(dashboard.as_deref())
             ),
+            Address::Dashboard {
+                project,
+                log_stream,
+                name,
+            } => write!(f, "{}.dashboard[{}]", run(project, log_stream), quote(name)),
         }
     }
 }
@@ -179,19 +270,35 @@ impl Address {
     /// The project the address is in, if any.
     pub fn project(&self) -> Option<&str> {
         match self {
-            Address::Integration { .. } => None,
+            Address::Integration { .. } | Address::CustomIntegration { .. } => None,
             Address::Template { project, .. }
             | Address::MetricSettings { project, .. }
             | Address::Section { project, .. }
-            | Address::Favorite { project, .. } => Some(project),
+            | Address::Favorite { project, .. }
+            | Address::Widget { project, .. }
+            | Address::Settings { project, .. }
+            | Address::Dashboard { project, .. } => Some(project),
         }
     }
 
     /// The address as segments, the way targets are matched against it.
     pub fn segments(&self) -> Vec<Segment> {
         let project = |p: &str| Segment::named(Kind::Project, p);
+        let dashboard = |p: &str, ls: &str, d: Option<&str>| {
+            vec![
+                project(p),
+                Segment::run(RunKind::LogStream, ls),
+                match d {
+                    None => Segment::kind(Kind::Trends),
+                    Some(name) => Segment::named(Kind::Dashboard, name),
+                },
+            ]
+        };
         match self {
             Address::Integration { provider } => vec![Segment::named(Kind::Integration, provider)],
+            Address::CustomIntegration { name } => {
+                vec![Segment::named(Kind::CustomIntegration, name)]
+            }
             Address::Template {
                 project: p,
                 kind,
@@ -218,22 +325,49 @@ impl Address {
             Address::Section {
                 project: p,
                 log_stream,
+                dashboard: d,
                 name,
-            } => vec![
-                project(p),
-                Segment::run(RunKind::LogStream, log_stream),
-                Segment::kind(Kind::Trends),
-                Segment::named(Kind::Section, name),
-            ],
+            } => {
+                let mut out = dashboard(p, log_stream, d.as_deref());
+                out.push(Segment::named(Kind::Section, name));
+                out
+            }
             Address::Favorite {
                 project: p,
                 log_stream,
-            } => vec![
-                project(p),
-                Segment::run(RunKind::LogStream, log_stream),
-                Segment::kind(Kind::Trends),
-                Segment::kind(Kind::Favorite),
-            ],
+            } => {
+                let mut out = dashboard(p, log_stream, None);
+                out.push(Segment::kind(Kind::Favorite));
+                out
+            }
+            Address::Widget {
+                project: p,
+                log_stream,
+                dashboard: d,
+                section,
+                name,
+            } => {
+                let mut out = dashboard(p, log_stream, d.as_deref());
+                if let Some(section) = section {
+                    out.push(Segment::named(Kind::Section, section));
+                }
+                out.push(Segment::named(Kind::Widget, name));
+                out
+            }
+            Address::Settings {
+                project: p,
+                log_stream,
+                dashboard: d,
+            } => {
+                let mut out = dashboard(p, log_stream, d.as_deref());
+                out.push(Segment::kind(Kind::Settings));
+                out
+            }
+            Address::Dashboard {
+                project: p,
+                log_stream,
+                name,
+            } => dashboard(p, log_stream, Some(name)),
         }
     }
 
@@ -256,11 +390,23 @@ mod tests {
         let a = Address::Section {
             project: "demo".into(),
             log_stream: "prod".into(),
+            dashboard: None,
             name: "Latency [p95]".into(),
         };
         assert_eq!(
             a.to_string(),
             "project[demo].log_stream[prod].trends.section[Latency [p95\\]]"
+        );
+        let w = Address::Widget {
+            project: "demo".into(),
+            log_stream: "prod".into(),
+            dashboard: Some("On-call".into()),
+            section: Some("Errors".into()),
+            name: "5xx".into(),
+        };
+        assert_eq!(
+            w.to_string(),
+            "project[demo].log_stream[prod].dashboard[On-call].section[Errors].widget[5xx]"
         );
     }
 }

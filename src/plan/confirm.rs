@@ -16,11 +16,13 @@ use super::diff::values_by_path;
 use super::fingerprint::{self, FavoriteState};
 use super::integrations::NormIntegration;
 use super::normalize::{NormSection, NormTemplate, align_constraints};
+use super::trends::{NormDashboard, NormSettings, NormWidget};
 use super::types::{FieldChange, Operation, ResourceChange, TemplateBody};
 use crate::api::{AnnotationConstraints, FeedbackConstraints};
 use crate::state::integrations::declared_fields;
 use crate::state::{
-    DashboardState, IntegrationState, NormMetricSettings, SectionState, TemplateState,
+    CustomIntegrationState, DashboardState, IntegrationState, NormMetricSettings, SectionState,
+    TemplateState, WidgetState,
 };
 
 /// The live object a change is about, as read (`None`: it does not exist).
@@ -38,6 +40,29 @@ pub enum Observed<'a> {
     FeedbackTemplate(Option<&'a TemplateState<FeedbackConstraints>>),
     /// The caller's integration with a provider.
     Integration(Option<&'a IntegrationState>),
+    /// A widget, found by id (updates, deletes) or by name in its section
+    /// (creates), with the dashboard it is in (for its section's name).
+    Widget {
+        /// The dashboard read.
+        dashboard: Option<&'a DashboardState>,
+        /// The widget.
+        widget: Option<&'a WidgetState>,
+    },
+    /// The dashboard whose settings are changed.
+    Settings(Option<&'a DashboardState>),
+    /// A dashboard other than a log stream's default one.
+    Dashboard(Option<&'a DashboardState>),
+    /// A named custom integration, as the listing shows it.
+    CustomIntegration(Option<&'a CustomIntegrationState>),
+}
+
+/// The name of the section a widget is in (`None`: the top level).
+pub fn widget_section<'a>(dashboard: &'a DashboardState, widget: &WidgetState) -> Option<&'a str> {
+    widget
+        .section_id
+        .as_deref()
+        .and_then(|id| dashboard.section(id))
+        .map(|s| s.name.as_str())
 }
 
 fn json<T: Serialize>(value: &T) -> Value {
@@ -55,6 +80,10 @@ impl Observed<'_> {
             Observed::AnnotationTemplate(t) => fingerprint::template(t),
             Observed::FeedbackTemplate(t) => fingerprint::template(t),
             Observed::Integration(i) => fingerprint::integration(i),
+            Observed::Widget { widget, .. } => fingerprint::widget(widget),
+            Observed::Settings(d) => fingerprint::settings(d.and_then(|d| d.settings.as_ref())),
+            Observed::Dashboard(d) => fingerprint::dashboard(d),
+            Observed::CustomIntegration(c) => fingerprint::custom_integration(c),
         }
     }
 
@@ -66,6 +95,17 @@ impl Observed<'_> {
             Observed::Favorite(d) => d.map(|d| json(&FavoriteState::of(d))),
             Observed::AnnotationTemplate(t) => t.map(|t| template(t, change)),
             Observed::FeedbackTemplate(t) => t.map(|t| template(t, change)),
+            Observed::Widget { dashboard, widget } => dashboard
+                .zip(widget)
+                .map(|(d, w)| json(&NormWidget::from_state(w, widget_section(d, w)))),
+            Observed::Settings(d) => d
+                .and_then(|d| d.settings.as_ref())
+                .map(|s| json(&NormSettings::from_state(s))),
+            Observed::Dashboard(d) => d.map(|d| json(&NormDashboard::from_state(d))),
+            // Only that it exists can be read back: its name and provider.
+            Observed::CustomIntegration(c) => {
+                c.map(|c| serde_json::json!({"name": c.name, "provider": "custom"}))
+            }
             Observed::Integration(i) => i.map(|live| {
                 let declared = change
                     .operations
@@ -110,9 +150,13 @@ fn template<C: Serialize>(t: &TemplateState<C>, change: &ResourceChange) -> Valu
 /// wanted, `after` what live holds. Empty: the change is confirmed.
 ///
 /// An integration's fields that the service does not return cannot be read
-/// back, so they are not checked.
+/// back, so they are not checked (of a named custom integration, only its
+/// name and provider can be).
 pub fn unconfirmed(change: &ResourceChange, now: Option<&Value>) -> Vec<FieldChange> {
-    let integration = matches!(change.address, super::Address::Integration { .. });
+    let integration = matches!(
+        change.address,
+        super::Address::Integration { .. } | super::Address::CustomIntegration { .. }
+    );
     let values = now.map(|v| values_by_path(v, change.address.keyed_sets()));
     let mut out = Vec::new();
     for field in &change.fields {
@@ -198,6 +242,7 @@ mod tests {
         planned.address = Address::Section {
             project: "p".into(),
             log_stream: "l".into(),
+            dashboard: None,
             name: "x".into(),
         };
         assert!(unconfirmed(&planned, None).is_empty());

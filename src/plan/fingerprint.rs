@@ -6,8 +6,10 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::trends::{NormDashboard, NormSettings};
 use crate::state::{
-    DashboardState, IntegrationState, NormMetricSettings, SectionState, TemplateState,
+    CustomIntegrationState, DashboardState, IntegrationState, NormMetricSettings, SectionState,
+    SettingsState, TemplateState, WidgetState,
 };
 
 /// The comparable favorite state of a dashboard.
@@ -59,6 +61,27 @@ pub fn metric_settings(settings: Option<&NormMetricSettings>) -> String {
 /// A section (`None`: there is none of that id or name).
 pub fn section(section: Option<&SectionState>) -> String {
     of(section)
+}
+
+/// A widget (`None`: there is none of that id or name).
+pub fn widget(widget: Option<&WidgetState>) -> String {
+    of(widget)
+}
+
+/// A dashboard's settings, as compared.
+pub fn settings(settings: Option<&SettingsState>) -> String {
+    of(settings.map(NormSettings::from_state).as_ref())
+}
+
+/// A dashboard's identity: name, visibility, description (`None`: there is
+/// none of that id or name).
+pub fn dashboard(dashboard: Option<&DashboardState>) -> String {
+    of(dashboard.map(NormDashboard::from_state).as_ref())
+}
+
+/// A named custom integration: whether the listing shows it.
+pub fn custom_integration(integration: Option<&CustomIntegrationState>) -> String {
+    of(integration)
 }
 
 /// The favorite state of a dashboard.

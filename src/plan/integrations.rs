@@ -1,4 +1,5 @@
-//! Planning the calling user's integrations, one per provider.
+//! Planning the calling user's integrations, one per provider, and its named
+//! custom integrations, one per name.
 //!
 //! Only the fields a manifest declares are compared, and only those the
 //! service returns. Secrets are write-only: they are never compared (so an
@@ -112,4 +113,65 @@ pub(crate) fn plan_integration(planner: &mut Planner<'_>, origin: &Origin, spec:
     planner
         .changes
         .push(draft.change(Some(&before), Some(&comparable)));
+}
+
+/// Plans one named custom integration. The service shows only that it
+/// exists (in the integration listing): it is created when it does not,
+/// sent again only to rotate its secrets, and never deleted (the service
+/// has no operation for that). The plan says so in a note.
+pub(crate) fn plan_custom_integration(
+    planner: &mut Planner<'_>,
+    origin: &Origin,
+    name: &str,
+    spec: &IntegrationSpec,
+) {
+    let address = Address::CustomIntegration {
+        name: name.to_owned(),
+    };
+    let Some(live) = planner.live.custom_integrations.get(name) else {
+        planner.problem(
+            origin,
+            format!("named custom integration `{name}` was not loaded"),
+        );
+        return;
+    };
+    planner.note(
+        Some(address.clone()),
+        NoteKind::Unverifiable,
+        "the service returns neither the settings nor the secrets of a named custom integration, so a change to them made elsewhere cannot be seen (they are sent only when it is created, or with rotate_secrets / --rotate-secrets); nor can it be deleted: removing its document leaves it in place",
+    );
+    let after = NormIntegration {
+        provider: spec.config.provider().to_string(),
+        fields: std::iter::once(("name".to_owned(), serde_json::Value::from(name)))
+            .chain(spec.config.public_fields())
+            .collect(),
+    };
+    let operation = Operation::PutCustomIntegration {
+        name: name.to_owned(),
+        body: Box::new(spec.config.clone()),
+    };
+    let rotate = planner.options.rotate_secrets || spec.rotate_secrets == Some(true);
+    let (action, reason, before) = match live {
+        None => (
+            Action::Create,
+            "not in the integration listing".to_owned(),
+            None,
+        ),
+        Some(_) if rotate => (
+            Action::Update,
+            "rotate secrets (its settings are sent again too)".to_owned(),
+            Some(after.clone()),
+        ),
+        Some(_) => return,
+    };
+    let draft = Draft {
+        address,
+        action,
+        reason,
+        live_fingerprint: fingerprint::custom_integration(live.as_ref()),
+        operations: vec![operation],
+    };
+    planner
+        .changes
+        .push(draft.change(before.as_ref(), Some(&after)));
 }

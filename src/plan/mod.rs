@@ -3,8 +3,9 @@
 //! `plan(&ManifestSet, &State, &PlanOptions)` does no I/O. It normalizes the
 //! manifests the way live state was normalized as it was read
 //! ([`normalize`]), resolves references ([`resolve`]), and asks each
-//! resource kind's planner for its changes ([`metric_settings`], [`trends`],
-//! [`templates`], [`integrations`]). The result is ordered by address, so the
+//! resource kind's planner for its changes ([`metric_settings`], [`trends`]:
+//! dashboards, sections, widgets, settings and favorites; [`templates`],
+//! [`integrations`], named custom integrations included). The result is ordered by address, so the
 //! same inputs always give the same plan.
 //!
 //! Also here, as plain data: addresses and `--target`s ([`address`],
@@ -237,11 +238,20 @@ pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Resul
         );
     }
     for integration in &desired.integrations {
-        let address = Address::Integration {
-            provider: integration.spec.config.provider().to_string(),
-        };
-        if options.selects(&address) {
-            integrations::plan_integration(&mut planner, &integration.origin, &integration.spec);
+        let address = target::integration_address(&integration.spec);
+        if !options.selects(&address) {
+            continue;
+        }
+        match &integration.spec.name {
+            Some(name) => integrations::plan_custom_integration(
+                &mut planner,
+                &integration.origin,
+                name,
+                &integration.spec,
+            ),
+            None => {
+                integrations::plan_integration(&mut planner, &integration.origin, &integration.spec)
+            }
         }
     }
     if !planner.problems.is_empty() {
@@ -311,8 +321,10 @@ fn plan_project(
             }
         }
         if let Some(trends_spec) = trends_spec {
-            let scope = Target::trends(&project, &run_key.to_string());
-            if planner.options.reaches(&scope) {
+            let log_stream = run_key.to_string();
+            let scope = Target::trends(&project, &log_stream);
+            let others = Target::dashboard(&project, &log_stream, None);
+            if planner.options.reaches(&scope) || planner.options.reaches(&others) {
                 trends::plan_trends(planner, origin, &project, live, &run_key, run, trends_spec);
             }
         }

@@ -6,21 +6,25 @@
 //! target  := segment ( "." segment )*
 //! segment := kind ( "[" name "]" )?
 //! kind    := one of the address kinds (project, log_stream, experiment,
-//!            metric_settings, trends, section, favorite, annotation_template,
-//!            feedback_template, integration)
+//!            metric_settings, trends, dashboard, section, widget, settings,
+//!            favorite, annotation_template, feedback_template, integration,
+//!            custom_integration)
 //! name    := any characters; `\]` is a `]` and `\\` a `\`
 //! ```
 //!
 //! The segments must follow one another as in an address:
-//! `integration[P]`; `project[P]`, then `log_stream[R]` or `experiment[R]`
-//! or `annotation_template[N]` or `feedback_template[N]`; after a run,
-//! `metric_settings`; after a log stream, `trends`, then `section[N]` or
-//! `favorite`. A target selects every address it is the start of:
-//! `project[demo]` selects everything in project `demo`.
+//! `integration[P]` or `custom_integration[N]`; `project[P]`, then
+//! `log_stream[R]` or `experiment[R]` or `annotation_template[N]` or
+//! `feedback_template[N]`; after a run, `metric_settings`; after a log
+//! stream, `trends` (its default dashboard) or `dashboard[N]` (another
+//! one), then `section[N]`, `widget[N]`, `settings` or (after `trends`)
+//! `favorite`; after a section, `widget[N]`. A target selects every address
+//! it is the start of: `project[demo]` selects everything in project `demo`.
 
 use std::fmt;
 
 use super::address::{Address, RunKind, TemplateKind};
+use super::trends::DashboardContents;
 use crate::manifest::set::ManifestSet;
 use crate::state::ObjectKey;
 use crate::suggest::{did_you_mean, nearest};
@@ -54,14 +58,26 @@ pub enum Kind {
     Section,
     /// `favorite`.
     Favorite,
+    /// `dashboard[NAME]`.
+    Dashboard,
+    /// `widget[NAME]`.
+    Widget,
+    /// `settings`.
+    Settings,
+    /// `custom_integration[NAME]`.
+    CustomIntegration,
     /// `annotation_template[NAME]`.
     AnnotationTemplate,
     /// `feedback_template[NAME]`.
     FeedbackTemplate,
 }
 
-const KINDS: [Kind; 10] = [
+const KINDS: [Kind; 14] = [
     Kind::Integration,
+    Kind::CustomIntegration,
+    Kind::Dashboard,
+    Kind::Widget,
+    Kind::Settings,
     Kind::Project,
     Kind::LogStream,
     Kind::Experiment,
@@ -85,6 +101,10 @@ impl Kind {
             Kind::Trends => "trends",
             Kind::Section => "section",
             Kind::Favorite => "favorite",
+            Kind::Dashboard => "dashboard",
+            Kind::Widget => "widget",
+            Kind::Settings => "settings",
+            Kind::CustomIntegration => "custom_integration",
             Kind::AnnotationTemplate => "annotation_template",
             Kind::FeedbackTemplate => "feedback_template",
         }
@@ -92,22 +112,27 @@ impl Kind {
 
     /// Whether the kind takes a name in brackets.
     pub fn is_named(self) -> bool {
-        !matches!(self, Kind::MetricSettings | Kind::Trends | Kind::Favorite)
+        !matches!(
+            self,
+            Kind::MetricSettings | Kind::Trends | Kind::Favorite | Kind::Settings
+        )
     }
 
     /// The kinds that may follow this one (the first segment: `None`).
     fn children(parent: Option<Kind>) -> &'static [Kind] {
         match parent {
-            None => &[Kind::Project, Kind::Integration],
+            None => &[Kind::Project, Kind::Integration, Kind::CustomIntegration],
             Some(Kind::Project) => &[
                 Kind::LogStream,
                 Kind::Experiment,
                 Kind::AnnotationTemplate,
                 Kind::FeedbackTemplate,
             ],
-            Some(Kind::LogStream) => &[Kind::MetricSettings, Kind::Trends],
+            Some(Kind::LogStream) => &[Kind::MetricSettings, Kind::Trends, Kind::Dashboard],
             Some(Kind::Experiment) => &[Kind::MetricSettings],
-            Some(Kind::Trends) => &[Kind::Section, Kind::Favorite],
+            Some(Kind::Trends) => &[Kind::Section, Kind::Widget, Kind::Settings, Kind::Favorite],
+            Some(Kind::Dashboard) => &[Kind::Section, Kind::Widget, Kind::Settings],
+            Some(Kind::Section) => &[Kind::Widget],
             Some(_) => &[],
         }
     }
@@ -323,6 +348,19 @@ impl Target {
         ])
     }
 
+    /// The scope of a log stream's dashboards other than the default one
+    /// (`name: None`: any of them).
+    pub fn dashboard(project: &str, log_stream: &str, name: Option<&str>) -> Target {
+        Target::scope(vec![
+            Segment::named(Kind::Project, project),
+            Segment::run(RunKind::LogStream, log_stream),
+            Segment {
+                kind: Kind::Dashboard,
+                name: name.map(str::to_owned),
+            },
+        ])
+    }
+
     /// The scope of a project's templates of one kind.
     pub fn templates(project: &str, kind: TemplateKind) -> Target {
         Target::scope(vec![
@@ -419,13 +457,20 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
             }
             if let Some(trends) = trends {
                 let scope = Target::trends(&p, &r);
-                for section in trends.sections.iter().flatten() {
-                    out.push(scope.child(Segment::named(Kind::Section, &section.name)));
-                }
+                declared_contents(&scope, &DashboardContents::of_trends(trends), &mut out);
                 if trends.favorite.is_some() {
                     out.push(scope.child(Segment::kind(Kind::Favorite)));
                 }
                 out.push(scope);
+                for dashboard in trends.dashboards.iter().flatten() {
+                    let scope = Target::dashboard(&p, &r, Some(&dashboard.name));
+                    declared_contents(
+                        &scope,
+                        &DashboardContents::of_dashboard(dashboard),
+                        &mut out,
+                    );
+                    out.push(scope);
+                }
             }
             out.push(run);
         }
@@ -457,13 +502,39 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
         }
     }
     for integration in &desired.integrations {
-        out.push(Target::of(&Address::Integration {
-            provider: integration.spec.config.provider().to_string(),
-        }));
+        out.push(Target::of(&integration_address(&integration.spec)));
     }
     out.sort();
     out.dedup();
     out
+}
+
+/// The sections, widgets and settings a dashboard declares, under `scope`.
+fn declared_contents(scope: &Target, contents: &DashboardContents<'_>, out: &mut Vec<Target>) {
+    for widget in contents.widgets.iter().flat_map(|ws| ws.iter()) {
+        out.push(scope.child(Segment::named(Kind::Widget, &widget.name)));
+    }
+    for section in contents.sections.iter().flat_map(|ss| ss.iter()) {
+        let at = scope.child(Segment::named(Kind::Section, &section.name));
+        for widget in section.widgets.iter().flatten() {
+            out.push(at.child(Segment::named(Kind::Widget, &widget.name)));
+        }
+        out.push(at);
+    }
+    if contents.declares_settings() {
+        out.push(scope.child(Segment::kind(Kind::Settings)));
+    }
+}
+
+/// The address of an Integration document: a provider's integration, or a
+/// named custom integration.
+pub fn integration_address(spec: &crate::manifest::types::IntegrationSpec) -> Address {
+    match &spec.name {
+        Some(name) => Address::CustomIntegration { name: name.clone() },
+        None => Address::Integration {
+            provider: spec.config.provider().to_string(),
+        },
+    }
 }
 
 /// The targets that select nothing `desired` declares, each with the nearest
@@ -527,6 +598,7 @@ mod tests {
         Address::Section {
             project: "demo".into(),
             log_stream: "prod".into(),
+            dashboard: None,
             name: "Latency [p95]".into(),
         }
     }
@@ -551,6 +623,38 @@ mod tests {
                 project: "demo".into(),
                 kind: TemplateKind::Feedback,
                 name: "]]]".into(),
+            },
+            Address::Widget {
+                project: "demo".into(),
+                log_stream: "prod".into(),
+                dashboard: None,
+                section: Some("Quality".into()),
+                name: "p95 [ms]".into(),
+            },
+            Address::Widget {
+                project: "demo".into(),
+                log_stream: "prod".into(),
+                dashboard: Some("On-call".into()),
+                section: None,
+                name: "Errors".into(),
+            },
+            Address::Settings {
+                project: "demo".into(),
+                log_stream: "prod".into(),
+                dashboard: Some("x.y".into()),
+            },
+            Address::Settings {
+                project: "demo".into(),
+                log_stream: "prod".into(),
+                dashboard: None,
+            },
+            Address::Dashboard {
+                project: "demo".into(),
+                log_stream: "prod".into(),
+                name: "On-call".into(),
+            },
+            Address::CustomIntegration {
+                name: "gateway".into(),
             },
         ];
         for a in addresses {
@@ -579,7 +683,7 @@ mod tests {
         assert!(
             err("]]]")
                 .message
-                .contains("expected one of project, integration")
+                .contains("expected one of project, integration, custom_integration")
         );
         let e = err("project[demo-projetc");
         assert_eq!(e.column, 21);
@@ -594,6 +698,15 @@ mod tests {
                 .message
                 .contains("takes no name")
         );
+        assert!(
+            err("project[demo].log_stream[x].trends.settings[y]")
+                .message
+                .contains("takes no name")
+        );
+        let e = err("project[demo].log_stream[x].dashboard[d].favorite");
+        assert!(e.message.contains("cannot come after `dashboard`"), "{e}");
+        let e = err("project[demo].log_stream[x].trends.widget[w].section[s]");
+        assert!(e.message.contains("nothing can follow `widget`"), "{e}");
         assert!(err("project[demo]x").message.contains("unexpected `x`"));
         assert!(err("").message.contains("empty"));
         assert!(

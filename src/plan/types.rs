@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 use super::address::{Address, RunKind, TemplateKind};
 use crate::api::{
     AnnotationConstraints, FeedbackConstraints, IntegrationCreate, MetricSettingsRequest,
-    SectionCreateRequest, SectionUpdateRequest, TemplateCreate, TemplateUpdate, Visibility,
+    SectionCreateRequest, SectionUpdateRequest, TemplateCreate, TemplateUpdate,
+    TrendsDashboardDuplicateRequest, TrendsDashboardUpdateRequest, Visibility, WidgetCreateRequest,
+    WidgetUpdateRequest,
 };
 use crate::manifest::types::EnvRef;
 
@@ -240,8 +242,84 @@ impl TemplateBody {
     }
 }
 
-/// One API call of a change. Ids are resolved; bodies are exactly what is sent,
-/// except integration secrets, which are `${ENV}` references resolved at apply.
+/// The dashboard an operation is about: by id, or — for a dashboard this
+/// apply creates, whose id a plan cannot know — by name, looked up when the
+/// operation runs. Written as the id itself, or `{"named": NAME}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DashboardRef {
+    /// By id.
+    Id(String),
+    /// The one dashboard of this name other than the default one.
+    Named {
+        /// Its name.
+        named: String,
+    },
+}
+
+/// An id.
+impl From<&str> for DashboardRef {
+    fn from(id: &str) -> Self {
+        DashboardRef::Id(id.to_owned())
+    }
+}
+
+/// An id.
+impl From<&str> for SectionRef {
+    fn from(id: &str) -> Self {
+        SectionRef::Id(id.to_owned())
+    }
+}
+
+/// The section an operation is about: by id, or — for a section this apply
+/// creates, or one of a dashboard it creates — by name (the first section of
+/// that name, the one a plan pairs with it), looked up when the operation
+/// runs. Written as the id itself, or `{"named": NAME}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SectionRef {
+    /// By id.
+    Id(String),
+    /// By name.
+    Named {
+        /// Its name.
+        named: String,
+    },
+}
+
+/// The widget an operation is about: by id, or — for a widget of a
+/// dashboard this apply creates — by name within its section (or the top
+/// level), looked up when the operation runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum WidgetRef {
+    /// By id.
+    Id(String),
+    /// By name.
+    Named {
+        /// Its name.
+        named: String,
+        /// The name of its section; `None`: the top level.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        section: Option<String>,
+    },
+}
+
+/// Where a widget goes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// The dashboard's top level.
+    Top,
+    /// A section.
+    Section(SectionRef),
+}
+
+/// One API call of a change. Ids are resolved, except those of objects the
+/// same apply creates (a [`DashboardRef`], [`SectionRef`] or [`WidgetRef`]
+/// by name, looked up when the call is made); bodies are exactly what is
+/// sent, except integration secrets, which are `${ENV}` references resolved
+/// at apply, and a widget's `section_id`, filled from its placement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Operation {
@@ -260,8 +338,8 @@ pub enum Operation {
         project_id: String,
         /// Log stream id.
         log_stream_id: String,
-        /// Dashboard id.
-        dashboard_id: String,
+        /// The dashboard.
+        dashboard_id: DashboardRef,
         /// The body.
         body: SectionCreateRequest,
     },
@@ -271,23 +349,95 @@ pub enum Operation {
         project_id: String,
         /// Log stream id.
         log_stream_id: String,
-        /// Dashboard id.
-        dashboard_id: String,
-        /// Section id.
-        section_id: String,
+        /// The dashboard.
+        dashboard_id: DashboardRef,
+        /// The section.
+        section_id: SectionRef,
         /// The body.
         body: SectionUpdateRequest,
     },
-    /// DELETE a section.
+    /// DELETE a section (and its widgets).
     DeleteSection {
         /// Project id.
         project_id: String,
         /// Log stream id.
         log_stream_id: String,
-        /// Dashboard id.
-        dashboard_id: String,
-        /// Section id.
-        section_id: String,
+        /// The dashboard.
+        dashboard_id: DashboardRef,
+        /// The section.
+        section_id: SectionRef,
+    },
+    /// POST a widget.
+    CreateWidget {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+        /// The dashboard.
+        dashboard_id: DashboardRef,
+        /// Where it goes (its `section_id`).
+        placement: Placement,
+        /// The body, `section_id` left out.
+        body: WidgetCreateRequest,
+    },
+    /// PUT a widget; a new placement moves it (it keeps its id).
+    UpdateWidget {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+        /// The dashboard.
+        dashboard_id: DashboardRef,
+        /// The widget.
+        widget: WidgetRef,
+        /// Where it moves (`section_id`); `None`: it stays.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        move_to: Option<Placement>,
+        /// The body, `section_id` left out.
+        body: WidgetUpdateRequest,
+    },
+    /// DELETE a widget.
+    DeleteWidget {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+        /// The dashboard.
+        dashboard_id: DashboardRef,
+        /// The widget.
+        widget: WidgetRef,
+    },
+    /// PUT a dashboard's settings, name or description (`.../trends`).
+    UpdateDashboard {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+        /// The dashboard.
+        dashboard_id: DashboardRef,
+        /// The body.
+        body: TrendsDashboardUpdateRequest,
+    },
+    /// POST a copy of a dashboard: how a dashboard is created (the service
+    /// has no other way), and half of changing its visibility.
+    DuplicateDashboard {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+        /// The dashboard copied.
+        source: DashboardRef,
+        /// The body.
+        body: TrendsDashboardDuplicateRequest,
+    },
+    /// DELETE a dashboard with its sections and widgets.
+    DeleteDashboard {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+        /// The dashboard.
+        dashboard_id: DashboardRef,
     },
     /// POST favorite (spec operation 10).
     Favorite {
@@ -341,6 +491,27 @@ pub enum Operation {
         /// The body, secrets as `${ENV}` references (boxed: it is the largest variant).
         body: Box<IntegrationCreate<EnvRef>>,
     },
+    /// PUT a named custom integration (`/v2/integrations/custom/{name}`).
+    PutCustomIntegration {
+        /// Its name.
+        name: String,
+        /// The custom provider's body, secrets as `${ENV}` references.
+        body: Box<IntegrationCreate<EnvRef>>,
+    },
+}
+
+impl Operation {
+    /// The integration body the operation sends, if it sends one (its
+    /// secrets as `${ENV}` references): what apply resolves and checks, and
+    /// what renderers show as references.
+    pub fn integration_body(&self) -> Option<&IntegrationCreate<EnvRef>> {
+        match self {
+            Operation::PutIntegration { body } | Operation::PutCustomIntegration { body, .. } => {
+                Some(body)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Something a reviewer should know that is not a change.

@@ -69,10 +69,12 @@ pub(crate) enum Entry {
 /// The entries of a change: its fields, then the secrets it sends.
 pub(crate) fn of_change(change: &ResourceChange) -> Vec<Entry> {
     let mut out = of_fields(&change.fields);
-    for op in &change.operations {
-        if let Operation::PutIntegration { body } = op {
-            secrets(body, &mut out);
-        }
+    for body in change
+        .operations
+        .iter()
+        .filter_map(Operation::integration_body)
+    {
+        secrets(body, &mut out);
     }
     out
 }

@@ -1,6 +1,8 @@
 //! The calling user's integration with one provider, as the service returns
 //! it (its non-secret configuration: no read returns a secret), and how a
-//! declared field is found in it.
+//! declared field is found in it; and its named custom integrations, of
+//! which the service returns only the listing's record (no read returns
+//! their configuration).
 
 use std::collections::BTreeMap;
 
@@ -9,6 +11,15 @@ use crate::api::{IntegrationConfig, IntegrationProvider};
 /// An integration as read: the wire record itself, which holds only
 /// non-secret configuration and is small (one per provider).
 pub type IntegrationState = IntegrationConfig;
+
+/// A named custom integration as the listing shows it: that it exists.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CustomIntegrationState {
+    /// Id.
+    pub id: String,
+    /// Name (the slug of PUT `/v2/integrations/custom/{name}`).
+    pub name: String,
+}
 
 /// The comparable, non-secret fields of a live integration, restricted to the
 /// keys the manifest declares. Fields the service returns under another name

@@ -11,9 +11,11 @@
 //!   that were looked for and not found ([`MissingObject`]).
 //! - [`catalog`]: the scorer catalog.
 //! - [`metric_settings`]: a run's scorers and sampling rules, normalized.
-//! - [`trends`]: a log stream's default dashboard.
+//! - [`trends`]: a log stream's dashboards: the default one and the others,
+//!   their sections, widgets and settings.
 //! - [`templates`]: feedback and annotation templates.
-//! - [`integrations`]: the caller's model-provider integrations.
+//! - [`integrations`]: the caller's model-provider integrations, and its
+//!   named custom integrations (as the listing shows them).
 //! - [`wire`]: the same state as the service returns it, normalized by the
 //!   readers' own functions (for tests and fixtures written as JSON).
 
@@ -28,11 +30,11 @@ pub mod wire;
 use std::collections::BTreeMap;
 
 pub use catalog::{Catalog, CatalogScorer, VersionRef};
-pub use integrations::IntegrationState;
+pub use integrations::{CustomIntegrationState, IntegrationState};
 pub use key::{MissingObject, ObjectKey};
 pub use metric_settings::NormMetricSettings;
 pub use templates::TemplateState;
-pub use trends::{DashboardState, SectionState};
+pub use trends::{DashboardState, SectionState, SettingsState, TrendsParts, WidgetState};
 
 use crate::api::{AnnotationConstraints, FeedbackConstraints};
 
@@ -44,6 +46,9 @@ pub struct State {
     /// Integrations of the calling user, by provider; `None` when the user
     /// has no integration of that provider.
     pub integrations: BTreeMap<String, Option<IntegrationState>>,
+    /// Named custom integrations of the calling user, by name; `None` when
+    /// the user has none of that name.
+    pub custom_integrations: BTreeMap<String, Option<CustomIntegrationState>>,
     /// The scorer catalog.
     pub catalog: Catalog,
     /// Objects that were looked for and do not exist, with the nearest names.
@@ -79,4 +84,7 @@ pub struct RunState {
     pub metric_settings: Option<NormMetricSettings>,
     /// The default trends dashboard, when read.
     pub dashboard: Option<DashboardState>,
+    /// The log stream's other dashboards the caller sees, in the listing's
+    /// order, when read.
+    pub dashboards: Option<Vec<DashboardState>>,
 }

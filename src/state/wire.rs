@@ -10,8 +10,8 @@ use serde::Deserialize;
 
 use super::metric_settings::metric_settings_from_wire;
 use super::{
-    Catalog, CatalogScorer, DashboardState, IntegrationState, MissingObject, ObjectKey,
-    ProjectState, RunState, State, TemplateState, VersionRef,
+    Catalog, CatalogScorer, CustomIntegrationState, DashboardState, IntegrationState,
+    MissingObject, ObjectKey, ProjectState, RunState, State, TemplateState, VersionRef,
 };
 use crate::api::{
     AnnotationConstraints, FeedbackConstraints, MetricSettingsResponse, Scorer,
@@ -27,6 +27,9 @@ pub struct WireState {
     /// Integrations, by provider.
     #[serde(default)]
     pub integrations: BTreeMap<String, Option<IntegrationState>>,
+    /// Named custom integrations, by name.
+    #[serde(default)]
+    pub custom_integrations: BTreeMap<String, Option<CustomIntegrationState>>,
     /// The scorer catalog.
     #[serde(default)]
     pub catalog: WireCatalog,
@@ -80,6 +83,9 @@ pub struct WireRun {
     /// The default dashboard, when read.
     #[serde(default)]
     pub dashboard: Option<TrendsDashboard>,
+    /// The other dashboards, when read.
+    #[serde(default)]
+    pub dashboards: Option<Vec<TrendsDashboard>>,
 }
 
 impl WireCatalog {
@@ -106,6 +112,10 @@ impl WireState {
                 .as_ref()
                 .map(|m| metric_settings_from_wire(&catalog, m)),
             dashboard: r.dashboard.as_ref().map(DashboardState::from),
+            dashboards: r
+                .dashboards
+                .as_ref()
+                .map(|ds| ds.iter().map(DashboardState::from).collect()),
             id: r.id,
             name: r.name,
         };
@@ -139,6 +149,7 @@ impl WireState {
         State {
             projects,
             integrations: self.integrations,
+            custom_integrations: self.custom_integrations,
             catalog,
             missing: self.missing,
         }

@@ -34,7 +34,12 @@ fn every_limit_of_the_reference_on_a_manifest_field() {
     /$defs/ScorerSpec/properties/id format="uuid" <- #/components/schemas/ScorerConfig/properties/id
     /$defs/SegmentFilterSpec/properties/sample_rate minimum=0 <- #/components/schemas/SegmentFilter/properties/sample_rate
     /$defs/SegmentFilterSpec/properties/sample_rate maximum=1 <- #/components/schemas/SegmentFilter/properties/sample_rate
+    /$defs/TrendsSpec/properties/relative_time maxLength=64 <- #/components/schemas/TrendsDashboardUpdateRequest/properties/relative_time/anyOf/0
+    /$defs/TrendsSpec/properties/relative_time pattern="^last_\\d+_(seconds?|minutes?|hours?|days?|weeks?|months?)$" <- #/components/schemas/TrendsDashboardUpdateRequest/properties/relative_time/anyOf/0
     /$defs/TrendsSpec/properties/sections maxItems=50 <- #/components/schemas/TrendsDashboardResponse/properties/sections
+    /$defs/SectionSpec/properties/widgets maxItems=50 <- #/components/schemas/SectionResponse/properties/widgets
+    /$defs/WidgetSpec/properties/dataset maxItems=50 <- #/components/schemas/WidgetResponse/properties/dataset/anyOf/0
+    /$defs/TrendsSpec/properties/widgets maxItems=50 <- #/components/schemas/TrendsDashboardResponse/properties/widgets
     /$defs/SectionSpec/properties/name minLength=1 <- #/components/schemas/SectionCreateRequest/properties/name
     /$defs/SectionSpec/properties/name maxLength=100 <- #/components/schemas/SectionCreateRequest/properties/name
     /$defs/SectionSpec/properties/description maxLength=500 <- #/components/schemas/SectionCreateRequest/properties/description/anyOf/0
@@ -45,6 +50,25 @@ fn every_limit_of_the_reference_on_a_manifest_field() {
     /$defs/SectionSpec/properties/description maxLength=500 (had it) <- #/components/schemas/SectionUpdateRequest/properties/description/anyOf/0
     /$defs/SectionSpec/properties/color maxLength=7 (had it) <- #/components/schemas/SectionUpdateRequest/properties/color/anyOf/0
     /$defs/SectionSpec/properties/color pattern="^#[0-9A-Fa-f]{6}$" (had it) <- #/components/schemas/SectionUpdateRequest/properties/color/anyOf/0
+    /$defs/WidgetSpec/properties/name minLength=1 <- #/components/schemas/WidgetCreateRequest/properties/name
+    /$defs/WidgetSpec/properties/name maxLength=100 <- #/components/schemas/WidgetCreateRequest/properties/name
+    /$defs/WidgetSpec/properties/metric minLength=1 <- #/components/schemas/WidgetCreateRequest/properties/metric
+    /$defs/WidgetSpec/properties/description maxLength=500 <- #/components/schemas/WidgetCreateRequest/properties/description/anyOf/0
+    /$defs/WidgetSpec/properties/dataset maxItems=50 (had it) <- #/components/schemas/WidgetCreateRequest/properties/dataset/anyOf/0
+    /$defs/WidgetSpec/properties/name minLength=1 (had it) <- #/components/schemas/WidgetUpdateRequest/properties/name/anyOf/0
+    /$defs/WidgetSpec/properties/name maxLength=100 (had it) <- #/components/schemas/WidgetUpdateRequest/properties/name/anyOf/0
+    /$defs/WidgetSpec/properties/description maxLength=500 (had it) <- #/components/schemas/WidgetUpdateRequest/properties/description/anyOf/0
+    /$defs/WidgetSpec/properties/dataset maxItems=50 (had it) <- #/components/schemas/WidgetUpdateRequest/properties/dataset/anyOf/0
+    /$defs/DashboardSpec/properties/name minLength=1 <- #/components/schemas/TrendsDashboardDuplicateRequest/properties/name
+    /$defs/DashboardSpec/properties/name maxLength=255 <- #/components/schemas/TrendsDashboardDuplicateRequest/properties/name
+    /$defs/DashboardSpec/properties/description maxLength=1000 <- #/components/schemas/TrendsDashboardDuplicateRequest/properties/description/anyOf/0
+    /$defs/DashboardSpec/properties/name minLength=1 (had it) <- #/components/schemas/TrendsDashboardUpdateRequest/properties/name/anyOf/0
+    /$defs/DashboardSpec/properties/name maxLength=255 (had it) <- #/components/schemas/TrendsDashboardUpdateRequest/properties/name/anyOf/0
+    /$defs/DashboardSpec/properties/description maxLength=1000 (had it) <- #/components/schemas/TrendsDashboardUpdateRequest/properties/description/anyOf/0
+    /$defs/DashboardSpec/properties/relative_time maxLength=64 <- #/components/schemas/TrendsDashboardUpdateRequest/properties/relative_time/anyOf/0
+    /$defs/DashboardSpec/properties/relative_time pattern="^last_\\d+_(seconds?|minutes?|hours?|days?|weeks?|months?)$" <- #/components/schemas/TrendsDashboardUpdateRequest/properties/relative_time/anyOf/0
+    /$defs/DashboardSpec/properties/sections maxItems=50 <- #/components/schemas/TrendsDashboardResponse/properties/sections
+    /$defs/DashboardSpec/properties/widgets maxItems=50 <- #/components/schemas/TrendsDashboardResponse/properties/widgets
     /$defs/TemplateSpec_AnnotationConstraints/properties/name minLength=1 <- #/components/schemas/AnnotationTemplateCreate/properties/name
     /$defs/TemplateSpec_AnnotationConstraints/properties/name maxLength=255 <- #/components/schemas/AnnotationTemplateCreate/properties/name
     /$defs/TemplateSpec_AnnotationConstraints/properties/criteria minLength=1 <- #/components/schemas/AnnotationTemplateCreate/properties/criteria/anyOf/0
@@ -226,7 +250,7 @@ fn a_limit_added_to_the_reference_is_enforced() {
 #[test]
 fn a_limit_on_a_field_the_manifest_does_not_have_changes_nothing() {
     let mut changed = service_reference().clone();
-    changed["components"]["schemas"]["TrendsDashboardResponse"]["properties"]["interval_mins"]["maximum"] =
+    changed["components"]["schemas"]["TrendsDashboardResponse"]["properties"]["start_time"]["maximum"] =
         json!(1);
     assert_eq!(generate_with(&changed), *document_schema());
 }

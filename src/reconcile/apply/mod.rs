@@ -1,6 +1,8 @@
 //! Executing a plan: stage by stage in dependency order (integrations, then
-//! templates, metric settings, sections, favorites), changes within a stage
-//! concurrently under a bound, the operations of one change in order.
+//! templates, metric settings, dashboards created or renamed, sections,
+//! widgets, sections deleted, dashboard settings, favorites, dashboards
+//! replaced or deleted), changes within a stage concurrently under a bound,
+//! the operations of one change in order.
 //!
 //! A failure does not stop the run: every change that can still be made is
 //! made, the report says what succeeded, failed and was skipped, and a second
@@ -12,7 +14,10 @@
 //! readers as a plan, never by sending it blindly again.
 //!
 //! - [`secrets`]: resolves `${ENV}` references of integration secrets at the last moment.
+//! - [`resolve`]: finds, when an operation runs, the objects the same apply
+//!   created that a plan could only name.
 
+pub mod resolve;
 pub mod secrets;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,12 +28,15 @@ use secrets::{MissingSecret, resolve_secrets};
 
 use super::read::ReadError;
 use super::read::templates::{read_annotation_templates, read_feedback_templates};
-use super::read::trends::read_dashboard;
+use super::read::trends::{find_dashboard_ids, read_dashboard};
+use crate::api::{WidgetCreateRequest, WidgetUpdateRequest};
 use crate::client::{ApiError, Client, Deleted};
 use crate::plan::{
-    Address, ChangeOutcome, Operation, OutcomeStatus, Plan, ResourceChange, RunKind, TemplateBody,
-    TemplateKind,
+    Action, Address, ChangeOutcome, DashboardRef, Operation, OutcomeStatus, Plan, ResourceChange,
+    RunKind, TemplateBody, TemplateKind,
 };
+use crate::state::TrendsParts;
+use resolve::Scope;
 
 /// Options of an apply run.
 pub struct ApplyOptions<'a> {
@@ -54,15 +62,22 @@ pub enum OperationError {
         "the service's answer was lost and a re-read did not find the {noun}, so it was most likely not created (a request the service processes late could still land); the next apply re-reads before creating it"
     )]
     LostCreate {
-        /// `section` or `template`.
+        /// `section`, `widget`, `dashboard` or `template`.
         noun: &'static str,
+    },
+    /// An object the plan names by name (the same apply created it) is not
+    /// there, or is not the only one of that name.
+    #[error("could not find what the plan names: {what}")]
+    Unresolved {
+        /// What was looked for, and what was found.
+        what: String,
     },
     /// A create's answer was lost and the read that would settle it failed too.
     #[error(
         "the service's answer was lost and the re-read failed too ({source}); the next apply will re-read and create it only if missing"
     )]
     Unsettled {
-        /// `section` or `template`.
+        /// `section`, `widget`, `dashboard` or `template`.
         noun: &'static str,
         /// Why the read failed.
         #[source]
@@ -70,14 +85,27 @@ pub enum OperationError {
     },
 }
 
-/// The stage a change belongs to; lower stages run first.
-fn stage(address: &Address) -> u8 {
-    match address {
-        Address::Integration { .. } => 0,
+/// The stage a change belongs to; lower stages run first. A dashboard is
+/// created before its contents change; sections are created or renamed
+/// before widgets go into them, widgets deleted before others are created
+/// (a full section has room), moved out of a section before it is deleted;
+/// a dashboard is replaced by its copy (or deleted) once its contents
+/// changed, so the copy carries them.
+fn stage(change: &ResourceChange) -> u8 {
+    let delete = change.action == Action::Delete;
+    match &change.address {
+        Address::Integration { .. } | Address::CustomIntegration { .. } => 0,
         Address::Template { .. } => 1,
         Address::MetricSettings { .. } => 2,
-        Address::Section { .. } => 3,
-        Address::Favorite { .. } => 4,
+        Address::Dashboard { .. } if matches!(change.action, Action::Create | Action::Update) => 3,
+        Address::Section { .. } if !delete => 4,
+        Address::Widget { .. } if delete => 5,
+        Address::Widget { .. } if change.action == Action::Update => 6,
+        Address::Widget { .. } => 7,
+        Address::Section { .. } => 8,
+        Address::Settings { .. } => 9,
+        Address::Favorite { .. } => 10,
+        Address::Dashboard { .. } => 11,
     }
 }
 
@@ -88,7 +116,7 @@ pub async fn apply(plan: &Plan, client: &Client, options: &ApplyOptions<'_>) -> 
     let refused = AtomicBool::new(false);
     let refused = &refused;
     let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(plan.changes.len());
-    let mut stages: Vec<u8> = plan.changes.iter().map(|c| stage(&c.address)).collect();
+    let mut stages: Vec<u8> = plan.changes.iter().map(stage).collect();
     stages.sort_unstable();
     stages.dedup();
     for current in stages {
@@ -96,7 +124,7 @@ pub async fn apply(plan: &Plan, client: &Client, options: &ApplyOptions<'_>) -> 
             .changes
             .iter()
             .enumerate()
-            .filter(|(_, c)| stage(&c.address) == current)
+            .filter(|(_, c)| stage(c) == current)
             .map(|(i, change)| async move {
                 let outcome = apply_change(client, change, options, refused).await;
                 (options.on_outcome)(&outcome);
@@ -195,18 +223,31 @@ async fn run_operation(
             log_stream_id,
             dashboard_id,
             body,
-        } => match client
-            .create_section(project_id, log_stream_id, Some(dashboard_id), body)
-            .await
-        {
-            Err(ApiError::Ambiguous { .. }) => {
-                let found = read_dashboard(client, project_id, log_stream_id, Some(dashboard_id))
+        } => {
+            let scope = Scope {
+                project_id,
+                log_stream_id,
+            };
+            let dashboard_id = scope.dashboard(client, dashboard_id).await?;
+            match client
+                .create_section(project_id, log_stream_id, Some(&dashboard_id), body)
+                .await
+            {
+                Err(ApiError::Ambiguous { .. }) => {
+                    let found = read_dashboard(
+                        client,
+                        project_id,
+                        log_stream_id,
+                        Some(&dashboard_id),
+                        TrendsParts::default(),
+                    )
                     .await
                     .map(|d| d.is_some_and(|d| d.sections.iter().any(|s| s.name == body.name)));
-                return settle_lost_create(found, change, "section");
+                    return settle_lost_create(found, change, "section");
+                }
+                other => other.map(|_| None)?,
             }
-            other => other.map(|_| None)?,
-        },
+        }
         Operation::UpdateSection {
             project_id,
             log_stream_id,
@@ -214,12 +255,18 @@ async fn run_operation(
             section_id,
             body,
         } => {
+            let scope = Scope {
+                project_id,
+                log_stream_id,
+            };
+            let dashboard_id = scope.dashboard(client, dashboard_id).await?;
+            let section_id = scope.section(client, &dashboard_id, section_id).await?;
             client
                 .update_section(
                     project_id,
                     log_stream_id,
-                    section_id,
-                    Some(dashboard_id),
+                    &section_id,
+                    Some(&dashboard_id),
                     body,
                 )
                 .await?;
@@ -230,17 +277,180 @@ async fn run_operation(
             log_stream_id,
             dashboard_id,
             section_id,
-        } => already_deleted(
+        } => {
+            let scope = Scope {
+                project_id,
+                log_stream_id,
+            };
+            let dashboard_id = scope.dashboard(client, dashboard_id).await?;
+            let section_id = scope.section(client, &dashboard_id, section_id).await?;
+            already_deleted(
+                client
+                    .delete_section(
+                        project_id,
+                        log_stream_id,
+                        &section_id,
+                        Some(&dashboard_id),
+                        false,
+                    )
+                    .await?,
+            )
+        }
+        Operation::CreateWidget {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+            placement,
+            body,
+        } => {
+            let scope = Scope {
+                project_id,
+                log_stream_id,
+            };
+            let dashboard_id = scope.dashboard(client, dashboard_id).await?;
+            let section_id = scope.placement(client, &dashboard_id, placement).await?;
+            let body = WidgetCreateRequest {
+                section_id: section_id.clone(),
+                ..body.clone()
+            };
+            match client
+                .create_widget(project_id, log_stream_id, Some(&dashboard_id), &body)
+                .await
+            {
+                Err(ApiError::Ambiguous { .. }) => {
+                    let found = client
+                        .get_dashboard(project_id, log_stream_id, Some(&dashboard_id))
+                        .await
+                        .map(|d| {
+                            d.is_some_and(|d| match &section_id {
+                                None => d.widgets.iter().any(|w| w.name == body.name),
+                                Some(id) => d
+                                    .sections
+                                    .iter()
+                                    .filter(|s| &s.id == id)
+                                    .flat_map(|s| &s.widgets)
+                                    .any(|w| w.name == body.name),
+                            })
+                        });
+                    return settle_lost_create(found, change, "widget");
+                }
+                other => other.map(|_| None)?,
+            }
+        }
+        Operation::UpdateWidget {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+            widget,
+            move_to,
+            body,
+        } => {
+            let scope = Scope {
+                project_id,
+                log_stream_id,
+            };
+            let dashboard_id = scope.dashboard(client, dashboard_id).await?;
+            let widget_id = scope.widget(client, &dashboard_id, widget).await?;
+            let section_id = match move_to {
+                Some(to) => Some(scope.placement(client, &dashboard_id, to).await?),
+                None => None,
+            };
+            let body = WidgetUpdateRequest {
+                section_id,
+                ..body.clone()
+            };
             client
-                .delete_section(
+                .update_widget(
                     project_id,
                     log_stream_id,
-                    section_id,
-                    Some(dashboard_id),
-                    false,
+                    &widget_id,
+                    Some(&dashboard_id),
+                    &body,
                 )
-                .await?,
-        ),
+                .await?;
+            None
+        }
+        Operation::DeleteWidget {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+            widget,
+        } => {
+            let scope = Scope {
+                project_id,
+                log_stream_id,
+            };
+            let dashboard_id = scope.dashboard(client, dashboard_id).await?;
+            let widget_id = scope.widget(client, &dashboard_id, widget).await?;
+            already_deleted(
+                client
+                    .delete_widget(project_id, log_stream_id, &widget_id, Some(&dashboard_id))
+                    .await?,
+            )
+        }
+        Operation::UpdateDashboard {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+            body,
+        } => {
+            let scope = Scope {
+                project_id,
+                log_stream_id,
+            };
+            let dashboard_id = scope.dashboard(client, dashboard_id).await?;
+            client
+                .update_dashboard(project_id, log_stream_id, Some(&dashboard_id), body)
+                .await?;
+            None
+        }
+        Operation::DuplicateDashboard {
+            project_id,
+            log_stream_id,
+            source,
+            body,
+        } => {
+            let scope = Scope {
+                project_id,
+                log_stream_id,
+            };
+            let source_id = scope.dashboard(client, source).await?;
+            match client
+                .duplicate_dashboard(project_id, log_stream_id, &source_id, body)
+                .await
+            {
+                Err(ApiError::Ambiguous { .. }) => {
+                    // Made when a dashboard of that name other than the source exists.
+                    let found = find_dashboard_ids(client, project_id, log_stream_id, &body.name)
+                        .await
+                        .map(|ids| ids.iter().any(|id| id != &source_id));
+                    return settle_lost_create(found, change, "dashboard");
+                }
+                other => other.map(|_| None)?,
+            }
+        }
+        Operation::DeleteDashboard {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+        } => {
+            let dashboard_id = match dashboard_id {
+                DashboardRef::Id(id) => id.clone(),
+                named => {
+                    Scope {
+                        project_id,
+                        log_stream_id,
+                    }
+                    .dashboard(client, named)
+                    .await?
+                }
+            };
+            already_deleted(
+                client
+                    .delete_dashboard(project_id, log_stream_id, &dashboard_id)
+                    .await?,
+            )
+        }
         Operation::Favorite {
             project_id,
             log_stream_id,
@@ -326,6 +536,11 @@ async fn run_operation(
         Operation::PutIntegration { body } => {
             let body = resolve_secrets(body, options.env)?;
             client.put_integration(&body).await?;
+            None
+        }
+        Operation::PutCustomIntegration { name, body } => {
+            let body = resolve_secrets(body, options.env)?;
+            client.put_named_custom_integration(name, &body).await?;
             None
         }
     };

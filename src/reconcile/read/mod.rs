@@ -12,9 +12,12 @@
 //! Requests, for P projects with L runs each: one project listing (a
 //! `one_of` name filter, paginated), one log stream search and one
 //! experiment search per project (also `one_of`), one metric-settings read
-//! and one dashboard read per managed run, one template listing per managed
-//! kind, the scorer catalog once (when metric settings are compared), the
-//! versions of pinned scorers, one read per integration. Objects that do not
+//! and one dashboard read per managed run (and, where other dashboards are
+//! managed, one dashboard listing and one read per other dashboard), one
+//! template listing per managed kind, the scorer catalog once (when metric
+//! settings are compared), the versions of pinned scorers, one read per
+//! integration, and one integration listing when named custom integrations
+//! are declared. Objects that do not
 //! exist are collected with the nearest existing names (one extra listing,
 //! only when something is missing). The client bounds requests in flight.
 
@@ -34,7 +37,7 @@ use std::collections::BTreeMap;
 use futures::future::try_join_all;
 
 pub use error::ReadError;
-pub use selection::{ProjectSelection, RunSelection, Selection};
+pub use selection::{ProjectSelection, RunParts, RunSelection, Selection};
 
 use error::ctx;
 use projects::{FoundProject, find_projects};
@@ -66,9 +69,10 @@ pub async fn read_state_knowing(
         }
     };
     let integrations = integrations::read_integrations(client, selection.integrations.clone());
+    let custom = integrations::read_custom_integrations(client, &selection.custom_integrations);
     let discovered = discover(client, &selection.projects, known);
-    let (catalog, integrations, (found, mut missing)) =
-        tokio::try_join!(catalog, integrations, discovered)?;
+    let (catalog, integrations, custom_integrations, (found, mut missing)) =
+        tokio::try_join!(catalog, integrations, custom, discovered)?;
     let catalog = &catalog;
     let loads = found.into_iter().map(|(wanted, project, runs)| async move {
         let state = read_project(client, catalog, wanted, &project, runs).await?;
@@ -80,6 +84,7 @@ pub async fn read_state_knowing(
     Ok(State {
         projects,
         integrations: integrations.into_iter().collect(),
+        custom_integrations,
         catalog: catalog.clone(),
         missing,
     })
@@ -229,31 +234,21 @@ async fn read_runs(
     runs: FoundRuns<'_>,
 ) -> Result<Vec<(ObjectKey, RunState)>, ReadError> {
     try_join_all(runs.into_iter().map(|(w, run)| async move {
-        let state = read_run(
-            client,
-            catalog,
-            project,
-            kind,
-            &run,
-            w.metric_settings,
-            w.trends,
-        )
-        .await?;
+        let state = read_run(client, catalog, project, kind, &run, w.parts).await?;
         Ok::<_, ReadError>((w.key.clone(), state))
     }))
     .await
 }
 
-/// Reads a run's metric settings and its default trends dashboard, each only
-/// when asked for, concurrently.
+/// Reads a run's metric settings, its default trends dashboard and its other
+/// dashboards, each only when asked for, concurrently.
 pub async fn read_run(
     client: &Client,
     catalog: &Catalog,
     project: &FoundProject,
     kind: RunKind,
     run: &FoundRun,
-    metric_settings: bool,
-    trends: bool,
+    parts: RunParts,
 ) -> Result<RunState, ReadError> {
     let what = || {
         format!(
@@ -264,7 +259,7 @@ pub async fn read_run(
         )
     };
     let settings = async {
-        if !metric_settings {
+        if !parts.metric_settings {
             return Ok(None);
         }
         metric_settings::read_metric_settings(client, catalog, &project.id, kind, &run.id)
@@ -272,18 +267,29 @@ pub async fn read_run(
             .map_err(ctx(|| format!("the metric settings of {}", what())))
     };
     let dashboard = async {
-        if !trends {
+        let Some(wanted) = parts.trends else {
             return Ok(None);
-        }
-        trends::read_dashboard(client, &project.id, &run.id, None)
+        };
+        trends::read_dashboard(client, &project.id, &run.id, None, wanted)
             .await
             .map_err(ctx(|| format!("the trends dashboard of {}", what())))
     };
-    let (metric_settings, dashboard) = tokio::try_join!(settings, dashboard)?;
+    let dashboards = async {
+        let Some(wanted) = parts.dashboards else {
+            return Ok(None);
+        };
+        trends::read_other_dashboards(client, &project.id, &run.id, wanted)
+            .await
+            .map(Some)
+            .map_err(ctx(|| format!("the dashboards of {}", what())))
+    };
+    let (metric_settings, dashboard, dashboards) =
+        tokio::try_join!(settings, dashboard, dashboards)?;
     Ok(RunState {
         id: run.id.clone(),
         name: run.name.clone(),
         metric_settings,
         dashboard,
+        dashboards,
     })
 }

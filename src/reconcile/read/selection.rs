@@ -8,9 +8,11 @@ use std::collections::BTreeSet;
 
 use super::catalog::ScorerRef;
 use crate::manifest::set::ManifestSet;
-use crate::manifest::types::MetricSettingsSpec;
+use crate::manifest::types::{MetricSettingsSpec, TrendsSpec};
+use crate::plan::target::integration_address;
+use crate::plan::trends::trends_parts;
 use crate::plan::{Address, PlanOptions, RunKind, Target, TemplateKind};
-use crate::state::ObjectKey;
+use crate::state::{ObjectKey, TrendsParts};
 
 /// What to read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -19,6 +21,8 @@ pub struct Selection {
     pub projects: Vec<ProjectSelection>,
     /// Providers whose integration is read.
     pub integrations: BTreeSet<String>,
+    /// Names of the named custom integrations looked for (in one listing).
+    pub custom_integrations: BTreeSet<String>,
     /// The catalog, when metric settings are read: with the scorers whose
     /// versions the manifests pin.
     pub catalog: Option<BTreeSet<ScorerRef>>,
@@ -44,10 +48,46 @@ pub struct ProjectSelection {
 pub struct RunSelection {
     /// How the manifests refer to it.
     pub key: ObjectKey,
+    /// What of it.
+    pub parts: RunParts,
+}
+
+/// What to read of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunParts {
     /// Whether its metric settings are read.
     pub metric_settings: bool,
-    /// Whether its default dashboard is read.
-    pub trends: bool,
+    /// Its default dashboard, when read, and which parts of it.
+    pub trends: Option<TrendsParts>,
+    /// Its other dashboards, when read, and which parts of them.
+    pub dashboards: Option<TrendsParts>,
+}
+
+impl RunParts {
+    /// Everything of a run: what an export reads.
+    pub fn all(kind: RunKind) -> RunParts {
+        let dashboards = (kind == RunKind::LogStream).then_some(TrendsParts::ALL);
+        RunParts {
+            metric_settings: true,
+            trends: dashboards,
+            dashboards,
+        }
+    }
+}
+
+/// What to read of a log stream's dashboards for `spec`, narrowed to what
+/// `options` reach.
+fn trends_selection(
+    spec: &TrendsSpec,
+    options: &PlanOptions,
+    project: &str,
+    log_stream: &str,
+) -> (Option<TrendsParts>, Option<TrendsParts>) {
+    let (default, others) = trends_parts(spec);
+    let others = others.filter(|_| options.reaches(&Target::dashboard(project, log_stream, None)));
+    let default = (options.reaches(&Target::trends(project, log_stream)) || others.is_some())
+        .then_some(default);
+    (default, others)
 }
 
 fn pinned(spec: &MetricSettingsSpec) -> impl Iterator<Item = ScorerRef> + '_ {
@@ -94,7 +134,7 @@ impl Selection {
                         RunKind::LogStream,
                         ObjectKey::from_parts(l.name.as_deref(), l.id.as_deref()),
                         l.metric_settings.as_ref(),
-                        l.trends.is_some(),
+                        l.trends.as_ref(),
                     )
                 })
                 .chain(spec.experiments.iter().map(|e| {
@@ -102,7 +142,7 @@ impl Selection {
                         RunKind::Experiment,
                         ObjectKey::from_parts(e.name.as_deref(), e.id.as_deref()),
                         e.metric_settings.as_ref(),
-                        false,
+                        None,
                     )
                 }));
             for (kind, run_key, settings, trends) in runs {
@@ -123,10 +163,16 @@ impl Selection {
                     any_settings = true;
                     pins.extend(pinned(settings));
                 }
+                let (trends, dashboards) = trends
+                    .map(|t| trends_selection(t, options, &name, &run))
+                    .unwrap_or_default();
                 let run_selection = RunSelection {
                     key: run_key,
-                    metric_settings: settings.is_some(),
-                    trends: trends && options.reaches(&Target::trends(&name, &run)),
+                    parts: RunParts {
+                        metric_settings: settings.is_some(),
+                        trends,
+                        dashboards,
+                    },
                 };
                 match kind {
                     RunKind::LogStream => wanted.log_streams.push(run_selection),
@@ -136,12 +182,19 @@ impl Selection {
             selection.projects.push(wanted);
         }
         for integration in &desired.integrations {
-            let provider = integration.spec.config.provider().to_string();
-            let address = Address::Integration {
-                provider: provider.clone(),
-            };
-            if options.selects(&address) {
-                selection.integrations.insert(provider);
+            let address = integration_address(&integration.spec);
+            if !options.selects(&address) {
+                continue;
+            }
+            match &integration.spec.name {
+                Some(name) => {
+                    selection.custom_integrations.insert(name.clone());
+                }
+                None => {
+                    selection
+                        .integrations
+                        .insert(integration.spec.config.provider().to_string());
+                }
             }
         }
         selection.catalog = any_settings.then_some(pins);

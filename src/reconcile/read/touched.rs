@@ -2,8 +2,10 @@
 //! operations carry, through the same readers as a plan: what `apply --plan`
 //! checks before applying a saved plan (did anything move?) and confirms
 //! after it (does every planned field read back?). Each read is sent once
-//! and shared by the changes it covers (a dashboard's sections and its
-//! favorite), at most 256 distinct reads held at a time.
+//! and shared by the changes it covers (a dashboard's sections, widgets,
+//! settings and favorite), at most 256 distinct reads held at a time. A
+//! dashboard an operation names by name (one the apply creates) is found by
+//! name; a named custom integration in the integration listing.
 
 use std::collections::BTreeMap;
 
@@ -11,12 +13,17 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::error::ReadError;
-use super::{metric_settings, templates, trends};
+use super::{integrations, metric_settings, templates, trends};
 use crate::api::{AnnotationConstraints, FeedbackConstraints};
 use crate::client::{ApiError, Client};
-use crate::plan::confirm::Observed;
-use crate::plan::{Address, Operation, ResourceChange, RunKind, TemplateKind};
-use crate::state::{Catalog, DashboardState, IntegrationState, NormMetricSettings, TemplateState};
+use crate::plan::confirm::{Observed, widget_section};
+use crate::plan::{
+    Address, DashboardRef, Operation, ResourceChange, RunKind, SectionRef, TemplateKind, WidgetRef,
+};
+use crate::state::{
+    Catalog, CustomIntegrationState, DashboardState, IntegrationState, NormMetricSettings,
+    TemplateState, TrendsParts,
+};
 
 /// How many distinct reads are held at a time.
 const READ_CHUNK: usize = 256;
@@ -43,6 +50,12 @@ enum ReadKey {
         log_stream_id: String,
         dashboard_id: Option<String>,
     },
+    NamedDashboard {
+        project_id: String,
+        log_stream_id: String,
+        name: String,
+    },
+    CustomIntegrations,
     Templates {
         project_id: String,
         kind: TemplateKind,
@@ -59,9 +72,141 @@ enum Fetched {
     Annotation(Vec<TemplateState<AnnotationConstraints>>),
     Feedback(Vec<TemplateState<FeedbackConstraints>>),
     Integration(Option<IntegrationState>),
+    CustomIntegrations(Vec<CustomIntegrationState>),
 }
 
-fn read_key(change: &ResourceChange) -> Option<ReadKey> {
+/// The read of a dashboard an operation names.
+fn dashboard_key(project_id: &str, log_stream_id: &str, dashboard: &DashboardRef) -> ReadKey {
+    match dashboard {
+        DashboardRef::Id(id) => ReadKey::Dashboard {
+            project_id: project_id.to_owned(),
+            log_stream_id: log_stream_id.to_owned(),
+            dashboard_id: Some(id.clone()),
+        },
+        DashboardRef::Named { named } => ReadKey::NamedDashboard {
+            project_id: project_id.to_owned(),
+            log_stream_id: log_stream_id.to_owned(),
+            name: named.clone(),
+        },
+    }
+}
+
+/// The dashboard the dashboard-content operation `op` is about.
+fn content_key(op: &Operation) -> Option<ReadKey> {
+    match op {
+        Operation::CreateSection {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+            ..
+        }
+        | Operation::UpdateSection {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+            ..
+        }
+        | Operation::DeleteSection {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+            ..
+        }
+        | Operation::CreateWidget {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+            ..
+        }
+        | Operation::UpdateWidget {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+            ..
+        }
+        | Operation::DeleteWidget {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+            ..
+        }
+        | Operation::UpdateDashboard {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+            ..
+        } => Some(dashboard_key(project_id, log_stream_id, dashboard_id)),
+        Operation::Favorite {
+            project_id,
+            log_stream_id,
+            dashboard_id,
+            ..
+        } => Some(ReadKey::Dashboard {
+            project_id: project_id.clone(),
+            log_stream_id: log_stream_id.clone(),
+            dashboard_id: Some(dashboard_id.clone()),
+        }),
+        Operation::Unfavorite {
+            project_id,
+            log_stream_id,
+            ..
+        } => Some(ReadKey::Dashboard {
+            project_id: project_id.clone(),
+            log_stream_id: log_stream_id.clone(),
+            dashboard_id: None,
+        }),
+        _ => None,
+    }
+}
+
+/// The read that holds a dashboard change's object: by its id before the
+/// plan is applied (unless it is created) and after a deletion; otherwise by
+/// its (new) name, since a replacement gets a new id.
+fn dashboard_read(change: &ResourceChange, moment: Moment, name: &str) -> Option<ReadKey> {
+    let (project_id, log_stream_id) = change.operations.iter().find_map(|op| match op {
+        Operation::DuplicateDashboard {
+            project_id,
+            log_stream_id,
+            ..
+        }
+        | Operation::DeleteDashboard {
+            project_id,
+            log_stream_id,
+            ..
+        }
+        | Operation::UpdateDashboard {
+            project_id,
+            log_stream_id,
+            ..
+        } => Some((project_id, log_stream_id)),
+        _ => None,
+    })?;
+    let by_id = match (lookup_id(change, moment), moment) {
+        (Some(id), _) => Some(id),
+        (None, Moment::Before) => change.operations.iter().find_map(|op| match op {
+            Operation::UpdateDashboard {
+                dashboard_id: DashboardRef::Id(id),
+                ..
+            } => Some(id.as_str()),
+            _ => None,
+        }),
+        (None, Moment::After) => None,
+    };
+    Some(match by_id {
+        Some(id) => ReadKey::Dashboard {
+            project_id: project_id.clone(),
+            log_stream_id: log_stream_id.clone(),
+            dashboard_id: Some(id.to_owned()),
+        },
+        None => ReadKey::NamedDashboard {
+            project_id: project_id.clone(),
+            log_stream_id: log_stream_id.clone(),
+            name: name.to_owned(),
+        },
+    })
+}
+
+fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
     let first = change.operations.first()?;
     Some(match (&change.address, first) {
         (
@@ -75,48 +220,13 @@ fn read_key(change: &ResourceChange) -> Option<ReadKey> {
             run_id: run.id.clone(),
         },
         (
-            Address::Section { .. } | Address::Favorite { .. },
-            Operation::CreateSection {
-                project_id,
-                log_stream_id,
-                dashboard_id,
-                ..
-            }
-            | Operation::UpdateSection {
-                project_id,
-                log_stream_id,
-                dashboard_id,
-                ..
-            }
-            | Operation::DeleteSection {
-                project_id,
-                log_stream_id,
-                dashboard_id,
-                ..
-            }
-            | Operation::Favorite {
-                project_id,
-                log_stream_id,
-                dashboard_id,
-                ..
-            },
-        ) => ReadKey::Dashboard {
-            project_id: project_id.clone(),
-            log_stream_id: log_stream_id.clone(),
-            dashboard_id: Some(dashboard_id.clone()),
-        },
-        (
-            Address::Favorite { .. },
-            Operation::Unfavorite {
-                project_id,
-                log_stream_id,
-                ..
-            },
-        ) => ReadKey::Dashboard {
-            project_id: project_id.clone(),
-            log_stream_id: log_stream_id.clone(),
-            dashboard_id: None,
-        },
+            Address::Section { .. }
+            | Address::Favorite { .. }
+            | Address::Widget { .. }
+            | Address::Settings { .. },
+            op,
+        ) => content_key(op)?,
+        (Address::Dashboard { name, .. }, _) => dashboard_read(change, moment, name)?,
         (
             Address::Template { kind, .. },
             Operation::CreateTemplate { project_id, .. }
@@ -131,6 +241,7 @@ fn read_key(change: &ResourceChange) -> Option<ReadKey> {
                 provider: provider.clone(),
             }
         }
+        (Address::CustomIntegration { .. }, _) => ReadKey::CustomIntegrations,
         _ => return None,
     })
 }
@@ -150,9 +261,39 @@ async fn fetch(client: &Client, catalog: &Catalog, key: &ReadKey) -> Result<Fetc
             log_stream_id,
             dashboard_id,
         } => Fetched::Dashboard(
-            trends::read_dashboard(client, project_id, log_stream_id, dashboard_id.as_deref())
-                .await?,
+            trends::read_dashboard(
+                client,
+                project_id,
+                log_stream_id,
+                dashboard_id.as_deref(),
+                TrendsParts::ALL,
+            )
+            .await?,
         ),
+        ReadKey::NamedDashboard {
+            project_id,
+            log_stream_id,
+            name,
+        } => {
+            // The first of that name, the one a plan pairs.
+            let ids = trends::find_dashboard_ids(client, project_id, log_stream_id, name).await?;
+            match ids.first() {
+                None => Fetched::Dashboard(None),
+                Some(id) => Fetched::Dashboard(
+                    trends::read_dashboard(
+                        client,
+                        project_id,
+                        log_stream_id,
+                        Some(id),
+                        TrendsParts::ALL,
+                    )
+                    .await?,
+                ),
+            }
+        }
+        ReadKey::CustomIntegrations => {
+            Fetched::CustomIntegrations(integrations::list_custom_integrations(client).await?)
+        }
         ReadKey::Templates {
             project_id,
             kind: TemplateKind::Annotation,
@@ -181,8 +322,26 @@ pub enum Moment {
 /// The id an operation of `change` names, if any (updates and deletes).
 fn existing_id(change: &ResourceChange) -> Option<&str> {
     change.operations.iter().find_map(|op| match op {
-        Operation::UpdateSection { section_id, .. }
-        | Operation::DeleteSection { section_id, .. } => Some(section_id.as_str()),
+        Operation::UpdateSection {
+            section_id: SectionRef::Id(id),
+            ..
+        }
+        | Operation::DeleteSection {
+            section_id: SectionRef::Id(id),
+            ..
+        }
+        | Operation::UpdateWidget {
+            widget: WidgetRef::Id(id),
+            ..
+        }
+        | Operation::DeleteWidget {
+            widget: WidgetRef::Id(id),
+            ..
+        }
+        | Operation::DeleteDashboard {
+            dashboard_id: DashboardRef::Id(id),
+            ..
+        } => Some(id.as_str()),
         Operation::PatchTemplate { template_id, .. }
         | Operation::DeleteTemplate { template_id, .. } => Some(template_id.as_str()),
         _ => None,
@@ -233,7 +392,24 @@ fn observe<'a>(change: &ResourceChange, fetched: &'a Fetched, moment: Moment) ->
         (Fetched::Feedback(ts), Address::Template { name, .. }) => {
             Observed::FeedbackTemplate(find(ts, change, moment, |t| &t.id, |t| &t.name, name))
         }
+        (Fetched::Dashboard(d), Address::Widget { section, name, .. }) => {
+            let dashboard = d.as_ref();
+            let widgets = dashboard.map(DashboardState::widgets).unwrap_or_default();
+            let widget = match (lookup_id(change, moment), dashboard) {
+                (Some(id), _) => widgets.iter().find(|w| w.id == id),
+                (None, Some(d)) => widgets
+                    .iter()
+                    .find(|w| &w.name == name && widget_section(d, w) == section.as_deref()),
+                (None, None) => None,
+            };
+            Observed::Widget { dashboard, widget }
+        }
+        (Fetched::Dashboard(d), Address::Settings { .. }) => Observed::Settings(d.as_ref()),
+        (Fetched::Dashboard(d), Address::Dashboard { .. }) => Observed::Dashboard(d.as_ref()),
         (Fetched::Integration(i), _) => Observed::Integration(i.as_ref()),
+        (Fetched::CustomIntegrations(all), Address::CustomIntegration { name }) => {
+            Observed::CustomIntegration(all.iter().find(|c| &c.name == name))
+        }
         _ => Observed::Section(None),
     }
 }
@@ -246,7 +422,7 @@ pub async fn read_touched(
     changes: &[&ResourceChange],
     moment: Moment,
 ) -> Vec<Result<Observation, ReadError>> {
-    let key_of: Vec<Option<ReadKey>> = changes.iter().map(|c| read_key(c)).collect();
+    let key_of: Vec<Option<ReadKey>> = changes.iter().map(|c| read_key(c, moment)).collect();
     let mut keys: Vec<&ReadKey> = key_of.iter().flatten().collect();
     keys.sort();
     keys.dedup();

@@ -380,6 +380,7 @@ impl Expected {
                 out.push(Address::Section {
                     project: d.project.into(),
                     log_stream: d.log_stream.into(),
+                    dashboard: None,
                     name: s.name.into(),
                 });
             }

@@ -169,6 +169,7 @@ impl LiveView {
                 project,
                 log_stream,
                 name,
+                ..
             } => {
                 let (want_dash, live) = self.dashboard(expected, project, log_stream)?;
                 let want = want_dash
@@ -245,6 +246,7 @@ impl LiveView {
                 }
                 subset(&want.constraints, &t["constraints"], "constraints")
             }
+            other => Err(format!("the fault suite declares no {other}")),
         }
     }
 

@@ -64,6 +64,7 @@ fn section_address(name: &str) -> Address {
     Address::Section {
         project: "demo".into(),
         log_stream: "production".into(),
+        dashboard: None,
         name: name.into(),
     }
 }
