@@ -476,12 +476,12 @@ impl EnvRef {
     pub const PATTERN: &'static str = r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$";
 
     /// A reference to the variable `name`.
-    pub fn new(name: impl Into<String>) -> Result<Self, String> {
+    pub fn new(name: impl Into<String>) -> Result<Self, EnvRefError> {
         let name = name.into();
         if is_env_name(&name) {
             Ok(EnvRef { name })
         } else {
-            Err(format!("`{name}` is not a valid environment variable name"))
+            Err(EnvRefError::InvalidName { name })
         }
     }
 
@@ -491,6 +491,24 @@ impl EnvRef {
     }
 }
 
+/// Why a text is not an [`EnvRef`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvRefError {
+    /// The variable name is not letters, digits and `_` (not starting with a
+    /// digit). A name is never a secret, so it is quoted.
+    #[error("`{name}` is not a valid environment variable name")]
+    InvalidName {
+        /// The refused name.
+        name: String,
+    },
+    /// The text is not exactly one `${NAME}` reference. The text itself is
+    /// not kept: it may be a literal secret.
+    #[error(
+        "a secret must be an environment reference like `${{OPENAI_API_KEY}}`, not a literal value"
+    )]
+    NotAReference,
+}
+
 fn is_env_name(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
@@ -498,14 +516,13 @@ fn is_env_name(name: &str) -> bool {
 }
 
 impl TryFrom<String> for EnvRef {
-    type Error = String;
+    type Error = EnvRefError;
     fn try_from(s: String) -> Result<Self, Self::Error> {
         match s.strip_prefix("${").and_then(|rest| rest.strip_suffix('}')) {
-            Some(name) if is_env_name(name) => Ok(EnvRef { name: name.to_owned() }),
-            _ => Err(
-                "a secret must be an environment reference like `${OPENAI_API_KEY}`, not a literal value"
-                    .to_owned(),
-            ),
+            Some(name) if is_env_name(name) => Ok(EnvRef {
+                name: name.to_owned(),
+            }),
+            _ => Err(EnvRefError::NotAReference),
         }
     }
 }
@@ -553,6 +570,20 @@ mod tests {
             "the refused literal is not echoed: {err}"
         );
         assert!(serde_json::from_str::<EnvRef>("\"${1BAD}\"").is_err());
+        assert_eq!(
+            EnvRef::new("1BAD"),
+            Err(EnvRefError::InvalidName {
+                name: "1BAD".into()
+            })
+        );
+        assert_eq!(
+            EnvRef::try_from("sk-live-abc".to_owned()),
+            Err(EnvRefError::NotAReference)
+        );
+        assert_eq!(
+            EnvRef::new("OK_1").map(|r| r.to_string()),
+            Ok("${OK_1}".into())
+        );
     }
 
     #[test]
