@@ -111,6 +111,12 @@ pub enum Error {
         "verification failed: planning the exported files shows {0}; this is a bug in evalctl export (or live state changed during the export); please report it with this output"
     )]
     ExportUnverified(String),
+    /// A signal (SIGINT, SIGTERM) interrupted the command before it changed anything.
+    #[error("interrupted ({signal}) before anything was applied")]
+    Interrupted {
+        /// The signal.
+        signal: String,
+    },
     /// The async runtime could not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
@@ -142,6 +148,7 @@ impl Error {
             | Error::ExportUnloadable
             | Error::ExportUnverified(_)
             | Error::Runtime(_) => ExitStatus::Failure,
+            Error::Interrupted { .. } => ExitStatus::Interrupted,
         }
     }
 }

@@ -21,6 +21,10 @@ pub enum ExitStatus {
     Usage,
     /// 65: the manifests are invalid.
     InvalidManifests,
+    /// 130: interrupted (SIGINT or SIGTERM), as shells report a process
+    /// ended by SIGINT: `apply` printed what succeeded, failed and was not
+    /// started; the next apply completes the rest.
+    Interrupted,
 }
 
 impl ExitStatus {
@@ -33,6 +37,7 @@ impl ExitStatus {
             ExitStatus::Incomplete => 3,
             ExitStatus::Usage => 64,
             ExitStatus::InvalidManifests => 65,
+            ExitStatus::Interrupted => 130,
         }
     }
 }

@@ -1,7 +1,15 @@
 //! `evalctl apply`: make live state match the manifests, or execute a saved
 //! plan after checking, object by object, that nothing it touches moved.
+//!
+//! Interrupts: the first SIGINT or SIGTERM stops the run. Before any write
+//! (planning, the confirmation prompt) it ends at once with nothing printed
+//! half-done; during the apply no new change starts, the changes in flight
+//! get the request timeout to finish, and the report says what succeeded,
+//! failed and was not started. Either way the exit status is 130. A second
+//! signal exits at once.
 
 use std::io::{BufRead, IsTerminal};
+use std::sync::Arc;
 
 use crate::cli::ApplyArgs;
 use crate::error::Error;
@@ -14,7 +22,7 @@ use crate::plan::{
 };
 use crate::progress::Progress;
 use crate::reconcile::apply::secrets::referenced_variables;
-use crate::reconcile::apply::{ApplyOptions, apply};
+use crate::reconcile::apply::{ApplyOptions, Stop, apply};
 use crate::reconcile::confirm::{check_fields, check_unchanged, replan_touched};
 use crate::reconcile::read::catalog::read_catalog;
 use crate::render::{
@@ -40,10 +48,15 @@ struct Prepared {
 
 /// Runs `evalctl apply`.
 pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Error> {
-    let prepared = match &args.plan {
-        Some(path) => from_saved_plan(args, path).await?,
-        None => from_manifests(args, printer).await?,
-    };
+    let stop = Arc::new(Stop::new(args.live.connection.timeout));
+    let _signals = watch_signals(Arc::clone(&stop), *printer);
+    let prepared = interruptible(&stop, async {
+        match &args.plan {
+            Some(path) => from_saved_plan(args, path).await,
+            None => from_manifests(args, printer).await,
+        }
+    })
+    .await??;
     let Prepared {
         plan,
         enrichment,
@@ -79,7 +92,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         ));
     }
     check_secrets_available(&plan)?;
-    confirm(args)?;
+    interruptible(&stop, confirm(args)).await??;
     if args.output == Format::Text {
         // The outcomes follow the plan, a blank line apart.
         printer.out("\n");
@@ -91,9 +104,35 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         concurrency: usize::from(args.live.concurrency),
         env: &env,
         on_outcome: &stream,
+        catalog: &state.catalog,
+        stop: &stop,
     };
     let outcomes = apply(&plan, &connection.client, &options).await;
     drop(progress);
+    if let Some(signal) = stop.cause() {
+        // Interrupted: what was done is reported, nothing more is read.
+        let report = ApplyReport {
+            outcomes,
+            unconverged: Vec::new(),
+        };
+        let applied = Applied {
+            plan: &plan,
+            enrichment: &enrichment,
+            report: &report,
+            plan_after_apply: None,
+        };
+        printer.out(&match args.output {
+            // The outcomes were printed as they came: what follows them.
+            Format::Text => render_apply_summary(&applied, &render_options),
+            _ => render_apply(&applied, args.output, &render_options),
+        });
+        let c = report.counts();
+        printer.warn(&format!(
+            "interrupted ({signal}): {} change(s) succeeded, {} failed, {} not started; the next apply completes the rest",
+            c.succeeded, c.failed, c.skipped
+        ));
+        return Ok(ExitStatus::Interrupted);
+    }
     let progress = Progress::start(printer, &connection.client, "Confirming");
     let applied: Vec<&ResourceChange> = plan
         .changes
@@ -248,20 +287,109 @@ fn check_secrets_available(plan: &Plan) -> Result<(), Error> {
 }
 
 /// Asks for confirmation on a terminal; without one, requires --auto-approve.
-fn confirm(args: &ApplyArgs) -> Result<(), Error> {
+/// The answer is read on a thread of its own, so that an interrupt while
+/// waiting for it ends the run (the thread ends with the process).
+async fn confirm(args: &ApplyArgs) -> Result<(), Error> {
     if args.auto_approve {
         return Ok(());
     }
-    let stdin = std::io::stdin();
-    if !stdin.is_terminal() {
+    if !std::io::stdin().is_terminal() {
         return Err(Error::NeedsApproval);
     }
     eprint_prompt("Apply these changes? Only 'yes' will be accepted: ");
-    let mut answer = String::new();
-    if stdin.lock().read_line(&mut answer).is_err() || answer.trim() != "yes" {
-        return Err(Error::Cancelled);
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let mut answer = String::new();
+        let read = std::io::stdin().lock().read_line(&mut answer);
+        let _ = tx.send(read.is_ok() && answer.trim() == "yes");
+    });
+    if rx.await.unwrap_or(false) {
+        Ok(())
+    } else {
+        Err(Error::Cancelled)
     }
-    Ok(())
+}
+
+/// Runs `work` unless `stop` is asked for first: then the run ends with
+/// nothing applied (nothing of `work` is printed: it prints nothing).
+async fn interruptible<T>(stop: &Stop, work: impl Future<Output = T>) -> Result<T, Error> {
+    tokio::select! {
+        out = work => Ok(out),
+        () = stop.requested() => Err(Error::Interrupted {
+            signal: stop.cause().unwrap_or("signal").to_owned(),
+        }),
+    }
+}
+
+/// Watches SIGINT and SIGTERM until dropped: the first asks `stop` to stop,
+/// the second exits the process at once (130).
+fn watch_signals(stop: Arc<Stop>, printer: Printer) -> Option<AbortOnDrop> {
+    let signals = Signals::new()
+        .map_err(|e| printer.warn(&format!("cannot watch for interrupts: {e}")))
+        .ok()?;
+    Some(AbortOnDrop(tokio::spawn(async move {
+        let mut signals = signals;
+        let first = signals.next().await;
+        stop.request(first);
+        printer.warn(&format!(
+            "{first}: stopping; changes in flight may take up to {:.0}s to finish (send it again to exit at once)",
+            stop.grace().as_secs_f64()
+        ));
+        let second = signals.next().await;
+        printer.warn(&format!("{second} again: exiting at once"));
+        std::process::exit(i32::from(ExitStatus::Interrupted.code()));
+    })))
+}
+
+/// A task that ends with its owner.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// SIGINT and SIGTERM (Ctrl-C where there are no Unix signals).
+struct Signals {
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    /// Starts listening (from now on, these signals no longer end the process).
+    fn new() -> std::io::Result<Self> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(Signals {
+                interrupt: signal(SignalKind::interrupt())?,
+                terminate: signal(SignalKind::terminate())?,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(Signals {})
+        }
+    }
+
+    /// The name of the next signal.
+    async fn next(&mut self) -> &'static str {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.interrupt.recv() => "SIGINT",
+                _ = self.terminate.recv() => "SIGTERM",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        }
+    }
 }
 
 fn eprint_prompt(text: &str) {

@@ -11,7 +11,7 @@ use crate::export::files::{self, FilesError};
 use crate::export::{Export, Provenance, SchemaLocation, Selection, export};
 use crate::manifest::{self, set::ManifestSet};
 use crate::output::Printer;
-use crate::plan::{Enrichment, PlanOptions};
+use crate::plan::{Action, Enrichment, PlanOptions};
 use crate::progress::Progress;
 use crate::reconcile::read_and_plan;
 use crate::render::{Format, Mode, RenderOptions, render_plan};
@@ -111,6 +111,15 @@ async fn verify(
         Ok(p) if p.is_empty() => {
             printer
                 .info("Verified: planning the exported files against live state shows no changes.");
+            Ok(())
+        }
+        // Without --prune a plan deletes only a second object of a declared
+        // name (drift), which export warned it left out.
+        Ok(p) if p.changes.iter().all(|c| c.action == Action::Delete) => {
+            printer.info(&format!(
+                "Verified: planning the exported files against live state shows no changes but the deletion of {} second object(s) of a name, which export left out (see the warnings above).",
+                p.changes.len()
+            ));
             Ok(())
         }
         Ok(p) => {

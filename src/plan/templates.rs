@@ -7,6 +7,10 @@
 //! values (a replacement carries them over); a new template gets the
 //! service's defaults.
 //! `renamed_from` lets a rename keep the template (and its ratings).
+//!
+//! Two live templates of one declared name are drift: the one created first
+//! (`crate::state::templates::keeper_order`) is the declared one, the others
+//! are deleted, with or without `--prune`.
 
 use serde::Serialize;
 
@@ -16,6 +20,7 @@ use super::types::{Action, NoteKind, Operation, TemplateBody};
 use super::{Draft, Planner, find_by_name, fingerprint};
 use crate::api::{AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate};
 use crate::manifest::types::TemplateSpec;
+use crate::state::templates::keeper_order;
 use crate::state::{ProjectState, TemplateState};
 
 /// A constraints type of a template kind.
@@ -93,7 +98,9 @@ pub(crate) fn plan_templates<C: Constraints>(
     wanted: &[TemplateSpec<C>],
     live: Option<&[TemplateState<C>]>,
 ) {
-    let live = live.unwrap_or_default();
+    // In keeper order, so that a declared name pairs with the template kept.
+    let mut live: Vec<&TemplateState<C>> = live.unwrap_or_default().iter().collect();
+    live.sort_by(|a, b| keeper_order(a, b));
     if kind == TemplateKind::Feedback {
         planner.note(
             None,
@@ -111,7 +118,7 @@ pub(crate) fn plan_templates<C: Constraints>(
     };
     let mut used = vec![false; live.len()];
     for spec in wanted {
-        let found = find_by_name(live, &used, |t| &t.name, &spec.name, &spec.renamed_from);
+        let found = find_by_name(&live, &used, |t| &t.name, &spec.name, &spec.renamed_from);
         let Some(index) = found else {
             let after = norm_spec(spec, None);
             let draft = Draft {
@@ -130,7 +137,7 @@ pub(crate) fn plan_templates<C: Constraints>(
             continue;
         };
         used[index] = true;
-        let current = &live[index];
+        let current = live[index];
         let after = norm_spec(spec, Some(current));
         let mut before = NormTemplate::from_state(current);
         align_constraints(&mut before.constraints, &after.constraints);
@@ -193,16 +200,22 @@ pub(crate) fn plan_templates<C: Constraints>(
                 .push(draft.change(Some(&before), Some(&after)));
         }
     }
-    for (index, template) in live.iter().enumerate() {
+    for (index, template) in live.iter().copied().enumerate() {
         if used[index] {
             continue;
         }
-        if planner.options.prune {
+        let duplicate = wanted.iter().any(|w| w.name == template.name);
+        if duplicate || planner.options.prune {
             let before = NormTemplate::from_state(template);
+            let reason = if duplicate {
+                "a second template with this name (the one created first is kept)"
+            } else {
+                "not declared (--prune)"
+            };
             let draft = Draft {
                 address: address(&template.name),
                 action: Action::Delete,
-                reason: "not declared (--prune)".to_owned(),
+                reason: reason.to_owned(),
                 live_fingerprint: fingerprint::template(Some(template)),
                 operations: vec![Operation::DeleteTemplate {
                     project_id: live_project.id.clone(),

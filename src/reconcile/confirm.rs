@@ -5,19 +5,24 @@
 //!   against the same manifests (the touched addresses as targets), and an
 //!   object has converged when that plan has nothing to do for it. A change
 //!   someone else made meanwhile to a field the manifests do not manage is
-//!   not a failure.
+//!   not a failure. Neither is a second copy of a touched object that this
+//!   apply did not make nor name (another run's create an instant ago,
+//!   which that run resolves; the next plan shows any that is left).
 //! - A saved plan carries no manifests: its objects are read by id and each
 //!   planned field must read back as planned ([`crate::plan::confirm`]).
 //! - Before a saved plan is applied, each object it touches is read by id and
-//!   its fingerprint compared with the one the plan recorded.
+//!   its fingerprint compared with the one the plan recorded. An object that
+//!   moved to exactly what the plan sets (another apply of the same plan got
+//!   there first) has not moved away from it: applying is a no-op for it.
 
-use super::read::touched::{Moment, read_touched};
+use super::read::touched::{Moment, Observation, read_touched};
 use super::read::{Selection, read_state_knowing};
 use crate::manifest::set::ManifestSet;
 use crate::plan::confirm::unconfirmed;
 use crate::plan::diff::path_label;
 use crate::plan::{
-    Address, FieldChange, PlanOptions, ResourceChange, Target, Unconverged, diff, plan,
+    Action, Address, FieldChange, Operation, PlanOptions, ResourceChange, SectionRef, Target,
+    Unconverged, WidgetRef, diff, plan,
 };
 use crate::state::{Catalog, State};
 
@@ -69,11 +74,24 @@ pub async fn replan_touched(
     };
     let touched: std::collections::BTreeSet<&Address> =
         applied.iter().map(|c| &c.address).collect();
+    let named: std::collections::BTreeSet<&str> = applied
+        .iter()
+        .flat_map(|c| c.operations.iter().filter_map(object_id))
+        .collect();
+    // A copy this apply did not make nor name: another run's, made an
+    // instant ago and resolved by that run.
+    let foreign_copy = |c: &ResourceChange| {
+        c.action == Action::Delete
+            && c.operations
+                .iter()
+                .filter_map(object_id)
+                .all(|id| !named.contains(id))
+    };
     let mut out: Vec<Unconverged> = replanned
         .changes
         .into_iter()
         // A change with no field to change (a secret rotation) has nothing to converge.
-        .filter(|c| touched.contains(&c.address) && !c.fields.is_empty())
+        .filter(|c| touched.contains(&c.address) && !c.fields.is_empty() && !foreign_copy(c))
         .map(|c| Unconverged {
             address: c.address,
             // Unconverged fields say what the plan wanted, then what live holds.
@@ -90,6 +108,31 @@ pub async fn replan_touched(
         .collect();
     out.sort_by(|a, b| a.address.cmp(&b.address));
     out
+}
+
+/// The id of the existing section, widget or template an operation names.
+fn object_id(op: &Operation) -> Option<&str> {
+    match op {
+        Operation::UpdateSection {
+            section_id: SectionRef::Id(id),
+            ..
+        }
+        | Operation::DeleteSection {
+            section_id: SectionRef::Id(id),
+            ..
+        }
+        | Operation::UpdateWidget {
+            widget: WidgetRef::Id(id),
+            ..
+        }
+        | Operation::DeleteWidget {
+            widget: WidgetRef::Id(id),
+            ..
+        } => Some(id),
+        Operation::PatchTemplate { template_id, .. }
+        | Operation::DeleteTemplate { template_id, .. } => Some(template_id),
+        _ => None,
+    }
 }
 
 /// Reads `applied` (changes of a saved plan) again by id: the objects whose
@@ -137,10 +180,25 @@ pub async fn check_unchanged(
     changes: &[&ResourceChange],
 ) -> Result<Vec<Moved>, ReadError> {
     let observed = read_touched(client, catalog, changes, Moment::Before).await;
-    let mut moved = Vec::new();
+    let mut differ: Vec<(&ResourceChange, Observation)> = Vec::new();
     for (change, now) in changes.iter().zip(observed) {
         let now = now?;
-        if now.fingerprint == change.live_fingerprint {
+        if now.fingerprint != change.live_fingerprint {
+            differ.push((change, now));
+        }
+    }
+    if differ.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Moved to exactly what the plan sets (another apply of this plan got
+    // there first: by name, as after an apply)? Then applying is a no-op.
+    let moved_changes: Vec<&ResourceChange> = differ.iter().map(|(c, _)| *c).collect();
+    let as_applied = read_touched(client, catalog, &moved_changes, Moment::After).await;
+    let mut moved = Vec::new();
+    for ((change, now), after) in differ.into_iter().zip(as_applied) {
+        let already_as_planned = !change.fields.is_empty()
+            && after.is_ok_and(|a| unconfirmed(change, a.comparable.as_ref()).is_empty());
+        if already_as_planned {
             continue;
         }
         // What moved, as far as the planned fields tell: those whose `before`

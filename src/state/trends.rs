@@ -64,6 +64,19 @@ pub struct DashboardState {
     pub settings: Option<SettingsState>,
 }
 
+impl DashboardState {
+    /// The section of `name` that is kept when several carry it: the first
+    /// in the dashboard's order. Sections have no creation time (the
+    /// service's `SectionResponse` has none), but the service appends a new
+    /// section at the end of its dashboard and offers no way to reorder
+    /// sections, so the order is the order of creation, the same for every
+    /// reader; the planner pairs a declared section with this one and
+    /// deletes the others.
+    pub fn keeper(&self, name: &str) -> Option<&SectionState> {
+        self.sections.iter().find(|s| s.name == name)
+    }
+}
+
 /// A section, reduced.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SectionState {

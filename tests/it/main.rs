@@ -10,6 +10,9 @@ mod property_support;
 mod render_support;
 mod sandbox_support;
 
+mod apply_interrupt;
+mod apply_race;
+mod apply_settle;
 mod apply_stream;
 mod ci_recipes;
 mod cli_docs;
@@ -35,6 +38,7 @@ mod manifest_exit_codes;
 mod manifest_limits;
 mod manifest_load;
 mod manifest_yaml;
+mod plan_duplicates;
 mod plan_pure;
 mod plan_widgets;
 mod property_manifest;

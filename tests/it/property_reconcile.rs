@@ -22,7 +22,7 @@ use evalctl::api::{Secret, SectionCreateRequest, TemplateCreate, Visibility};
 use evalctl::client::{Client, ClientConfig, Credentials};
 use evalctl::manifest::set::ManifestSet;
 use evalctl::plan::{ApplyReport, Enrichment, OutcomeStatus, Plan, PlanOptions, ResourceChange};
-use evalctl::reconcile::apply::{ApplyOptions, apply};
+use evalctl::reconcile::apply::{ApplyOptions, Stop, apply};
 use evalctl::reconcile::confirm::replan_touched;
 use evalctl::reconcile::read_and_plan;
 use evalctl::render::{Applied, Format, RenderOptions, render_apply, render_plan};
@@ -90,10 +90,13 @@ async fn reconcile(client: &Client, desired: &ManifestSet, prune: bool) -> Resul
         .await
         .map_err(|e| format!("reading failed: {e}"))?;
     let first = first.map_err(|e| format!("plan failed: {e}"))?;
+    let stop = Stop::new(std::time::Duration::from_secs(30));
     let apply_options = ApplyOptions {
         concurrency: 4,
         env: &env,
         on_outcome: &|_| {},
+        catalog: &state.catalog,
+        stop: &stop,
     };
     let outcomes = apply(&first, client, &apply_options).await;
     let applied: Vec<&ResourceChange> = first

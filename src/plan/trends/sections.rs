@@ -72,11 +72,14 @@ pub(super) fn plan_sections(
             continue;
         }
         let address = board.section_address(&section.name);
+        // A second section of a declared name is drift, with or without
+        // --prune: the first in the dashboard's order is the one kept
+        // (`DashboardState::keeper`), the others are deleted.
         let duplicate = wanted.iter().any(|w| w.name == section.name);
-        if planner.options.prune {
+        if duplicate || planner.options.prune {
             let before = NormSection::from_state(section);
             let reason = if duplicate {
-                "a second section with this name"
+                "a second section with this name (the first in the dashboard's order is kept)"
             } else {
                 "not declared (--prune)"
             };
@@ -101,17 +104,10 @@ pub(super) fn plan_sections(
             }
             planner.changes.push(c);
         } else {
-            let message = if duplicate {
-                format!(
-                    "a second section named `{}` exists (delete it with --prune)",
-                    section.name
-                )
-            } else {
-                format!(
-                    "section `{}` exists but is not declared (delete it with --prune)",
-                    section.name
-                )
-            };
+            let message = format!(
+                "section `{}` exists but is not declared (delete it with --prune)",
+                section.name
+            );
             planner.note(Some(address), NoteKind::Unmanaged, message);
         }
     }

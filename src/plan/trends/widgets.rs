@@ -248,10 +248,13 @@ pub(super) fn plan_widgets(
             .iter()
             .find(|p| same_place(p, live_place(dashboard, w)))
             .is_some_and(|p| p.widgets.iter().any(|s| s.name == w.name));
-        if planner.options.prune {
+        // A second widget of a declared name in its place is drift, with or
+        // without --prune: the first in the service's order is the one kept
+        // (paired above), the others are deleted.
+        if duplicate || planner.options.prune {
             let before = NormWidget::from_state(w, section.as_deref());
             let reason = if duplicate {
-                "a second widget with this name here"
+                "a second widget with this name here (the first in the dashboard's order is kept)"
             } else {
                 "not declared (--prune)"
             };
@@ -271,17 +274,10 @@ pub(super) fn plan_widgets(
                 .changes
                 .push(draft.change::<_, NormWidget>(Some(&before), None));
         } else {
-            let message = if duplicate {
-                format!(
-                    "a second widget named `{}` is here (delete it with --prune)",
-                    w.name
-                )
-            } else {
-                format!(
-                    "widget `{}` exists but is not declared (delete it with --prune)",
-                    w.name
-                )
-            };
+            let message = format!(
+                "widget `{}` exists but is not declared (delete it with --prune)",
+                w.name
+            );
             planner.note(Some(address), NoteKind::Unmanaged, message);
         }
     }

@@ -6,37 +6,53 @@
 //!
 //! A failure does not stop the run: every change that can still be made is
 //! made, the report says what succeeded, failed and was skipped, and a second
-//! apply completes the rest. The exception is a write the service refuses for
-//! the caller (401: credentials refused, 403: the role may not write): every
-//! later write would be refused alike, so the changes not yet started are
-//! skipped instead of sent. A create whose answer was lost (the service may
-//! or may not have made it) is settled by reading its scope through the same
-//! readers as a plan, never by sending it blindly again.
+//! apply completes the rest. Two things do stop new changes from starting:
+//! a write the service refuses for the caller (401: credentials refused, 403:
+//! the role may not write), since every later write would be refused alike;
+//! and a [`Stop`] (the first SIGINT or SIGTERM), after which the changes in
+//! flight get the stop's grace period to finish and the others are reported
+//! as not started.
 //!
+//! Writes converge under faults without ever being sent blindly:
+//! - an idempotent write (PUT, PATCH, DELETE, favorite) whose answer leaves
+//!   open whether it was applied is settled by reading the object back, and
+//!   sent again only when the read does not show it ([`settle`]);
+//! - a create is preceded by a fresh read of its scope, settled by reading
+//!   when its answer is lost (and sent again when the read shows it absent),
+//!   and followed by a read that removes this run's own copy when another
+//!   run created the same name at the same time ([`create`]).
+//!
+//! - [`create`]: creates without duplicates.
+//! - [`settle`]: settling idempotent writes by re-reading.
+//! - [`stop`]: the stop flag and the grace period of changes in flight.
 //! - [`secrets`]: resolves `${ENV}` references of integration secrets at the last moment.
 //! - [`resolve`]: finds, when an operation runs, the objects the same apply
 //!   created that a plan could only name.
 
+pub mod create;
 pub mod resolve;
 pub mod secrets;
+pub mod settle;
+pub mod stop;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::StreamExt;
 
+use create::{Created, Job, NameScope, create_in_scope};
 use secrets::{MissingSecret, resolve_secrets};
+pub use stop::Stop;
 
 use super::read::ReadError;
-use super::read::templates::{read_annotation_templates, read_feedback_templates};
-use super::read::trends::{find_dashboard_ids, read_dashboard};
-use crate::api::{WidgetCreateRequest, WidgetUpdateRequest};
+use super::read::trends::find_dashboard_ids;
+use crate::api::{TrendsDashboardDuplicateRequest, WidgetUpdateRequest};
 use crate::client::{ApiError, Client, Deleted};
 use crate::plan::{
     Action, Address, ChangeOutcome, DashboardRef, Operation, OutcomeStatus, Plan, ResourceChange,
-    RunKind, TemplateBody, TemplateKind,
+    RunKind, TemplateKind,
 };
-use crate::state::TrendsParts;
-use resolve::Scope;
+use crate::state::Catalog;
+use resolve::LogStream;
 
 /// Options of an apply run.
 pub struct ApplyOptions<'a> {
@@ -46,6 +62,11 @@ pub struct ApplyOptions<'a> {
     pub env: &'a (dyn Fn(&str) -> Option<String> + Sync),
     /// Told each change's outcome as soon as it is known (for streaming output).
     pub on_outcome: &'a (dyn Fn(&ChangeOutcome) + Sync),
+    /// The scorer catalog, to read metric settings back in the plan's
+    /// comparable form when a write is settled.
+    pub catalog: &'a Catalog,
+    /// Asked to stop: no change starts after it.
+    pub stop: &'a Stop,
 }
 
 /// Why one operation of a change failed.
@@ -57,13 +78,38 @@ pub enum OperationError {
     /// An integration secret's variable is not set.
     #[error(transparent)]
     MissingSecret(#[from] MissingSecret),
-    /// A create's answer was lost and a read shows it was not made.
+    /// An idempotent write was sent again after each unclear answer, and no
+    /// read showed it applied.
     #[error(
-        "the service's answer was lost and a re-read did not find the {noun}, so it was most likely not created (a request the service processes late could still land); the next apply re-reads before creating it"
+        "{source} (sent {sends} time(s); a re-read after each unclear answer did not show it applied)"
+    )]
+    NotApplied {
+        /// How many times it was sent.
+        sends: u32,
+        /// The last answer.
+        #[source]
+        source: ApiError,
+    },
+    /// Every answer to a create was lost and a read after each showed it absent.
+    #[error(
+        "the service's answer was lost {sends} time(s) and a re-read after each did not find the {noun}, so it was most likely not created (a request the service processes late could still land); the next apply re-reads before creating it"
     )]
     LostCreate {
         /// `section`, `widget`, `dashboard` or `template`.
         noun: &'static str,
+        /// How many times it was sent.
+        sends: u32,
+    },
+    /// A create got no answer in time and a read did not find it; it was not
+    /// sent again, because the first request may still land.
+    #[error(
+        "no answer ({cause}) and a re-read did not find the {noun}; it was not sent again, because the service may still be processing the request and a second one could make two; the next apply re-reads before creating it"
+    )]
+    MaybeLate {
+        /// `section` or `template`.
+        noun: &'static str,
+        /// What happened.
+        cause: String,
     },
     /// An object the plan names by name (the same apply created it) is not
     /// there, or is not the only one of that name.
@@ -83,6 +129,92 @@ pub enum OperationError {
         #[source]
         source: ReadError,
     },
+    /// The fresh read before a create failed, so it was not sent.
+    #[error(
+        "not created: the read that precedes every create failed ({source}); the next apply creates it"
+    )]
+    NotRead {
+        /// `section` or `template`.
+        noun: &'static str,
+        /// Why the read failed.
+        #[source]
+        source: ReadError,
+    },
+    /// The apply was interrupted while this was in flight, and the grace
+    /// period ran out before its answer.
+    #[error(
+        "interrupted ({cause}) while in flight, and no answer came within the {grace_secs}s allowed after it; whether it was applied is unknown until the next plan"
+    )]
+    Interrupted {
+        /// The signal.
+        cause: String,
+        /// The grace period, in seconds.
+        grace_secs: u64,
+    },
+    /// Another run created the same name at the same time, its copy is the
+    /// one kept, and this run could not delete its own.
+    #[error(
+        "created, but another run created a {noun} of this name at the same time and its copy ({keeper}) is the one kept; deleting this run's copy ({id}) failed ({source}); the next plan deletes it"
+    )]
+    OwnCopyLeft {
+        /// `section` or `template`.
+        noun: &'static str,
+        /// This run's copy.
+        id: String,
+        /// The copy kept.
+        keeper: String,
+        /// Why the delete failed.
+        #[source]
+        source: ApiError,
+    },
+}
+
+/// Why a change was not started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// The service refused an earlier write for these credentials.
+    Refused,
+    /// The apply was asked to stop.
+    Interrupted,
+}
+
+/// Whether new changes may start: closed once the service refuses the
+/// caller, or a stop is asked for.
+pub struct Gate<'a> {
+    /// The stop of this apply.
+    pub stop: &'a Stop,
+    refused: AtomicBool,
+}
+
+impl<'a> Gate<'a> {
+    /// An open gate.
+    pub fn new(stop: &'a Stop) -> Self {
+        Gate {
+            stop,
+            refused: AtomicBool::new(false),
+        }
+    }
+
+    /// Why no new change may start, if so.
+    pub fn closed(&self) -> Option<Skip> {
+        if self.refused.load(Ordering::SeqCst) {
+            Some(Skip::Refused)
+        } else if self.stop.is_requested() {
+            Some(Skip::Interrupted)
+        } else {
+            None
+        }
+    }
+
+    /// Closes the gate when `error` says the service refuses the caller.
+    pub fn saw(&self, error: &OperationError) {
+        if matches!(
+            error,
+            OperationError::Api(ApiError::Unauthorized { .. } | ApiError::Forbidden { .. })
+        ) {
+            self.refused.store(true, Ordering::SeqCst);
+        }
+    }
 }
 
 /// The stage a change belongs to; lower stages run first. A dashboard is
@@ -109,94 +241,334 @@ fn stage(change: &ResourceChange) -> u8 {
     }
 }
 
+/// What runs as one: a change, or the plain creates of one scope (they
+/// share the reads that bracket them).
+enum Unit {
+    One(usize),
+    Creates(NameScope, Vec<usize>),
+}
+
+/// The scope of a change that is one create and nothing else.
+fn plain_create(change: &ResourceChange) -> Option<NameScope> {
+    match change.operations.as_slice() {
+        [op] if change.action == Action::Create => NameScope::of(op),
+        _ => None,
+    }
+}
+
+fn units(plan: &Plan, current: u8) -> Vec<Unit> {
+    // Scopes in the order of their first create (a plan's order is stable).
+    let mut creates: Vec<(NameScope, Vec<usize>)> = Vec::new();
+    let mut out = Vec::new();
+    for (i, change) in plan.changes.iter().enumerate() {
+        if stage(change) != current {
+            continue;
+        }
+        match plain_create(change) {
+            Some(scope) => match creates.iter_mut().find(|(s, _)| *s == scope) {
+                Some((_, indices)) => indices.push(i),
+                None => creates.push((scope, vec![i])),
+            },
+            None => out.push(Unit::One(i)),
+        }
+    }
+    out.extend(creates.into_iter().map(|(s, c)| Unit::Creates(s, c)));
+    out
+}
+
 /// Applies every change of `plan`; one outcome per change, in plan order.
 pub async fn apply(plan: &Plan, client: &Client, options: &ApplyOptions<'_>) -> Vec<ChangeOutcome> {
     // Every change belongs to one stage, and every stage runs to the end:
-    // each change gets exactly one outcome (skipped once the caller is refused).
-    let refused = AtomicBool::new(false);
-    let refused = &refused;
+    // each change gets exactly one outcome (skipped once the gate closed).
+    let gate = Gate::new(options.stop);
+    let gate = &gate;
     let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(plan.changes.len());
     let mut stages: Vec<u8> = plan.changes.iter().map(stage).collect();
     stages.sort_unstable();
     stages.dedup();
     for current in stages {
-        let work = plan
-            .changes
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| stage(c) == current)
-            .map(|(i, change)| async move {
-                let outcome = apply_change(client, change, options, refused).await;
-                (options.on_outcome)(&outcome);
-                (i, outcome)
-            });
+        let work = units(plan, current)
+            .into_iter()
+            .map(|unit| run_unit(client, plan, unit, options, gate));
         let results = futures::stream::iter(work).buffer_unordered(options.concurrency.max(1));
-        outcomes.extend(results.collect::<Vec<_>>().await);
+        results
+            .for_each(|done| {
+                outcomes.extend(done);
+                std::future::ready(())
+            })
+            .await;
     }
     outcomes.sort_unstable_by_key(|(i, _)| *i);
     outcomes.into_iter().map(|(_, o)| o).collect()
 }
 
-/// Applies one change's operations in order. `refused` is set when the service
-/// refuses the caller (401, 403); a change not started by then is skipped.
-async fn apply_change(
+async fn run_unit(
     client: &Client,
-    change: &ResourceChange,
+    plan: &Plan,
+    unit: Unit,
     options: &ApplyOptions<'_>,
-    refused: &AtomicBool,
+    gate: &Gate<'_>,
+) -> Vec<(usize, ChangeOutcome)> {
+    match unit {
+        Unit::One(i) => {
+            let outcome = apply_change(client, &plan.changes[i], options, gate).await;
+            (options.on_outcome)(&outcome);
+            vec![(i, outcome)]
+        }
+        Unit::Creates(scope, indices) => {
+            let jobs = indices
+                .iter()
+                .map(|&i| Job {
+                    index: i,
+                    op: &plan.changes[i].operations[0],
+                    stoppable: true,
+                })
+                .collect();
+            let finish = |i: usize, created: Created| {
+                let change = &plan.changes[i];
+                let outcome = match created {
+                    Created::Done(note) => succeeded(change, note),
+                    Created::Failed(e) => failed(change, &e, 0),
+                    Created::NotStarted(skip) => skipped(change, skip, gate),
+                    Created::Abandoned => abandoned(change, gate),
+                };
+                (options.on_outcome)(&outcome);
+                outcome
+            };
+            create_in_scope(client, &scope, jobs, options.concurrency, gate, &finish).await
+        }
+    }
+}
+
+fn outcome(
+    change: &ResourceChange,
+    status: OutcomeStatus,
+    detail: Option<String>,
 ) -> ChangeOutcome {
-    let outcome = |status, detail| ChangeOutcome {
+    ChangeOutcome {
         address: change.address.clone(),
         action: change.action,
         status,
         detail,
-    };
-    if refused.load(Ordering::SeqCst) {
-        return outcome(
-            OutcomeStatus::Skipped,
-            Some(
-                "not attempted: the service refused an earlier write for these credentials"
-                    .to_owned(),
-            ),
-        );
     }
-    let mut notes = Vec::new();
-    for (index, op) in change.operations.iter().enumerate() {
-        match run_operation(client, change, op, options).await {
-            Ok(note) => notes.extend(note),
-            Err(error) => {
-                if matches!(
-                    error,
-                    OperationError::Api(ApiError::Unauthorized { .. } | ApiError::Forbidden { .. })
-                ) {
-                    refused.store(true, Ordering::SeqCst);
+}
+
+fn succeeded(change: &ResourceChange, note: Option<String>) -> ChangeOutcome {
+    outcome(change, OutcomeStatus::Succeeded, note)
+}
+
+fn failed(change: &ResourceChange, error: &OperationError, done: usize) -> ChangeOutcome {
+    let steps = if done > 0 {
+        format!(
+            " (after {done} of {} steps succeeded)",
+            change.operations.len()
+        )
+    } else {
+        String::new()
+    };
+    outcome(
+        change,
+        OutcomeStatus::Failed,
+        Some(format!("{error}{steps}")),
+    )
+}
+
+fn skipped(change: &ResourceChange, skip: Skip, gate: &Gate<'_>) -> ChangeOutcome {
+    let detail = match skip {
+        Skip::Refused => {
+            "not attempted: the service refused an earlier write for these credentials".to_owned()
+        }
+        Skip::Interrupted => format!(
+            "not started: the apply was interrupted ({}); the next apply makes it",
+            gate.stop.cause().unwrap_or("stopped")
+        ),
+    };
+    outcome(change, OutcomeStatus::Skipped, Some(detail))
+}
+
+fn abandoned(change: &ResourceChange, gate: &Gate<'_>) -> ChangeOutcome {
+    let error = OperationError::Interrupted {
+        cause: gate.stop.cause().unwrap_or("stopped").to_owned(),
+        grace_secs: gate.stop.grace().as_secs(),
+    };
+    outcome(change, OutcomeStatus::Failed, Some(error.to_string()))
+}
+
+/// Applies one change's operations in order, unless the gate is closed. A
+/// change in flight when a stop is asked for runs on, within the grace period.
+async fn apply_change(
+    client: &Client,
+    change: &ResourceChange,
+    options: &ApplyOptions<'_>,
+    gate: &Gate<'_>,
+) -> ChangeOutcome {
+    if let Some(skip) = gate.closed() {
+        return skipped(change, skip, gate);
+    }
+    let work = async {
+        let mut notes = Vec::new();
+        for (index, op) in change.operations.iter().enumerate() {
+            match run_operation(client, change, index, op, options, gate).await {
+                Ok(note) => notes.extend(note),
+                Err(error) => {
+                    gate.saw(&error);
+                    return failed(change, &error, index);
                 }
-                let done = if index > 0 {
+            }
+        }
+        succeeded(change, (!notes.is_empty()).then(|| notes.join("; ")))
+    };
+    match gate.stop.bounded(work).await {
+        Some(outcome) => outcome,
+        None => abandoned(change, gate),
+    }
+}
+
+/// Runs step `index` of `change`. `Ok(Some(note))` when it succeeded in a
+/// way worth saying.
+async fn run_operation(
+    client: &Client,
+    change: &ResourceChange,
+    index: usize,
+    op: &Operation,
+    options: &ApplyOptions<'_>,
+    gate: &Gate<'_>,
+) -> Result<Option<String>, OperationError> {
+    if let Some(scope) = NameScope::of(op) {
+        // A create inside a change (a replace): in flight, so not stoppable.
+        let job = Job {
+            index: 0,
+            op,
+            stoppable: false,
+        };
+        let created = create_in_scope(client, &scope, vec![job], 1, gate, &|_, c| c).await;
+        return match created.into_iter().next().map(|(_, c)| c) {
+            Some(Created::Done(note)) => Ok(note),
+            Some(Created::Failed(e)) => Err(e),
+            _ => Err(OperationError::Interrupted {
+                cause: gate.stop.cause().unwrap_or("stopped").to_owned(),
+                grace_secs: gate.stop.grace().as_secs(),
+            }),
+        };
+    }
+    if let Operation::DuplicateDashboard {
+        project_id,
+        log_stream_id,
+        source,
+        body,
+    } = op
+    {
+        let stream = LogStream {
+            project_id,
+            log_stream_id,
+        };
+        return duplicate_settled(client, &stream, source, body).await;
+    }
+    let mut lost: Vec<String> = Vec::new();
+    let mut sends = 0;
+    loop {
+        sends += 1;
+        let error = match send_idempotent(client, op, options).await {
+            Ok(note) => {
+                let resent = (!lost.is_empty()).then(|| {
                     format!(
-                        " (after {index} of {} steps succeeded)",
-                        change.operations.len()
+                        "the answer was unclear ({}) and a re-read did not show it applied, so it was sent again",
+                        lost.join(", ")
                     )
-                } else {
-                    String::new()
-                };
-                return outcome(OutcomeStatus::Failed, Some(format!("{error}{done}")));
+                });
+                return Ok(match (resent, note) {
+                    (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+                    (a, b) => a.or(b),
+                });
+            }
+            Err(OperationError::Api(e)) if settle::maybe_applied(&e) => e,
+            Err(e) => return Err(e),
+        };
+        if settle::applied(client, options.catalog, change, index).await == Some(true) {
+            return Ok(Some(format!(
+                "the answer was unclear ({}); a re-read shows it applied",
+                settle::short_cause(&error)
+            )));
+        }
+        if sends >= settle::MAX_SENDS {
+            return Err(OperationError::NotApplied {
+                sends,
+                source: error,
+            });
+        }
+        lost.push(settle::short_cause(&error));
+    }
+}
+
+/// Copies a dashboard (how a dashboard is created), settling a lost answer
+/// by reading: made when a dashboard of that name other than the source
+/// exists; absent, it is sent again (at most `create::MAX_SENDS` in all),
+/// unless the lost request may still land (the client timed out). Two
+/// applies that copy at once can still leave two dashboards of one name:
+/// they are not deleted here (a dashboard is not a create's fresh object
+/// once the apply goes on filling it); the plan notes the second one.
+async fn duplicate_settled(
+    client: &Client,
+    stream: &LogStream<'_>,
+    source: &DashboardRef,
+    body: &TrendsDashboardDuplicateRequest,
+) -> Result<Option<String>, OperationError> {
+    let noun = "dashboard";
+    let source_id = stream.dashboard(client, source).await?;
+    let mut lost: Vec<String> = Vec::new();
+    for _ in 0..create::MAX_SENDS {
+        let error = match client
+            .duplicate_dashboard(stream.project_id, stream.log_stream_id, &source_id, body)
+            .await
+        {
+            Ok(_) => {
+                return Ok((!lost.is_empty()).then(|| {
+                    format!(
+                        "the answer to {} earlier request(s) was lost ({}) and a re-read did not find the {noun}, so it was sent again",
+                        lost.len(),
+                        lost.join(", ")
+                    )
+                }));
+            }
+            Err(e @ ApiError::Ambiguous { .. }) => e,
+            Err(e) => return Err(e.into()),
+        };
+        let cause = settle::short_cause(&error);
+        let found = find_dashboard_ids(client, stream.project_id, stream.log_stream_id, &body.name)
+            .await
+            .map(|ids| ids.iter().any(|id| id != &source_id));
+        match found {
+            Ok(true) => {
+                return Ok(Some(format!(
+                    "the service's answer was lost ({cause}); a re-read found the {noun}, so it was created once"
+                )));
+            }
+            Ok(false) if create::may_still_land(&cause) => {
+                return Err(OperationError::MaybeLate { noun, cause });
+            }
+            Ok(false) => lost.push(cause),
+            Err(e) => {
+                return Err(OperationError::Unsettled {
+                    noun,
+                    source: ReadError::new(format!("the dashboards named `{}`", body.name), e),
+                });
             }
         }
     }
-    outcome(
-        OutcomeStatus::Succeeded,
-        (!notes.is_empty()).then(|| notes.join("; ")),
-    )
+    Err(OperationError::LostCreate {
+        noun,
+        sends: create::MAX_SENDS,
+    })
 }
 
 fn already_deleted(d: Deleted) -> Option<String> {
     (d == Deleted::AlreadyGone).then(|| "already deleted".to_owned())
 }
 
-/// Runs one operation. `Ok(Some(note))` when it succeeded in a way worth saying.
-async fn run_operation(
+/// Sends one idempotent operation once (the client retries it as its
+/// policy allows). `Ok(Some(note))` when it succeeded in a way worth saying.
+async fn send_idempotent(
     client: &Client,
-    change: &ResourceChange,
     op: &Operation,
     options: &ApplyOptions<'_>,
 ) -> Result<Option<String>, OperationError> {
@@ -218,36 +590,6 @@ async fn run_operation(
             };
             None
         }
-        Operation::CreateSection {
-            project_id,
-            log_stream_id,
-            dashboard_id,
-            body,
-        } => {
-            let scope = Scope {
-                project_id,
-                log_stream_id,
-            };
-            let dashboard_id = scope.dashboard(client, dashboard_id).await?;
-            match client
-                .create_section(project_id, log_stream_id, Some(&dashboard_id), body)
-                .await
-            {
-                Err(ApiError::Ambiguous { .. }) => {
-                    let found = read_dashboard(
-                        client,
-                        project_id,
-                        log_stream_id,
-                        Some(&dashboard_id),
-                        TrendsParts::default(),
-                    )
-                    .await
-                    .map(|d| d.is_some_and(|d| d.sections.iter().any(|s| s.name == body.name)));
-                    return settle_lost_create(found, change, "section");
-                }
-                other => other.map(|_| None)?,
-            }
-        }
         Operation::UpdateSection {
             project_id,
             log_stream_id,
@@ -255,7 +597,7 @@ async fn run_operation(
             section_id,
             body,
         } => {
-            let scope = Scope {
+            let scope = LogStream {
                 project_id,
                 log_stream_id,
             };
@@ -278,7 +620,7 @@ async fn run_operation(
             dashboard_id,
             section_id,
         } => {
-            let scope = Scope {
+            let scope = LogStream {
                 project_id,
                 log_stream_id,
             };
@@ -296,47 +638,6 @@ async fn run_operation(
                     .await?,
             )
         }
-        Operation::CreateWidget {
-            project_id,
-            log_stream_id,
-            dashboard_id,
-            placement,
-            body,
-        } => {
-            let scope = Scope {
-                project_id,
-                log_stream_id,
-            };
-            let dashboard_id = scope.dashboard(client, dashboard_id).await?;
-            let section_id = scope.placement(client, &dashboard_id, placement).await?;
-            let body = WidgetCreateRequest {
-                section_id: section_id.clone(),
-                ..body.clone()
-            };
-            match client
-                .create_widget(project_id, log_stream_id, Some(&dashboard_id), &body)
-                .await
-            {
-                Err(ApiError::Ambiguous { .. }) => {
-                    let found = client
-                        .get_dashboard(project_id, log_stream_id, Some(&dashboard_id))
-                        .await
-                        .map(|d| {
-                            d.is_some_and(|d| match &section_id {
-                                None => d.widgets.iter().any(|w| w.name == body.name),
-                                Some(id) => d
-                                    .sections
-                                    .iter()
-                                    .filter(|s| &s.id == id)
-                                    .flat_map(|s| &s.widgets)
-                                    .any(|w| w.name == body.name),
-                            })
-                        });
-                    return settle_lost_create(found, change, "widget");
-                }
-                other => other.map(|_| None)?,
-            }
-        }
         Operation::UpdateWidget {
             project_id,
             log_stream_id,
@@ -345,7 +646,7 @@ async fn run_operation(
             move_to,
             body,
         } => {
-            let scope = Scope {
+            let scope = LogStream {
                 project_id,
                 log_stream_id,
             };
@@ -376,7 +677,7 @@ async fn run_operation(
             dashboard_id,
             widget,
         } => {
-            let scope = Scope {
+            let scope = LogStream {
                 project_id,
                 log_stream_id,
             };
@@ -394,7 +695,7 @@ async fn run_operation(
             dashboard_id,
             body,
         } => {
-            let scope = Scope {
+            let scope = LogStream {
                 project_id,
                 log_stream_id,
             };
@@ -404,31 +705,6 @@ async fn run_operation(
                 .await?;
             None
         }
-        Operation::DuplicateDashboard {
-            project_id,
-            log_stream_id,
-            source,
-            body,
-        } => {
-            let scope = Scope {
-                project_id,
-                log_stream_id,
-            };
-            let source_id = scope.dashboard(client, source).await?;
-            match client
-                .duplicate_dashboard(project_id, log_stream_id, &source_id, body)
-                .await
-            {
-                Err(ApiError::Ambiguous { .. }) => {
-                    // Made when a dashboard of that name other than the source exists.
-                    let found = find_dashboard_ids(client, project_id, log_stream_id, &body.name)
-                        .await
-                        .map(|ids| ids.iter().any(|id| id != &source_id));
-                    return settle_lost_create(found, change, "dashboard");
-                }
-                other => other.map(|_| None)?,
-            }
-        }
         Operation::DeleteDashboard {
             project_id,
             log_stream_id,
@@ -437,7 +713,7 @@ async fn run_operation(
             let dashboard_id = match dashboard_id {
                 DashboardRef::Id(id) => id.clone(),
                 named => {
-                    Scope {
+                    LogStream {
                         project_id,
                         log_stream_id,
                     }
@@ -471,33 +747,6 @@ async fn run_operation(
                 .unfavorite_dashboard(project_id, log_stream_id, visibility)
                 .await?;
             None
-        }
-        Operation::CreateTemplate { project_id, body } => {
-            let created = match body {
-                TemplateBody::Annotation(b) => client
-                    .create_annotation_template(project_id, b)
-                    .await
-                    .map(|_| None),
-                TemplateBody::Feedback(b) => client
-                    .create_feedback_template(project_id, b)
-                    .await
-                    .map(|_| None),
-            };
-            match created {
-                Err(ApiError::Ambiguous { .. }) => {
-                    let name = body.name();
-                    let found = match body.kind() {
-                        TemplateKind::Annotation => read_annotation_templates(client, project_id)
-                            .await
-                            .map(|ts| ts.iter().any(|t| t.name == name)),
-                        TemplateKind::Feedback => read_feedback_templates(client, project_id)
-                            .await
-                            .map(|ts| ts.iter().any(|t| t.name == name)),
-                    };
-                    return settle_lost_create(found, change, "template");
-                }
-                other => other?,
-            }
         }
         Operation::PatchTemplate {
             project_id,
@@ -543,25 +792,12 @@ async fn run_operation(
             client.put_named_custom_integration(name, &body).await?;
             None
         }
+        // Creates go through `create` and `duplicate_settled` (run_operation
+        // sends them there).
+        Operation::CreateSection { .. }
+        | Operation::CreateWidget { .. }
+        | Operation::CreateTemplate { .. }
+        | Operation::DuplicateDashboard { .. } => None,
     };
     Ok(note)
-}
-
-/// After a create whose answer was lost, a read of its scope says whether it
-/// was made: present means it was made (once), absent that it was not.
-fn settle_lost_create(
-    found: Result<bool, ApiError>,
-    change: &ResourceChange,
-    noun: &'static str,
-) -> Result<Option<String>, OperationError> {
-    match found {
-        Ok(true) => Ok(Some(format!(
-            "the service's answer was lost; a re-read found the {noun}, so it was created once"
-        ))),
-        Ok(false) => Err(OperationError::LostCreate { noun }),
-        Err(e) => Err(OperationError::Unsettled {
-            noun,
-            source: ReadError::new(change.address.to_string(), e),
-        }),
-    }
 }

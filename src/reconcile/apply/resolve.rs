@@ -11,12 +11,12 @@ use crate::plan::{DashboardRef, Placement, SectionRef, WidgetRef};
 use crate::reconcile::read::trends::find_dashboard_ids;
 
 /// Where the objects are: a project's log stream.
-pub(super) struct Scope<'a> {
+pub(super) struct LogStream<'a> {
     pub(super) project_id: &'a str,
     pub(super) log_stream_id: &'a str,
 }
 
-impl Scope<'_> {
+impl LogStream<'_> {
     /// The id of a dashboard.
     pub(super) async fn dashboard(
         &self,

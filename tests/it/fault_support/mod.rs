@@ -6,6 +6,7 @@
 //! process that can be SIGKILLed and started again on the same port.
 
 mod expected;
+pub mod goal;
 mod live;
 mod report;
 
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 
 pub use expected::{Expected, expected};
 pub use live::{LiveView, client_for};
-pub use report::{check_honest, plan_changes};
+pub use report::{check_honest, parse_report, plan_changes};
 
 /// The integration token the repo's `${OPENAI_API_KEY}` resolves to.
 pub const OPENAI_TOKEN: &str = "sk-fault-suite-0123456789abcdef";

@@ -1,0 +1,311 @@
+//! Two applies at once (issue 10 §1): two CI pipelines applying the same
+//! config repo at the same moment must leave exactly one object of each
+//! declared name, and both must say honestly what they did.
+//!
+//! Each round starts a fresh sandbox (the demo fixture, 30 ms a request),
+//! runs two `evalctl apply examples/full` (or two `apply --plan` of one
+//! saved plan) at the same instant, and then checks: both exited 0 with a
+//! complete report, no section or template name occurs twice, and `drift`
+//! exits 0. `APPLY_RACE_ROUNDS` sets the number of rounds (default 20).
+//!
+//! Also here: a duplicate made out of band (someone clicked twice) is drift
+//! (`drift` exits 2, `plan` deletes the copy that is not the keeper) and
+//! `apply` resolves it, keeping the first.
+
+use crate::e2e_support;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use e2e_support::{Run, TestContext};
+use evalctl::api::SectionCreateRequest;
+use evalctl::plan::ApplyReport;
+use evalctl::sandbox::Faults;
+
+/// The longest one run of the binary may take.
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn rounds() -> usize {
+    std::env::var("APPLY_RACE_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20)
+}
+
+/// A fresh sandbox, 30 ms a request, with `examples/full` copied in as `full`.
+fn race_context() -> TestContext {
+    let ctx = TestContext::new()
+        .env("OPENAI_API_KEY", "sk-race-openai-0123456789")
+        .env("ANTHROPIC_API_KEY", "sk-ant-race-0123456789");
+    ctx.copy_dir("examples/full", "full");
+    ctx.faults(Faults {
+        latency: Duration::from_millis(30),
+        ..Faults::none()
+    });
+    ctx
+}
+
+/// Runs `a` and `b` (argument lists) at the same instant.
+fn at_once(ctx: &TestContext, a: &[&str], b: &[&str]) -> (Run, Run) {
+    let barrier = std::sync::Barrier::new(2);
+    std::thread::scope(|s| {
+        let first = s.spawn(|| {
+            barrier.wait();
+            ctx.evalctl_bounded(&[], a, LIMIT)
+        });
+        let second = s.spawn(|| {
+            barrier.wait();
+            ctx.evalctl_bounded(&[], b, LIMIT)
+        });
+        (
+            first.join().expect("the first apply"),
+            second.join().expect("the second apply"),
+        )
+    })
+}
+
+/// Names that occur more than once among the sections of each dashboard of
+/// `demo-project`'s log streams and among its templates of each kind.
+fn duplicates(ctx: &TestContext) -> Vec<String> {
+    let client = ctx.client();
+    ctx.block_on(async {
+        let project = client
+            .find_project_by_name("demo-project")
+            .await
+            .expect("read")
+            .expect("demo-project exists");
+        let mut names: Vec<(String, String)> = Vec::new();
+        for stream in ["production", "staging", "canary"] {
+            let Some(ls) = client
+                .find_log_stream_by_name(&project.id, stream)
+                .await
+                .expect("read")
+            else {
+                continue;
+            };
+            if let Some(d) = client
+                .get_dashboard(&project.id, &ls.id, None)
+                .await
+                .expect("read")
+            {
+                names.extend(
+                    d.sections
+                        .into_iter()
+                        .map(|s| (format!("section of {stream}"), s.name)),
+                );
+            }
+        }
+        let annotation = client
+            .list_annotation_templates(&project.id)
+            .await
+            .expect("read");
+        names.extend(
+            annotation
+                .into_iter()
+                .map(|t| ("annotation template".to_owned(), t.name)),
+        );
+        let feedback = client
+            .list_feedback_templates(&project.id)
+            .await
+            .expect("read");
+        names.extend(
+            feedback
+                .into_iter()
+                .map(|t| ("feedback template".to_owned(), t.name)),
+        );
+        let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for n in names {
+            *counts.entry(n).or_default() += 1;
+        }
+        counts
+            .into_iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|((what, name), n)| format!("{what} `{name}` {n} times"))
+            .collect()
+    })
+}
+
+/// The JSON report of an apply that exited 0 or 3, checked for honesty:
+/// exit 0 exactly when it says complete.
+#[track_caller]
+fn honest_report(run: &Run) -> ApplyReport {
+    assert!(
+        run.status == 0 || run.status == 3,
+        "exit {}\n{}",
+        run.status,
+        run.all_output()
+    );
+    let report: ApplyReport = serde_json::from_str(run.stdout.trim())
+        .unwrap_or_else(|e| panic!("no JSON report ({e})\n{}", run.all_output()));
+    assert_eq!(
+        run.status == 0,
+        report.is_complete(),
+        "the exit status and the report disagree\n{}",
+        run.all_output()
+    );
+    report
+}
+
+/// How many creates of a report deleted their own copy because another run
+/// made the same name at the same time, and how many found the name made.
+fn races_resolved(report: &ApplyReport) -> (usize, usize) {
+    let detail = |o: &&evalctl::plan::ChangeOutcome| o.detail.clone().unwrap_or_default();
+    let deleted = report
+        .outcomes
+        .iter()
+        .filter(|o| detail(o).contains("deleted its own"))
+        .count();
+    let found = report
+        .outcomes
+        .iter()
+        .filter(|o| {
+            let d = detail(o);
+            d.contains("exists already") || d.contains("another run created it")
+        })
+        .count();
+    (deleted, found)
+}
+
+#[allow(
+    clippy::print_stderr,
+    reason = "the figures of the race, shown with --nocapture and on failure"
+)]
+fn show(text: &str) {
+    eprintln!("{text}");
+}
+
+/// Checks a round: both applies complete, no name twice, drift clean.
+#[track_caller]
+fn check_round(ctx: &TestContext, round: usize, a: &Run, b: &Run) -> (usize, usize) {
+    let (ra, rb) = (honest_report(a), honest_report(b));
+    let both = format!(
+        "round {round}\n--- first\n{}\n--- second\n{}",
+        a.all_output(),
+        b.all_output()
+    );
+    assert_eq!((a.status, b.status), (0, 0), "{both}");
+    let left = duplicates(ctx);
+    assert!(left.is_empty(), "duplicates left: {left:?}\n{both}");
+    let drift = ctx.evalctl_bounded(&[], &["drift", "full"], LIMIT);
+    assert_eq!(drift.status, 0, "{}\n{both}", drift.all_output());
+    let (da, fa) = races_resolved(&ra);
+    let (db, fb) = races_resolved(&rb);
+    (da + db, fa + fb)
+}
+
+#[test]
+fn two_applies_at_once_leave_one_of_each_name() {
+    let apply = ["apply", "full", "--auto-approve", "-o", "json"];
+    let (mut deleted, mut found) = (0, 0);
+    let n = rounds();
+    for round in 1..=n {
+        let ctx = race_context();
+        let (a, b) = at_once(&ctx, &apply, &apply);
+        let (d, f) = check_round(&ctx, round, &a, &b);
+        deleted += d;
+        found += f;
+    }
+    show(&format!(
+        "race (two applies at once, 30 ms a request): {n} rounds, {} applies, all exited 0; \
+         a run deleted its own just-made copy {deleted} time(s), found the name already made {found} time(s); \
+         duplicates left: 0",
+        2 * n
+    ));
+}
+
+#[test]
+fn two_applies_of_one_saved_plan_at_once_leave_one_of_each_name() {
+    let apply = [
+        "apply",
+        "--plan",
+        "plan.json",
+        "--auto-approve",
+        "-o",
+        "json",
+    ];
+    let (mut deleted, mut found) = (0, 0);
+    let n = rounds();
+    for round in 1..=n {
+        let ctx = race_context();
+        ctx.evalctl_bounded(&[], &["plan", "full", "--out", "plan.json"], LIMIT)
+            .expect(0);
+        let (a, b) = at_once(&ctx, &apply, &apply);
+        let (d, f) = check_round(&ctx, round, &a, &b);
+        deleted += d;
+        found += f;
+    }
+    show(&format!(
+        "race (two apply --plan of one saved plan at once, 30 ms a request): {n} rounds, {} applies, all exited 0; \
+         a run deleted its own just-made copy {deleted} time(s), found the name already made {found} time(s); \
+         duplicates left: 0",
+        2 * n
+    ));
+}
+
+const ONE_SECTION: &str = r##"
+kind: Project
+name: demo-project
+log_streams:
+  - name: staging
+    trends:
+      sections:
+        - {name: Errors, description: Error rates, color: "#D62728"}
+"##;
+
+#[test]
+fn a_duplicate_of_a_declared_name_is_drift_and_apply_keeps_the_first() {
+    let ctx = TestContext::new();
+    ctx.write("repo/project.yaml", ONE_SECTION);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    // Someone creates a second `Errors` section by hand.
+    let client = ctx.client();
+    let (project_id, ls_id, copy_id) = ctx.block_on(async {
+        let project = client
+            .find_project_by_name("demo-project")
+            .await
+            .expect("read")
+            .expect("demo-project");
+        let ls = client
+            .find_log_stream_by_name(&project.id, "staging")
+            .await
+            .expect("read")
+            .expect("staging");
+        let body = SectionCreateRequest {
+            name: "Errors".into(),
+            description: Some("a copy".into()),
+            color: None,
+        };
+        let copy = client
+            .create_section(&project.id, &ls.id, None, &body)
+            .await
+            .expect("created");
+        (project.id, ls.id, copy.id)
+    });
+    assert_eq!(duplicates(&ctx).len(), 1);
+
+    let drift = ctx.evalctl(&["drift", "repo"]);
+    drift.expect(2);
+    assert!(drift.stdout.contains("Errors"), "{}", drift.stdout);
+    let plan = ctx.evalctl(&["plan", "repo", "-o", "json"]);
+    plan.expect(0);
+    let doc: serde_json::Value = serde_json::from_str(&plan.stdout).expect("a JSON plan");
+    let changes = doc["changes"].as_array().expect("changes");
+    assert_eq!(changes.len(), 1, "{}", plan.stdout);
+    assert_eq!(changes[0]["action"], "delete");
+    assert_eq!(changes[0]["operations"][0]["section_id"], copy_id.as_str());
+
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    ctx.evalctl(&["drift", "repo"]).expect(0);
+    let left = ctx.block_on(async {
+        client
+            .get_dashboard(&project_id, &ls_id, None)
+            .await
+            .expect("read")
+            .expect("a dashboard")
+            .sections
+    });
+    let errors: Vec<_> = left.iter().filter(|s| s.name == "Errors").collect();
+    assert_eq!(errors.len(), 1);
+    assert_ne!(errors[0].id, copy_id, "the first one is kept");
+    assert_eq!(errors[0].description.as_deref(), Some("Error rates"));
+}
