@@ -330,6 +330,10 @@ pub struct PlanArgs {
     /// Save the plan to FILE, for `evalctl apply --plan FILE`. Holds no secrets.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// The name of the CI artifact that keeps the saved plan (--out): a markdown
+    /// comment that leaves changes out names it as where they all are.
+    #[arg(long, value_name = "NAME", requires = "out")]
+    pub artifact: Option<String>,
     /// Exit 2 when the plan has changes (0 when none, 1 on error).
     #[arg(long)]
     pub detailed_exitcode: bool,

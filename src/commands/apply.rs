@@ -67,6 +67,8 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
     let render_options = RenderOptions {
         color: printer.color_stdout(),
         mode: Mode::Plan,
+        saved_plan: None,
+        artifact: None,
     };
     if plan.is_empty() {
         // Nothing to apply: the plan says so, in JSON as an apply report.
@@ -248,12 +250,16 @@ fn stream_outcome(outcome: &ChangeOutcome, format: Format, printer: &Printer, pr
             let options = RenderOptions {
                 color: printer.color_stdout(),
                 mode: Mode::Plan,
+                saved_plan: None,
+                artifact: None,
             };
             printer.out(&render_outcome(outcome, &options));
         } else {
             let options = RenderOptions {
                 color: printer.color_stderr(),
                 mode: Mode::Plan,
+                saved_plan: None,
+                artifact: None,
             };
             printer.info(&render_outcome(outcome, &options));
         }

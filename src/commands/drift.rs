@@ -21,6 +21,8 @@ pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Erro
     let render_options = RenderOptions {
         color: printer.color_stdout(),
         mode: Mode::Drift,
+        saved_plan: None,
+        artifact: None,
     };
     printer.out(&render_plan(
         &planned.plan,

@@ -126,6 +126,8 @@ async fn verify(
             let options = RenderOptions {
                 color: printer.color_stdout(),
                 mode: Mode::Plan,
+                saved_plan: None,
+                artifact: None,
             };
             printer.out(&render_plan(
                 &p,

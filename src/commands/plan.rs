@@ -13,9 +13,12 @@ use super::saved_plan::{SavedPlanRef, save};
 pub async fn run(args: &PlanArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let options = args.shape.options();
     let planned = plan_from_manifests(&args.manifests, &args.live, &options, printer).await?;
+    let saved_plan = args.out.as_ref().map(|path| path.to_string_lossy());
     let render_options = RenderOptions {
         color: printer.color_stdout(),
         mode: Mode::Plan,
+        saved_plan: saved_plan.as_deref(),
+        artifact: args.artifact.as_deref(),
     };
     printer.out(&render_plan(
         &planned.plan,

@@ -135,7 +135,7 @@ fn describe(before: &NormMetricSettings, after: &NormMetricSettings) -> String {
         parts.push(format!("reconfigure {}", changed.join(", ")));
     }
     if before.segment_filters != after.segment_filters {
-        parts.push("change segment filters".to_owned());
+        parts.push("change `segment_filters`".to_owned());
     }
     parts.join("; ")
 }

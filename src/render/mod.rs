@@ -64,11 +64,17 @@ impl Mode {
 
 /// Choices the caller makes for a rendering.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RenderOptions {
+pub struct RenderOptions<'a> {
     /// Colour text output with ANSI escape codes. Ignored by JSON and markdown.
     pub color: bool,
     /// Plan or drift wording.
     pub mode: Mode,
+    /// Where the plan was saved (`plan --out FILE`): a markdown comment that
+    /// leaves changes out says they are all there.
+    pub saved_plan: Option<&'a str>,
+    /// The CI artifact that keeps the saved plan (`plan --artifact NAME`),
+    /// named beside it.
+    pub artifact: Option<&'a str>,
 }
 
 /// Renders a plan (or, with [`Mode::Drift`], a drift report) in `format`,
@@ -82,7 +88,7 @@ pub fn render_plan(
     let out = match format {
         Format::Text => text::plan(plan, enrichment, opts),
         Format::Json => json::plan(plan, enrichment, opts.mode),
-        Format::Markdown => markdown::plan(plan, enrichment, opts.mode),
+        Format::Markdown => markdown::plan(plan, enrichment, opts),
     };
     finish(out)
 }
@@ -137,7 +143,7 @@ fn markdown_after(applied: &Applied<'_>) -> String {
         .map(|(plan, enrichment)| {
             format!(
                 "\n---\n\nPlan after apply, against the same sandbox:\n\n{}",
-                markdown::plan(plan, enrichment, Mode::Plan)
+                markdown::plan(plan, enrichment, &RenderOptions::default())
             )
         })
         .unwrap_or_default()

@@ -151,6 +151,19 @@ fn every_recipe_runs_only_command_lines_evalctl_has() {
     for flag in ["-o", "markdown", "--out", "--detailed-exitcode"] {
         assert!(plan.args.iter().any(|a| a == flag), "{flag}: {plan:#?}");
     }
+    // The comment names the artifact the recipe uploads the saved plan as.
+    let artifact = plan
+        .args
+        .iter()
+        .position(|a| a == "--artifact")
+        .and_then(|i| plan.args.get(i + 1))
+        .unwrap_or_else(|| panic!("--artifact NAME: {plan:#?}"));
+    let text = recipe_text("plan.yml");
+    assert!(
+        text.contains(&format!("EVALCTL_PLAN_ARTIFACT: {artifact}\n"))
+            && text.contains("name: ${{ env.EVALCTL_PLAN_ARTIFACT }}\n          path: plan.json"),
+        "the saved plan is uploaded under the name the comment gives"
+    );
     assert!(
         line(&all, "apply.yml", "apply")
             .args

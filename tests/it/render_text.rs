@@ -60,6 +60,8 @@ fn colour_only_when_asked_for() {
     let colored = RenderOptions {
         color: true,
         mode: Mode::Plan,
+        saved_plan: None,
+        artifact: None,
     };
     let plan = full_plan();
     let on = render(&plan, Format::Text, &colored);
@@ -77,7 +79,16 @@ fn colour_only_when_asked_for() {
         let off = render(&plan, format, &opts(mode));
         assert!(!off.contains('\u{1b}'), "{format:?} {mode:?}");
         if format != Format::Text {
-            let on = render(&plan, format, &RenderOptions { color: true, mode });
+            let on = render(
+                &plan,
+                format,
+                &RenderOptions {
+                    color: true,
+                    mode,
+                    saved_plan: None,
+                    artifact: None,
+                },
+            );
             assert!(!on.contains('\u{1b}'), "{format:?} {mode:?}");
         }
     }

@@ -20,8 +20,13 @@ use evalctl::render::{Applied, Format, Mode, RenderOptions, render_apply, render
 use serde_json::{Value, json};
 
 /// Plain options of a mode.
-pub fn opts(mode: Mode) -> RenderOptions {
-    RenderOptions { color: false, mode }
+pub fn opts(mode: Mode) -> RenderOptions<'static> {
+    RenderOptions {
+        color: false,
+        mode,
+        saved_plan: None,
+        artifact: None,
+    }
 }
 
 /// A change as the planner builds it.
@@ -144,7 +149,7 @@ pub fn metric_settings_change() -> ResourceChange {
             run: "production".into(),
         },
         Action::Update,
-        "enable bleu; disable rouge; reconfigure correctness; change segment filters",
+        "enable bleu; disable rouge; reconfigure correctness; change `segment_filters`",
         Some(before),
         Some(after),
         vec![Operation::PatchMetricSettings {
@@ -535,4 +540,46 @@ pub fn all_formats() -> Vec<(Format, Mode)> {
         }
     }
     out
+}
+
+/// `change`, moved to `project` (an integration stays where it is).
+pub fn in_project(mut change: ResourceChange, project: &str) -> ResourceChange {
+    match &mut change.address {
+        Address::Integration { .. } | Address::CustomIntegration { .. } => {}
+        Address::Template { project: p, .. }
+        | Address::MetricSettings { project: p, .. }
+        | Address::Section { project: p, .. }
+        | Address::Favorite { project: p, .. }
+        | Address::Widget { project: p, .. }
+        | Address::Settings { project: p, .. }
+        | Address::Dashboard { project: p, .. } => *p = project.to_owned(),
+    }
+    change
+}
+
+/// A large rollout: five changes in each of `projects` projects (`team-000`,
+/// ...): a section created, one updated, metric settings changed, a template
+/// replaced (with a warning), and the favorite set, or on every tenth project a
+/// section deleted (with a warning); in address order, with notes.
+pub fn rollout_plan(projects: usize) -> Plan {
+    let mut changes = Vec::new();
+    for i in 0..projects {
+        let project = format!("team-{i:03}");
+        let last = if i % 10 == 0 {
+            section_delete()
+        } else {
+            favorite()
+        };
+        for c in [
+            section_create("Latency"),
+            section_update(),
+            metric_settings_change(),
+            template_replace(),
+            last,
+        ] {
+            changes.push(in_project(c, &project));
+        }
+    }
+    changes.sort_by(|a, b| a.address.cmp(&b.address));
+    plan_of(changes, notes())
 }

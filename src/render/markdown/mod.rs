@@ -1,22 +1,29 @@
 //! The markdown format: a pull-request comment (GitHub-flavoured).
 //!
-//! Summary first (a sentence and a table of counts), then a table of the
-//! changes, notes, and per change a collapsed `<details>` with a ```diff
-//! block GitHub colours. The whole comment stays under [`MARKDOWN_BUDGET`]
-//! characters: what does not fit is folded into a line saying how much was
-//! left out and how to see it; the summary always appears. Text from the
-//! manifests or the service is escaped for where it lands (table cell, code
-//! span, HTML), so a name holding `|`, `<` or a backtick cannot break the
-//! comment.
+//! - [`plan`]: a plan or drift report: the counts by project and action, what
+//!   needs a reviewer's attention, notes, and per change a collapsed
+//!   `<details>` with a ```diff block GitHub colours.
+//! - [`apply`]: what an apply did.
+//!
+//! The whole comment stays under [`MARKDOWN_BUDGET`] characters: what does
+//! not fit is folded into a line saying how much was left out and where it
+//! is (the saved plan, when there is one); the summary always appears.
+//! Field names are shown as the manifests write them (`include_explanation`),
+//! in code spans or diff blocks. Text from the manifests or the service is
+//! escaped for where it lands (table cell, code span, HTML), so a name
+//! holding `|`, `<` or a backtick cannot break the comment.
+
+mod apply;
+mod plan;
+
+pub(crate) use apply::apply;
+pub(crate) use plan::plan;
 
 use std::fmt::Write as _;
 
-use super::Mode;
-use super::entries::{self, Entry, Wording, blast_radius_line, display_path, plural, secret_sent};
-use super::text::incomplete_line;
+use super::entries::{Entry, Wording, display_path, secret_sent};
 use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
-use crate::plan::{Action, Note, NoteKind, Plan, ResourceChange};
-use crate::plan::{ApplyReport, Enrichment, Unconverged};
+use crate::plan::Action;
 
 /// Most characters a rendered comment may have (GitHub refuses comments over
 /// 65,536; the rest is headroom for what CI wraps around it).
@@ -53,16 +60,24 @@ impl Doc {
         self.out.push_str(s);
     }
 
-    fn fits(&self, extra: &str) -> bool {
-        self.out.len() + extra.len() + RESERVE <= MARKDOWN_BUDGET
-    }
-
     /// Pushes `render(item)` for `items` in order while they fit; returns
     /// how many did not (those after the first that did not are not rendered).
     fn push_while_fits<T>(&mut self, items: &[T], render: impl Fn(&T) -> String) -> usize {
+        self.push_while_within(items, MARKDOWN_BUDGET, render)
+    }
+
+    /// Like [`Doc::push_while_fits`], stopping where the comment would pass
+    /// `limit` characters (a section's share, leaving room for the next).
+    fn push_while_within<T>(
+        &mut self,
+        items: &[T],
+        limit: usize,
+        render: impl Fn(&T) -> String,
+    ) -> usize {
+        let limit = limit.min(MARKDOWN_BUDGET);
         for (i, item) in items.iter().enumerate() {
             let text = render(item);
-            if !self.fits(&text) {
+            if self.out.len() + text.len() + RESERVE > limit {
                 return items.len() - i;
             }
             self.push(&text);
@@ -100,12 +115,21 @@ fn escape(s: &str) -> String {
 }
 
 fn escape_line(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
     let mut out = String::with_capacity(line.len() + 8);
-    for c in line.chars() {
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '#' | '!'
-        ) {
+    for (i, &c) in chars.iter().enumerate() {
+        // An underscore inside a word (`include_explanation`) cannot start or
+        // end emphasis in GFM: it stays as written.
+        let inside_word = |at: Option<&char>| at.is_some_and(|c| c.is_alphanumeric());
+        let intraword = c == '_'
+            && inside_word(i.checked_sub(1).and_then(|j| chars.get(j)))
+            && inside_word(chars.get(i + 1));
+        if !intraword
+            && matches!(
+                c,
+                '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '#' | '!'
+            )
+        {
             out.push('\\');
         }
         out.push(c);
@@ -203,167 +227,6 @@ fn fenced(lang: &str, lines: &[String]) -> String {
     out
 }
 
-// ---------------------------------------------------------------- plan
-
-/// Renders a plan or drift report.
-pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, mode: Mode) -> String {
-    let mut doc = Doc::new();
-    let n = plan.changes.len();
-    let summary = plan.summary();
-    let (title, sentence, labels, rerun) = match mode {
-        Mode::Plan => (
-            "evalctl plan",
-            if n == 0 {
-                "No changes. Live state matches the manifests.".to_owned()
-            } else {
-                format!("**Plan: {summary}.**")
-            },
-            ["create", "update", "replace", "delete"],
-            "run `evalctl plan` locally for the full plan",
-        ),
-        Mode::Drift => (
-            "evalctl drift",
-            if n == 0 {
-                "No drift.".to_owned()
-            } else {
-                format!("**Drift detected in {n} object{}.**", plural(n))
-            },
-            [
-                "missing live",
-                "differs",
-                "differs, needs replacement",
-                "live, not configured",
-            ],
-            "run `evalctl drift` locally for the full report",
-        ),
-    };
-    let _ = write!(
-        doc.out,
-        "## {title}\n\n{sentence}\n\n| {} | Count |\n|:--|--:|\n",
-        if mode == Mode::Plan {
-            "Action"
-        } else {
-            "Drift"
-        }
-    );
-    let counts = [
-        (Action::Create, summary.create),
-        (Action::Update, summary.update),
-        (Action::Replace, summary.replace),
-        (Action::Delete, summary.delete),
-    ];
-    for ((action, count), label) in counts.into_iter().zip(labels) {
-        let _ = writeln!(doc.out, "| `{}` {label} | {count} |", action.symbol());
-    }
-    doc.push("\n");
-
-    if n > 0 {
-        doc.push("### Changes\n\n| | Address | Reason |\n|:-:|:--|:--|\n");
-        let left_out = doc.push_while_fits(&plan.changes, |c| change_row(c, enrichment));
-        doc.fold_line(left_out, "changes not listed", rerun);
-        doc.push("\n");
-    }
-
-    notes(&mut doc, &plan.notes, enrichment, rerun);
-
-    if n > 0 {
-        doc.push("### Details\n\n");
-        let left_out = doc.push_while_fits(&plan.changes, |c| details(c, enrichment, mode));
-        doc.fold_line(left_out, "changes not shown in detail", rerun);
-    }
-    doc.out
-}
-
-fn change_row(c: &ResourceChange, enrichment: &Enrichment) -> String {
-    let mut reason = prose(&c.reason, true);
-    let flagged = c.warnings.len() + enrichment.blast_radius_of(&c.address).len();
-    if flagged > 0 {
-        let _ = write!(reason, " ⚠️ {flagged} warning{}", plural(flagged));
-    }
-    format!(
-        "| `{}` | {} | {} |\n",
-        c.action.symbol(),
-        code(&c.address.to_string(), true),
-        reason.trim()
-    )
-}
-
-fn notes(doc: &mut Doc, notes: &[Note], enrichment: &Enrichment, rerun: &str) {
-    if notes.is_empty() {
-        return;
-    }
-    doc.push("### Notes\n\n");
-    let mut items = Vec::new();
-    for (kind, heading) in [
-        (
-            NoteKind::Unmanaged,
-            "Unmanaged (live, not declared; deleted only with --prune)",
-        ),
-        (NoteKind::Unverifiable, "Not verifiable"),
-        (NoteKind::Info, "Other notes"),
-    ] {
-        let of_kind: Vec<&Note> = notes.iter().filter(|n| n.kind == kind).collect();
-        for (i, note) in of_kind.iter().enumerate() {
-            let mut item = String::new();
-            if i == 0 {
-                let _ = write!(item, "**{heading}**\n\n");
-            }
-            match (&note.address, kind) {
-                // The heading says what these are: the address alone.
-                (Some(a), NoteKind::Unmanaged) => {
-                    let _ = write!(item, "- {}", code(&a.to_string(), false));
-                }
-                (Some(a), _) => {
-                    let _ = write!(item, "- {}: ", code(&a.to_string(), false));
-                    item.push_str(&prose(&note.message, false));
-                }
-                (None, _) => {
-                    item.push_str("- ");
-                    item.push_str(&prose(&note.message, false));
-                }
-            }
-            if let Some(who) = &note.created_by {
-                let _ = write!(item, " (created by {})", escape(enrichment.person(who)));
-            }
-            item.push('\n');
-            if i + 1 == of_kind.len() {
-                item.push('\n');
-            }
-            items.push(item);
-        }
-    }
-    let left_out = doc.push_while_fits(&items, String::clone);
-    doc.fold_line(left_out, "notes not shown", rerun);
-}
-
-/// A change's collapsed section: its entries as a diff, then its warnings.
-fn details(c: &ResourceChange, enrichment: &Enrichment, mode: Mode) -> String {
-    let wording = Wording::of_change(mode, c.action);
-    let mut lines = Vec::new();
-    for entry in entries::shown(c, mode) {
-        entry_lines(&mut lines, &entry, wording, c.action);
-    }
-    for w in &c.warnings {
-        lines.push(format!("! {}", sanitize_lines(w).join(" ")));
-    }
-    for b in enrichment.blast_radius_of(&c.address) {
-        lines.push(format!("! {}", sanitize(&blast_radius_line(b))));
-    }
-    let mut summary = format!(
-        "{} <code>{}</code>",
-        html(c.action.symbol()),
-        html(&c.address.to_string())
-    );
-    if !c.reason.is_empty() {
-        let _ = write!(summary, ": {}", html_prose(&c.reason));
-    }
-    let intro = c
-        .created_by
-        .as_deref()
-        .map(|who| format!("Created by {}.\n\n", escape(enrichment.person(who))));
-    section(&summary, intro.as_deref().unwrap_or_default(), &lines)
-}
-
 fn section(summary: &str, intro: &str, lines: &[String]) -> String {
     let body = if lines.is_empty() {
         "No field-level differences.\n".to_owned()
@@ -443,65 +306,6 @@ fn entry_lines(lines: &mut Vec<String>, entry: &Entry, wording: Wording, action:
     }
 }
 
-// ---------------------------------------------------------------- apply
-
-/// Renders what an apply did.
-pub(crate) fn apply(report: &ApplyReport) -> String {
-    let mut doc = Doc::new();
-    let c = report.counts();
-    let how = "run with `-o text` or `-o json` for the full report";
-    let _ = write!(
-        doc.out,
-        "## evalctl apply\n\n**Apply: {} succeeded, {} failed, {} skipped.**\n\n",
-        c.succeeded, c.failed, c.skipped
-    );
-    if !report.is_complete() {
-        let _ = write!(doc.out, "{}\n\n", incomplete_line());
-    }
-    let _ = write!(
-        doc.out,
-        "| Result | Count |\n|:--|--:|\n| ✓ succeeded | {} |\n| ✗ failed | {} |\n| - skipped | {} |\n\n",
-        c.succeeded, c.failed, c.skipped
-    );
-    if !report.outcomes.is_empty() {
-        doc.push("### Changes\n\n| | Address | Result | Detail |\n|:-:|:--|:--|:--|\n");
-        let left_out = doc.push_while_fits(&report.outcomes, |o| {
-            let (symbol, what) = entries::outcome(o);
-            let detail = o
-                .detail
-                .as_deref()
-                .map(|d| prose(d, true))
-                .unwrap_or_default();
-            format!(
-                "| {symbol} | {} | {what} | {detail} |\n",
-                code(&o.address.to_string(), true)
-            )
-        });
-        doc.fold_line(left_out, "changes not listed", how);
-        doc.push("\n");
-    }
-    if !report.unconverged.is_empty() {
-        doc.push("### Did not converge\n\nRe-read after applying, live state still differs:\n\n");
-        let left_out = doc.push_while_fits(&report.unconverged, unconverged);
-        doc.fold_line(left_out, "objects not shown", how);
-    }
-    doc.out
-}
-
-fn unconverged(u: &Unconverged) -> String {
-    let mut lines = Vec::new();
-    for entry in entries::of_fields(&u.fields) {
-        entry_lines(&mut lines, &entry, Wording::Apply, Action::Update);
-    }
-    let summary = format!(
-        "<code>{}</code>: {} field{} did not stick",
-        html(&u.address.to_string()),
-        u.fields.len(),
-        plural(u.fields.len())
-    );
-    section(&summary, "", &lines).replacen("<details>", "<details open>", 1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -509,6 +313,10 @@ mod tests {
     #[test]
     fn user_text_cannot_break_tables_code_or_html() {
         assert_eq!(escape("a|b <x> `c` *d*"), r"a\|b \<x\> \`c\` \*d\*");
+        assert_eq!(
+            escape("include_explanation _x_ a_"),
+            r"include_explanation \_x\_ a\_"
+        );
         assert_eq!(prose("see `a|b` *now*", true), r"see `a\|b` \*now\*");
         assert_eq!(prose("odd ` tick", false), r"odd \` tick");
         assert_eq!(html_prose("from `<x>`"), "from <code>&lt;x&gt;</code>");

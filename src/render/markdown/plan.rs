@@ -1,0 +1,311 @@
+//! A plan or drift report as a pull-request comment, in the order a reviewer
+//! reads it, each part given a share of the budget so the next still fits:
+//!
+//! 1. the counts by project and action, with the kinds of objects touched
+//!    (every change is counted, also when projects are folded);
+//! 2. what needs attention: deletes, replacements, warnings, blast radius;
+//! 3. notes;
+//! 4. per change, a collapsed `<details>` with a ```diff block.
+//!
+//! What is left out is counted, with a pointer to where it is: the saved plan
+//! (`--out`), which the CI recipe keeps as an artifact, when there is one.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::{Doc, MARKDOWN_BUDGET, code, entry_lines, escape, html, html_prose, prose, section};
+use crate::plan::{Action, Enrichment, Note, NoteKind, Plan, ResourceChange};
+use crate::render::entries::{self, Wording, blast_radius_line, plural};
+use crate::render::values::{sanitize, sanitize_lines};
+use crate::render::{Mode, RenderOptions};
+
+/// Where the counts by project may reach, and where what needs attention
+/// and the notes may: the rest is for the details.
+const TABLE_SHARE: usize = MARKDOWN_BUDGET / 3;
+const ATTENTION_SHARE: usize = MARKDOWN_BUDGET / 2;
+const NOTES_SHARE: usize = MARKDOWN_BUDGET * 3 / 5;
+
+/// The four actions in the order the tables list them.
+const ACTIONS: [Action; 4] = [
+    Action::Create,
+    Action::Update,
+    Action::Replace,
+    Action::Delete,
+];
+
+/// How a mode words the report.
+struct Words {
+    title: &'static str,
+    /// Per action, in [`ACTIONS`] order.
+    labels: [&'static str; 4],
+    /// Where the rest is, after "… N more … left out;".
+    rest: String,
+}
+
+impl Words {
+    fn of(opts: &RenderOptions) -> Words {
+        match opts.mode {
+            Mode::Plan => Words {
+                title: "evalctl plan",
+                labels: ["create", "update", "replace", "delete"],
+                rest: match (opts.saved_plan, opts.artifact) {
+                    (Some(path), Some(artifact)) => format!(
+                        "every change is in the saved plan {}, uploaded as the artifact {} of this CI run",
+                        code(path, false),
+                        code(artifact, false)
+                    ),
+                    (Some(path), None) => format!(
+                        "every change is in the saved plan {} (`evalctl plan --out`)",
+                        code(path, false)
+                    ),
+                    (None, _) => {
+                        "`evalctl plan` shows every change (`--out FILE` saves them)".to_owned()
+                    }
+                },
+            },
+            Mode::Drift => Words {
+                title: "evalctl drift",
+                labels: [
+                    "missing live",
+                    "differs",
+                    "needs replacement",
+                    "not configured",
+                ],
+                rest: "`evalctl drift` (or `-o json`) shows every difference".to_owned(),
+            },
+        }
+    }
+}
+
+/// Renders a plan or drift report; where changes are left out, it names the
+/// saved plan (`--out`) and its CI artifact from `opts`.
+pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, opts: &RenderOptions) -> String {
+    let mode = opts.mode;
+    let words = Words::of(opts);
+    let mut doc = Doc::new();
+    let n = plan.changes.len();
+    let sentence = match (mode, n) {
+        (Mode::Plan, 0) => "No changes. Live state matches the manifests.".to_owned(),
+        (Mode::Plan, _) => format!("**Plan: {}.**", plan.summary()),
+        (Mode::Drift, 0) => "No drift.".to_owned(),
+        (Mode::Drift, _) => format!("**Drift detected in {n} object{}.**", plural(n)),
+    };
+    let _ = write!(doc.out, "## {}\n\n{sentence}\n\n", words.title);
+    if n > 0 {
+        by_project(&mut doc, plan, &words);
+        attention(&mut doc, plan, enrichment, &words);
+    }
+    notes(&mut doc, &plan.notes, enrichment, &words);
+    if n > 0 {
+        doc.push("### Details\n\n");
+        let left_out = doc.push_while_fits(&plan.changes, |c| details(c, enrichment, mode));
+        doc.fold_line(left_out, "changes not shown in detail", &words.rest);
+    }
+    doc.out
+}
+
+/// The changes of one project (or of the integrations): counts by action
+/// and by kind of object.
+#[derive(Default)]
+struct Group {
+    by_action: [usize; 4],
+    by_kind: BTreeMap<&'static str, usize>,
+}
+
+impl Group {
+    fn add(&mut self, change: &ResourceChange) {
+        if let Some(i) = ACTIONS.iter().position(|a| *a == change.action) {
+            self.by_action[i] += 1;
+        }
+        let kind = change
+            .address
+            .segments()
+            .last()
+            .map_or("object", |s| s.kind.as_str());
+        *self.by_kind.entry(kind).or_default() += 1;
+    }
+
+    fn merge(&mut self, other: &Group) {
+        for (mine, theirs) in self.by_action.iter_mut().zip(other.by_action) {
+            *mine += theirs;
+        }
+        for (kind, count) in &other.by_kind {
+            *self.by_kind.entry(kind).or_default() += count;
+        }
+    }
+
+    /// The count cells and the kinds cell of a table row.
+    fn cells(&self) -> String {
+        let mut row = String::new();
+        for count in self.by_action {
+            let _ = write!(row, " {count} |");
+        }
+        let kinds: Vec<String> = self
+            .by_kind
+            .iter()
+            .map(|(kind, count)| format!("`{kind}` {count}"))
+            .collect();
+        let _ = write!(row, " {} |", kinds.join(", "));
+        row
+    }
+}
+
+/// The table of counts by project and action. Projects that do not fit in
+/// the table's share are summed in one row, so the counts always add up.
+fn by_project(doc: &mut Doc, plan: &Plan, words: &Words) {
+    let mut groups: BTreeMap<Option<&str>, Group> = BTreeMap::new();
+    let mut total = Group::default();
+    for change in &plan.changes {
+        groups
+            .entry(change.address.project())
+            .or_default()
+            .add(change);
+        total.add(change);
+    }
+    doc.push("| Project |");
+    for (action, label) in ACTIONS.iter().zip(words.labels) {
+        let _ = write!(doc.out, " `{}` {label} |", action.symbol());
+    }
+    doc.push(" Objects |\n|:--|--:|--:|--:|--:|:--|\n");
+    let rows: Vec<(Option<&str>, &Group)> = groups.iter().map(|(p, g)| (*p, g)).collect();
+    let left_out = doc.push_while_within(&rows, TABLE_SHARE, |(project, group)| {
+        let name = project.map_or_else(|| "(integrations)".to_owned(), |p| code(p, true));
+        format!("| {name} |{}\n", group.cells())
+    });
+    if left_out > 0 {
+        let mut rest = Group::default();
+        for (_, group) in &rows[rows.len() - left_out..] {
+            rest.merge(group);
+        }
+        let _ = writeln!(
+            doc.out,
+            "| … {left_out} more project{} |{}",
+            plural(left_out),
+            rest.cells()
+        );
+    }
+    if rows.len() > 1 || left_out > 0 {
+        let _ = writeln!(doc.out, "| **Total** |{}", total.cells());
+    }
+    doc.push("\n");
+}
+
+/// Whether a reviewer must look at `change` before approving: it deletes or
+/// replaces something, or carries a warning or a blast radius.
+fn needs_attention(change: &ResourceChange, enrichment: &Enrichment) -> bool {
+    matches!(change.action, Action::Delete | Action::Replace)
+        || !change.warnings.is_empty()
+        || !enrichment.blast_radius_of(&change.address).is_empty()
+}
+
+fn attention(doc: &mut Doc, plan: &Plan, enrichment: &Enrichment, words: &Words) {
+    let flagged: Vec<&ResourceChange> = plan
+        .changes
+        .iter()
+        .filter(|c| needs_attention(c, enrichment))
+        .collect();
+    if flagged.is_empty() {
+        return;
+    }
+    doc.push("### Needs attention\n\n");
+    let left_out = doc.push_while_within(&flagged, ATTENTION_SHARE, |c| {
+        let mut item = format!(
+            "- `{}` {}",
+            c.action.symbol(),
+            code(&c.address.to_string(), false)
+        );
+        if !c.reason.is_empty() {
+            let _ = write!(item, ": {}", prose(&c.reason, false));
+        }
+        item.push('\n');
+        for w in &c.warnings {
+            let _ = writeln!(item, "  - ⚠️ {}", prose(w, false));
+        }
+        for b in enrichment.blast_radius_of(&c.address) {
+            let _ = writeln!(item, "  - ⚠️ {}", escape(&blast_radius_line(b)));
+        }
+        item
+    });
+    doc.fold_line(
+        left_out,
+        "changes that need attention not listed",
+        &words.rest,
+    );
+    doc.push("\n");
+}
+
+fn notes(doc: &mut Doc, notes: &[Note], enrichment: &Enrichment, words: &Words) {
+    if notes.is_empty() {
+        return;
+    }
+    doc.push("### Notes\n\n");
+    let mut items = Vec::new();
+    for (kind, heading) in [
+        (
+            NoteKind::Unmanaged,
+            "Unmanaged (live, not declared; deleted only with --prune)",
+        ),
+        (NoteKind::Unverifiable, "Not verifiable"),
+        (NoteKind::Info, "Other notes"),
+    ] {
+        let of_kind: Vec<&Note> = notes.iter().filter(|n| n.kind == kind).collect();
+        for (i, note) in of_kind.iter().enumerate() {
+            let mut item = String::new();
+            if i == 0 {
+                let _ = write!(item, "**{heading}**\n\n");
+            }
+            match (&note.address, kind) {
+                // The heading says what these are: the address alone.
+                (Some(a), NoteKind::Unmanaged) => {
+                    let _ = write!(item, "- {}", code(&a.to_string(), false));
+                }
+                (Some(a), _) => {
+                    let _ = write!(item, "- {}: ", code(&a.to_string(), false));
+                    item.push_str(&prose(&note.message, false));
+                }
+                (None, _) => {
+                    item.push_str("- ");
+                    item.push_str(&prose(&note.message, false));
+                }
+            }
+            if let Some(who) = &note.created_by {
+                let _ = write!(item, " (created by {})", escape(enrichment.person(who)));
+            }
+            item.push('\n');
+            if i + 1 == of_kind.len() {
+                item.push('\n');
+            }
+            items.push(item);
+        }
+    }
+    let left_out = doc.push_while_within(&items, NOTES_SHARE, String::clone);
+    doc.fold_line(left_out, "notes not shown", &words.rest);
+}
+
+/// A change's collapsed section: its entries as a diff, then its warnings.
+fn details(c: &ResourceChange, enrichment: &Enrichment, mode: Mode) -> String {
+    let wording = Wording::of_change(mode, c.action);
+    let mut lines = Vec::new();
+    for entry in entries::shown(c, mode) {
+        entry_lines(&mut lines, &entry, wording, c.action);
+    }
+    for w in &c.warnings {
+        lines.push(format!("! {}", sanitize_lines(w).join(" ")));
+    }
+    for b in enrichment.blast_radius_of(&c.address) {
+        lines.push(format!("! {}", sanitize(&blast_radius_line(b))));
+    }
+    let mut summary = format!(
+        "{} <code>{}</code>",
+        html(c.action.symbol()),
+        html(&c.address.to_string())
+    );
+    if !c.reason.is_empty() {
+        let _ = write!(summary, ": {}", html_prose(&c.reason));
+    }
+    let intro = c
+        .created_by
+        .as_deref()
+        .map(|who| format!("Created by {}.\n\n", escape(enrichment.person(who))));
+    section(&summary, intro.as_deref().unwrap_or_default(), &lines)
+}
