@@ -172,11 +172,7 @@ pub fn unconfirmed(change: &ResourceChange, now: Option<&Value>) -> Vec<FieldCha
             (after, _, _) => after.clone(),
         };
         if wanted.as_ref() != live {
-            out.push(FieldChange {
-                path: field.path.clone(),
-                before: wanted,
-                after: live.cloned(),
-            });
+            out.push(FieldChange::new(field.path.clone(), wanted, live.cloned()));
         }
     }
     out
@@ -202,16 +198,17 @@ mod tests {
             operations: Vec::new(),
             warnings: Vec::new(),
             created_by: None,
+            attribution: None,
         }
     }
 
     #[test]
     fn planned_fields_that_read_back_are_confirmed_and_others_are_not() {
-        let planned = change(vec![FieldChange {
-            path: "scorers[bleu].num_judges".into(),
-            before: Some(json!(1)),
-            after: Some(json!(3)),
-        }]);
+        let planned = change(vec![FieldChange::new(
+            "scorers[bleu].num_judges",
+            Some(json!(1)),
+            Some(json!(3)),
+        )]);
         let now = json!({"scorers": {"bleu": {"num_judges": 3}}, "segment_filters": [{"sample_rate": 1}]});
         assert!(unconfirmed(&planned, Some(&now)).is_empty());
         let now = json!({"scorers": {"bleu": {"num_judges": 2}}});
@@ -223,22 +220,22 @@ mod tests {
 
     #[test]
     fn a_concurrent_change_to_another_field_is_not_a_failure() {
-        let planned = change(vec![FieldChange {
-            path: "scorers[bleu]".into(),
-            before: None,
-            after: Some(json!({"scorer_type": "preset"})),
-        }]);
+        let planned = change(vec![FieldChange::new(
+            "scorers[bleu]",
+            None,
+            Some(json!({"scorer_type": "preset"})),
+        )]);
         let now = json!({"scorers": {"bleu": {"scorer_type": "preset"}}, "segment_filters": [{"sample_rate": 0.5}]});
         assert!(unconfirmed(&planned, Some(&now)).is_empty());
     }
 
     #[test]
     fn a_deletion_is_confirmed_when_the_object_is_gone() {
-        let mut planned = change(vec![FieldChange {
-            path: String::new(),
-            before: Some(json!({"name": "x"})),
-            after: None,
-        }]);
+        let mut planned = change(vec![FieldChange::new(
+            "",
+            Some(json!({"name": "x"})),
+            None,
+        )]);
         planned.address = Address::Section {
             project: "p".into(),
             log_stream: "l".into(),

@@ -87,11 +87,7 @@ fn walk(
             }
         }
         (None, None) => {}
-        (b, a) => out.push(FieldChange {
-            path,
-            before: b.cloned(),
-            after: a.cloned(),
-        }),
+        (b, a) => out.push(FieldChange::new(path, b.cloned(), a.cloned())),
     }
 }
 

@@ -10,10 +10,12 @@
 //!
 //! Also here, as plain data: addresses and `--target`s ([`address`],
 //! [`target`]), field differences ([`diff`]), the fingerprints a saved plan
-//! checks ([`fingerprint`]), what an apply did ([`report`]) and how a saved
-//! plan's fields are confirmed after it ([`confirm`]).
+//! checks ([`fingerprint`]), what an apply did ([`report`]), how a saved
+//! plan's fields are confirmed after it ([`confirm`]) and, for three-way
+//! plans, whose change each change is ([`attribution`]).
 
 pub mod address;
+pub mod attribution;
 pub mod confirm;
 pub mod diff;
 pub mod fingerprint;
@@ -30,6 +32,7 @@ pub mod types;
 use serde::Serialize;
 
 pub use address::{Address, RunKind, TemplateKind};
+pub use attribution::Attribution;
 pub use report::*;
 pub use target::{Segment, Target};
 pub use types::*;
@@ -170,6 +173,7 @@ impl Draft {
             operations: self.operations,
             warnings: Vec::new(),
             created_by: None,
+            attribution: None,
         }
     }
 }

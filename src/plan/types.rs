@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::address::{Address, RunKind, TemplateKind};
+use super::attribution::Attribution;
 use crate::api::{
     AnnotationConstraints, FeedbackConstraints, IntegrationCreate, MetricSettingsRequest,
     SectionCreateRequest, SectionUpdateRequest, TemplateCreate, TemplateUpdate,
@@ -149,6 +150,11 @@ pub struct ResourceChange {
     /// (renderers show the person, when [`Enrichment::people`] knows them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_by: Option<String>,
+    /// With `--base` (a three-way plan): whose change this is, the most
+    /// pressing of its fields' attributions (conflict, then drift, then
+    /// pending, then proposed). Absent from a two-way plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<Attribution>,
 }
 
 /// One field's difference. Paths look like `scorers[correctness].num_judges`.
@@ -160,6 +166,30 @@ pub struct FieldChange {
     pub before: Option<serde_json::Value>,
     /// Value after (`None`: absent).
     pub after: Option<serde_json::Value>,
+    /// With `--base`: whose change this field is. Absent from a two-way plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<Attribution>,
+    /// For a [`Attribution::Conflict`]: the base's value of the field
+    /// (`null` when the base does not have it). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<serde_json::Value>,
+}
+
+impl FieldChange {
+    /// A difference at `path`, not attributed.
+    pub fn new(
+        path: impl Into<String>,
+        before: Option<serde_json::Value>,
+        after: Option<serde_json::Value>,
+    ) -> Self {
+        FieldChange {
+            path: path.into(),
+            before,
+            after,
+            attribution: None,
+            base: None,
+        }
+    }
 }
 
 /// What reviewers want beside the changes, read after planning as its own

@@ -31,11 +31,11 @@ use super::read::ReadError;
 fn could_not_reread(change: &ResourceChange, why: &str) -> Unconverged {
     Unconverged {
         address: change.address.clone(),
-        fields: vec![FieldChange {
-            path: format!("(could not re-read: {why})"),
-            before: None,
-            after: None,
-        }],
+        fields: vec![FieldChange::new(
+            format!("(could not re-read: {why})"),
+            None,
+            None,
+        )],
     }
 }
 
@@ -98,11 +98,7 @@ pub async fn replan_touched(
             fields: c
                 .fields
                 .into_iter()
-                .map(|f| FieldChange {
-                    path: f.path,
-                    before: f.after,
-                    after: f.before,
-                })
+                .map(|f| FieldChange::new(f.path, f.after, f.before))
                 .collect(),
         })
         .collect();

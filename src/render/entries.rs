@@ -403,11 +403,7 @@ mod tests {
     use serde_json::json;
 
     fn fc(path: &str, before: Option<Value>, after: Option<Value>) -> FieldChange {
-        FieldChange {
-            path: path.into(),
-            before,
-            after,
-        }
+        FieldChange::new(path, before, after)
     }
 
     fn paths(entries: &[Entry]) -> Vec<String> {

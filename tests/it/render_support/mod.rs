@@ -54,6 +54,7 @@ pub fn change(
         operations,
         warnings: Vec::new(),
         created_by: None,
+        attribution: None,
     }
 }
 
@@ -506,18 +507,12 @@ pub fn apply_report() -> ApplyReport {
         unconverged: vec![Unconverged {
             address: ms,
             fields: vec![
-                FieldChange {
-                    path: "scorers[correctness].num_judges".into(),
-                    before: Some(json!(5)),
-                    after: Some(json!(3)),
-                },
-                FieldChange {
-                    path: "scorers[bleu]".into(),
-                    before: Some(
-                        json!({"id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d", "scorer_type": "preset"}),
-                    ),
-                    after: None,
-                },
+                FieldChange::new("scorers[correctness].num_judges", Some(json!(5)), Some(json!(3))),
+                FieldChange::new(
+                    "scorers[bleu]",
+                    Some(json!({"id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d", "scorer_type": "preset"})),
+                    None,
+                ),
             ],
         }],
     }
