@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::client::config::ConnectionArgs;
 use crate::output::ColorChoice;
@@ -315,6 +315,36 @@ pub struct PlanShapeArgs {
     pub rotate_secrets: bool,
 }
 
+/// What a three-way plan fails on (`--fail-on`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum FailOn {
+    /// A change that this PR makes where live also moved away from the base.
+    Conflict,
+    /// A change that reverts an out-of-band change (drift).
+    Drift,
+}
+
+/// The other manifests of a three-way plan.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Three-way plan")]
+pub struct ThreeWayArgs {
+    /// The base branch's manifests (e.g. a `git worktree` of the target
+    /// branch): every change, and every field in it, is attributed as
+    /// proposed (this PR), drift (out of band, this apply reverts it),
+    /// conflict (both) or pending. Takes the paths up to the next option.
+    #[arg(long, value_name = "BASE_PATH", num_args = 1..)]
+    pub base: Vec<PathBuf>,
+    /// The manifests as last applied (e.g. the commit the last apply ran
+    /// from): where live still holds their value, the base was never applied
+    /// (pending), rather than changed out of band (drift). With --base.
+    #[arg(long, value_name = "PATH", num_args = 1.., requires = "base")]
+    pub applied: Vec<PathBuf>,
+    /// Exit 4 when the plan has a change of this attribution (repeatable:
+    /// `conflict`, `drift`), for teams that want a human to look. With --base.
+    #[arg(long, value_name = "ATTRIBUTION", value_enum, requires = "base")]
+    pub fail_on: Vec<FailOn>,
+}
+
 /// `evalctl plan`.
 #[derive(Debug, Clone, Args)]
 pub struct PlanArgs {
@@ -337,6 +367,9 @@ pub struct PlanArgs {
     /// Exit 2 when the plan has changes (0 when none, 1 on error).
     #[arg(long)]
     pub detailed_exitcode: bool,
+    /// Base branch, attribution.
+    #[command(flatten)]
+    pub three_way: ThreeWayArgs,
     /// Live state.
     #[command(flatten)]
     pub live: LiveArgs,
@@ -378,6 +411,9 @@ pub struct DriftArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
+    /// Base branch, attribution.
+    #[command(flatten)]
+    pub three_way: ThreeWayArgs,
     /// Live state.
     #[command(flatten)]
     pub live: LiveArgs,

@@ -17,6 +17,9 @@ pub enum ExitStatus {
     Changes,
     /// 3: `apply` did not finish, or live state did not converge.
     Incomplete,
+    /// 4: a three-way plan has a change of an attribution `--fail-on`
+    /// names (a conflict, drift): a human should look before it is applied.
+    NeedsReview,
     /// 64: the command line was wrong (unknown flag, missing argument).
     Usage,
     /// 65: the manifests are invalid.
@@ -35,6 +38,7 @@ impl ExitStatus {
             ExitStatus::Failure => 1,
             ExitStatus::Changes => 2,
             ExitStatus::Incomplete => 3,
+            ExitStatus::NeedsReview => 4,
             ExitStatus::Usage => 64,
             ExitStatus::InvalidManifests => 65,
             ExitStatus::Interrupted => 130,

@@ -1,5 +1,7 @@
 //! `evalctl drift`: the scheduled check. Exit 0 when live matches the
-//! manifests, 2 when it drifted, 1 on error.
+//! manifests, 2 when it drifted, 1 on error; with `--base` (the main
+//! branch's previous commit), each difference is attributed, and
+//! `--fail-on` exits 4 for the attributions it names.
 
 use crate::cli::DriftArgs;
 use crate::error::Error;
@@ -8,7 +10,8 @@ use crate::output::Printer;
 use crate::plan::PlanOptions;
 use crate::render::{Mode, RenderOptions, render_plan};
 
-use super::reconcile::plan_from_manifests;
+use super::plan::fails;
+use super::reconcile::plan_three_way;
 
 /// Runs `evalctl drift`.
 pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Error> {
@@ -17,7 +20,14 @@ pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Erro
         targets: args.target.clone(),
         ..PlanOptions::default()
     };
-    let planned = plan_from_manifests(&args.manifests, &args.live, &options, printer).await?;
+    let planned = plan_three_way(
+        &args.manifests,
+        &args.three_way,
+        &args.live,
+        &options,
+        printer,
+    )
+    .await?;
     let render_options = RenderOptions {
         color: printer.color_stdout(),
         mode: Mode::Drift,
@@ -30,6 +40,9 @@ pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Erro
         args.output,
         &render_options,
     ));
+    if fails(&planned.plan, &args.three_way.fail_on, printer) {
+        return Ok(ExitStatus::NeedsReview);
+    }
     Ok(if planned.plan.is_empty() {
         ExitStatus::Success
     } else {

@@ -1,18 +1,26 @@
 //! `evalctl plan`: show what apply would change, optionally save it.
 
-use crate::cli::PlanArgs;
+use crate::cli::{FailOn, PlanArgs};
 use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::output::Printer;
+use crate::plan::{Attribution, Plan};
 use crate::render::{Mode, RenderOptions, render_plan};
 
-use super::reconcile::plan_from_manifests;
+use super::reconcile::plan_three_way;
 use super::saved_plan::{SavedPlanRef, save};
 
 /// Runs `evalctl plan`.
 pub async fn run(args: &PlanArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let options = args.shape.options();
-    let planned = plan_from_manifests(&args.manifests, &args.live, &options, printer).await?;
+    let planned = plan_three_way(
+        &args.manifests,
+        &args.three_way,
+        &args.live,
+        &options,
+        printer,
+    )
+    .await?;
     let saved_plan = args.out.as_ref().map(|path| path.to_string_lossy());
     let render_options = RenderOptions {
         color: printer.color_stdout(),
@@ -39,9 +47,52 @@ pub async fn run(args: &PlanArgs, printer: &Printer) -> Result<ExitStatus, Error
             path.display()
         ));
     }
+    if fails(&planned.plan, &args.three_way.fail_on, printer) {
+        return Ok(ExitStatus::NeedsReview);
+    }
     Ok(if args.detailed_exitcode && !planned.plan.is_empty() {
         ExitStatus::Changes
     } else {
         ExitStatus::Success
     })
+}
+
+/// Whether `plan` has a change (or a field of one) of an attribution
+/// `fail_on` names; says which on stderr.
+pub fn fails(plan: &Plan, fail_on: &[FailOn], printer: &Printer) -> bool {
+    let mut failed = false;
+    for wanted in [FailOn::Conflict, FailOn::Drift] {
+        if !fail_on.contains(&wanted) {
+            continue;
+        }
+        let (attribution, flag) = match wanted {
+            FailOn::Conflict => (Attribution::Conflict, "conflict"),
+            FailOn::Drift => (Attribution::Drift, "drift"),
+        };
+        let count = count_with(plan, attribution);
+        if count > 0 {
+            failed = true;
+            let (noun, what) = match (wanted, count) {
+                (FailOn::Conflict, 1) => ("change is", "a conflict"),
+                (FailOn::Conflict, _) => ("changes are", "conflicts"),
+                (FailOn::Drift, 1) => ("change reverts", "an out-of-band change"),
+                (FailOn::Drift, _) => ("changes revert", "out-of-band changes"),
+            };
+            printer.error(&format!(
+                "{count} {noun} {what} (--fail-on {flag}): a human should look before this is applied"
+            ));
+        }
+    }
+    failed
+}
+
+/// How many changes have `attribution`, themselves or in a field.
+pub fn count_with(plan: &Plan, attribution: Attribution) -> usize {
+    plan.changes
+        .iter()
+        .filter(|c| {
+            c.attribution == Some(attribution)
+                || c.fields.iter().any(|f| f.attribution == Some(attribution))
+        })
+        .count()
 }

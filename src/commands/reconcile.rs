@@ -2,13 +2,16 @@
 //! the targets against them, connect, read live state, compute the plan, and
 //! read what reviewers want beside it.
 
-use crate::cli::{LiveArgs, ManifestArgs};
+use std::path::PathBuf;
+
+use crate::cli::{LiveArgs, ManifestArgs, ThreeWayArgs};
 use crate::error::Error;
 use crate::manifest::{self, set::ManifestSet};
 use crate::output::Printer;
-use crate::plan::{Enrichment, Plan, PlanOptions, target};
+use crate::plan::attribution::{self, Sides};
+use crate::plan::{Enrichment, Plan, PlanError, PlanOptions, target};
 use crate::progress::Progress;
-use crate::reconcile::{enrich::enrich, read_and_plan};
+use crate::reconcile::{enrich::enrich, read_and_plan, read_and_plan_three_way};
 use crate::state::State;
 
 use super::connect::{Connection, connect};
@@ -62,6 +65,154 @@ pub async fn plan_from_manifests(
         desired,
         connection,
         state,
+        plan,
+        enrichment,
+    })
+}
+
+/// Loads the other manifests of a three-way plan (`--base`, `--applied`):
+/// the set, or why it cannot be used (a sentence for the plan's note). Their
+/// diagnostics are not printed: they are not this PR's to fix.
+fn load_other(
+    flag: &'static str,
+    what: &str,
+    paths: &[PathBuf],
+) -> Result<Result<ManifestSet, String>, Error> {
+    if let Some(path) = paths.iter().find(|p| !p.exists()) {
+        return Err(Error::OtherManifestsNotFound {
+            flag,
+            path: path.clone(),
+        });
+    }
+    let outcome = manifest::load(paths, &process_env);
+    if outcome.has_errors() {
+        let count = outcome.error_count();
+        let s = if count == 1 { "" } else { "s" };
+        return Ok(Err(format!(
+            "{what} do not load ({count} error{s}; `evalctl validate {}` shows them)",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        )));
+    }
+    Ok(Ok(outcome.set))
+}
+
+fn problems(what: &str, error: &PlanError) -> String {
+    let first = error
+        .problems
+        .first()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let more = match error.problems.len() {
+        0 | 1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    format!("{what} refer to objects that do not exist ({first}{more})")
+}
+
+/// Like [`plan_from_manifests`], with the base branch's manifests (and the
+/// manifests as last applied) when `three_way` names them: every change
+/// and field of the plan is then attributed ([`attribution`]). A base that
+/// does not load or plan gives the usual plan with a note saying why it is
+/// not attributed (and a warning).
+pub async fn plan_three_way(
+    manifests: &ManifestArgs,
+    three_way: &ThreeWayArgs,
+    live_args: &LiveArgs,
+    options: &PlanOptions,
+    printer: &Printer,
+) -> Result<Planned, Error> {
+    if three_way.base.is_empty() {
+        return plan_from_manifests(manifests, live_args, options, printer).await;
+    }
+    let desired = load_manifests(manifests, printer)?;
+    target::unmatched(&desired, &options.targets)?;
+    let base = load_other("--base", "the base manifests", &three_way.base)?;
+    let applied = if three_way.applied.is_empty() {
+        None
+    } else {
+        Some(load_other(
+            "--applied",
+            "the manifests as last applied",
+            &three_way.applied,
+        )?)
+    };
+    let connection = connect(live_args).map_err(Error::Connect)?;
+    let base = match base {
+        Ok(base) => base,
+        Err(why) => {
+            printer.warn(&format!("{why}: this plan is not attributed"));
+            let (state, plan, enrichment) =
+                plan_with(&connection, &desired, options, printer).await?;
+            return Ok(Planned {
+                desired,
+                connection,
+                state,
+                plan: attribution::unattributed(plan, &why),
+                enrichment,
+            });
+        }
+    };
+    let shown = Progress::start(printer, &connection.client, "Loading live state");
+    let read = read_and_plan_three_way(
+        &connection.client,
+        &desired,
+        &base,
+        applied.as_ref().and_then(|a| a.as_ref().ok()),
+        options,
+    )
+    .await;
+    drop(shown);
+    let three = read?;
+    let plan = three.plan?;
+    let plan = match &three.base {
+        Err(error) => {
+            let why = problems("the base manifests", error);
+            printer.warn(&format!("{why}: this plan is not attributed"));
+            attribution::unattributed(plan, &why)
+        }
+        Ok(base_plan) => {
+            let mut unknown = None;
+            let applied_plan = match (&applied, &three.applied) {
+                (Some(Err(why)), _) => {
+                    unknown = Some(why.clone());
+                    None
+                }
+                (_, Some(Err(error))) => {
+                    unknown = Some(problems("the manifests as last applied", error));
+                    None
+                }
+                (_, Some(Ok(plan))) => Some(plan),
+                _ => None,
+            };
+            let declared = target::declared(&desired);
+            let mut plan = attribution::attribute(
+                plan,
+                Sides {
+                    base: base_plan,
+                    applied: applied_plan,
+                    declared: &declared,
+                },
+            );
+            if let Some(why) = unknown {
+                printer.warn(&format!("{why}: pending changes are shown as drift"));
+                plan.notes.push(attribution::applied_unknown(&why));
+                plan.notes.sort();
+            }
+            plan
+        }
+    };
+    let (enrichment, warning) = enrich(&connection.client, &three.state, &plan).await;
+    if let Some(warning) = warning {
+        printer.warn(&warning);
+    }
+    Ok(Planned {
+        desired,
+        connection,
+        state: three.state,
         plan,
         enrichment,
     })

@@ -43,7 +43,19 @@ use super::target::Target;
 use super::types::{FieldChange, Note, NoteKind, Plan, ResourceChange};
 
 /// Whose change a change (or one field of it) is, in a three-way plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Attribution {
     /// The pull request changes it (desired ≠ base) and live still equals
@@ -95,6 +107,54 @@ impl Attribution {
 impl std::fmt::Display for Attribution {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// How many changes of each attribution a three-way plan has.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct AttributionCounts {
+    /// Changes this PR makes.
+    pub proposed: usize,
+    /// Changes that revert out-of-band changes.
+    pub drift: usize,
+    /// Changes where this PR and an out-of-band change disagree.
+    pub conflict: usize,
+    /// Changes the base made and never applied.
+    pub pending: usize,
+}
+
+impl AttributionCounts {
+    /// The counts of `plan`'s changes, by each change's attribution; `None`
+    /// when no change is attributed (a two-way plan, or no changes).
+    pub fn of(plan: &Plan) -> Option<AttributionCounts> {
+        let mut counts = AttributionCounts::default();
+        let mut any = false;
+        for attribution in plan.changes.iter().filter_map(|c| c.attribution) {
+            any = true;
+            *counts.get_mut(attribution) += 1;
+        }
+        any.then_some(counts)
+    }
+
+    /// The count of `attribution`.
+    pub fn get(&self, attribution: Attribution) -> usize {
+        match attribution {
+            Attribution::Proposed => self.proposed,
+            Attribution::Drift => self.drift,
+            Attribution::Conflict => self.conflict,
+            Attribution::Pending => self.pending,
+        }
+    }
+
+    fn get_mut(&mut self, attribution: Attribution) -> &mut usize {
+        match attribution {
+            Attribution::Proposed => &mut self.proposed,
+            Attribution::Drift => &mut self.drift,
+            Attribution::Conflict => &mut self.conflict,
+            Attribution::Pending => &mut self.pending,
+        }
     }
 }
 
@@ -209,13 +269,28 @@ pub fn unattributed(mut plan: Plan, why: &str) -> Plan {
     plan
 }
 
+/// The note when the manifests as last applied (`--applied`) cannot be
+/// used: what would be pending is shown as drift.
+pub fn applied_unknown(why: &str) -> Note {
+    Note {
+        address: None,
+        kind: NoteKind::Info,
+        message: format!(
+            "{why}: a change the base made and never applied is shown as drift, not pending"
+        ),
+        created_by: None,
+    }
+}
+
 /// The note for a change the base would make that the pull request's plan
 /// does not: the pull request declares the object and matches live there
 /// (it adopts live's value), or no longer declares it.
 pub fn only_at_base(change: &ResourceChange, declared: &[Target]) -> Note {
+    // A whole object's field (create, delete) says nothing the verb does not.
     let fields: Vec<String> = change
         .fields
         .iter()
+        .filter(|f| !f.path.is_empty())
         .map(|f| format!("`{}`", path_label(&f.path)))
         .collect();
     let fields = if fields.is_empty() {
@@ -244,8 +319,9 @@ pub fn only_at_base(change: &ResourceChange, declared: &[Target]) -> Note {
 }
 
 /// The index of the change of `other` acting on the object `change` acts
-/// on: the same address (and action, when there are several), else, for a
-/// renamed section or template, the change to the same live object.
+/// on: the same address (and action, when there are several), else the
+/// change to the same live object (a renamed section, template, dashboard
+/// or widget, a widget moved to another section).
 fn counterpart(other: &Plan, change: &ResourceChange) -> Option<usize> {
     let at = |i: &usize| other.changes[*i].address == change.address;
     let same: Vec<usize> = (0..other.changes.len()).filter(at).collect();
@@ -256,43 +332,40 @@ fn counterpart(other: &Plan, change: &ResourceChange) -> Option<usize> {
     {
         return Some(*i);
     }
-    let scope = scope_of(&change.address)?;
-    let name = live_name(change)?;
-    other.changes.iter().position(|c| {
-        scope_of(&c.address).as_ref() == Some(&scope) && live_name(c) == Some(name)
-    })
-}
-
-/// A named object's address with the name left out: where objects are
-/// renamed within.
-fn scope_of(address: &Address) -> Option<Address> {
-    match address {
-        Address::Section {
-            project,
-            log_stream,
-            ..
-        } => Some(Address::Section {
-            project: project.clone(),
-            log_stream: log_stream.clone(),
-            name: String::new(),
-        }),
-        Address::Template { project, kind, .. } => Some(Address::Template {
-            project: project.clone(),
-            kind: *kind,
-            name: String::new(),
-        }),
-        _ => None,
-    }
-}
-
-/// The live name of the object a change renames.
-fn live_name(change: &ResourceChange) -> Option<&str> {
-    change
-        .fields
+    let live = live_identity(change)?;
+    other
+        .changes
         .iter()
-        .find(|f| f.path == "name")
-        .and_then(|f| f.before.as_ref())
-        .and_then(Value::as_str)
+        .position(|c| live_identity(c).as_ref() == Some(&live))
+}
+
+/// The live object a change acts on, for objects that can be renamed or
+/// moved: its address with the live name (and, for a widget, the live
+/// section) in place of the declared ones. A change renaming or moving an
+/// object has a `name` (`section`) field whose `before` is live's.
+fn live_identity(change: &ResourceChange) -> Option<Address> {
+    let before = |path: &str| {
+        change
+            .fields
+            .iter()
+            .find(|f| f.path == path)
+            .map(|f| f.before.as_ref().and_then(Value::as_str).map(str::to_owned))
+    };
+    let live_name = |name: &String| before("name").flatten().unwrap_or_else(|| name.clone());
+    let mut address = change.address.clone();
+    match &mut address {
+        Address::Section { name, .. }
+        | Address::Template { name, .. }
+        | Address::Dashboard { name, .. } => *name = live_name(name),
+        Address::Widget { section, name, .. } => {
+            *name = live_name(name);
+            if let Some(live) = before("section") {
+                *section = live;
+            }
+        }
+        _ => return None,
+    }
+    Some(address)
 }
 
 fn attribute_change(
@@ -380,9 +453,9 @@ fn is_under(path: &str, prefix: &str) -> bool {
 /// Whether the entries of the node at `at` are a keyed set (its last key
 /// is one of `keyed`), shown as `at[key]`.
 fn entries_keyed(at: &str, keyed: &[&str]) -> bool {
-    keyed.iter().any(|k| {
-        at == *k || at.ends_with(&format!(".{k}")) || at.ends_with(&format!("[{k}]"))
-    })
+    keyed
+        .iter()
+        .any(|k| at == *k || at.ends_with(&format!(".{k}")) || at.ends_with(&format!("[{k}]")))
 }
 
 /// How the path of the child `key` of the object at `at` continues `at`
@@ -481,8 +554,7 @@ fn patch(at: &str, value: &mut Value, path: &str, new: Option<&Value>, keyed: &[
     } else if at.is_empty() {
         Some(rest).filter(|k| !k.contains(['.', '[']))
     } else {
-        rest.strip_prefix('.')
-            .filter(|k| !k.contains(['.', '[']))
+        rest.strip_prefix('.').filter(|k| !k.contains(['.', '[']))
     };
     match (key, new) {
         (Some(k), Some(v)) => {

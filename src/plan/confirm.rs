@@ -231,11 +231,7 @@ mod tests {
 
     #[test]
     fn a_deletion_is_confirmed_when_the_object_is_gone() {
-        let mut planned = change(vec![FieldChange::new(
-            "",
-            Some(json!({"name": "x"})),
-            None,
-        )]);
+        let mut planned = change(vec![FieldChange::new("", Some(json!({"name": "x"})), None)]);
         planned.address = Address::Section {
             project: "p".into(),
             log_stream: "l".into(),

@@ -34,3 +34,56 @@ pub async fn read_and_plan(
     let planned = plan(desired, &state, options);
     Ok((state, planned))
 }
+
+/// The plans of a three-way plan, all against one read of live state.
+#[derive(Debug)]
+pub struct ThreeWay {
+    /// Live state: what any of the manifests name.
+    pub state: State,
+    /// The pull request's plan.
+    pub plan: Result<Plan, PlanError>,
+    /// The base's plan, with the same options.
+    pub base: Result<Plan, PlanError>,
+    /// The plan of the manifests as last applied, when given.
+    pub applied: Option<Result<Plan, PlanError>>,
+}
+
+/// Reads what `desired`, `base` and `applied` name, once, and plans each
+/// against it. Each plan sees only the objects its own manifests look for
+/// as missing: an object only the base names, gone live, does not fail the
+/// pull request's plan.
+pub async fn read_and_plan_three_way(
+    client: &Client,
+    desired: &ManifestSet,
+    base: &ManifestSet,
+    applied: Option<&ManifestSet>,
+    options: &PlanOptions,
+) -> Result<ThreeWay, ReadError> {
+    let mine = read::Selection::of_manifests(desired, options);
+    let theirs = read::Selection::of_manifests(base, options);
+    let last = applied.map(|a| read::Selection::of_manifests(a, options));
+    let mut union = mine.clone().union(theirs.clone());
+    if let Some(last) = &last {
+        union = union.union(last.clone());
+    }
+    let mut state = read::read_state(client, &union).await?;
+    let missing = std::mem::take(&mut state.missing);
+    let mut plan_for = |set: &ManifestSet, selection: &read::Selection| {
+        state.missing = missing
+            .iter()
+            .filter(|m| selection.looks_for(m, &state))
+            .cloned()
+            .collect();
+        plan(set, &state, options)
+    };
+    let planned = plan_for(desired, &mine);
+    let base_plan = plan_for(base, &theirs);
+    let applied_plan = applied.zip(last.as_ref()).map(|(a, s)| plan_for(a, s));
+    state.missing = missing;
+    Ok(ThreeWay {
+        state,
+        plan: planned,
+        base: base_plan,
+        applied: applied_plan,
+    })
+}

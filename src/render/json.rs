@@ -2,7 +2,8 @@
 //! machines.
 //!
 //! A plan renders as the [`Plan`]'s own serde form with fields added:
-//! `mode`, `summary`, each change's `blast_radius` and the `people` its
+//! `mode`, `summary` (and `attribution`, the counts of a three-way plan),
+//! each change's `blast_radius` and the `people` its
 //! `created_by` ids name; `Plan` ignores unknown fields, so the document
 //! reads back with `serde_json::from_str::<Plan>`.
 //! An apply renders as one document whatever happened (nothing to do, some
@@ -18,6 +19,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{Applied, Mode};
+use crate::plan::attribution::AttributionCounts;
 use crate::plan::{
     BlastRadius, ChangeOutcome, Enrichment, Note, OutcomeCounts, Plan, ResourceChange, Summary,
     Unconverged,
@@ -40,6 +42,10 @@ pub(crate) struct PlanDocument<'a> {
     mode: Mode,
     /// How many changes of each action.
     summary: Summary,
+    /// A three-way plan (`--base`): how many changes of each attribution
+    /// (absent from a two-way plan and when nothing changes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attribution: Option<AttributionCounts>,
     /// The changes, ordered by address.
     changes: Vec<ChangeView<'a>>,
     /// Things worth knowing that are not changes (unmanaged objects, ...), ordered.
@@ -90,6 +96,7 @@ fn plan_document<'a>(plan: &'a Plan, enrichment: &'a Enrichment, mode: Mode) -> 
         format_version: plan.format_version,
         mode,
         summary: plan.summary(),
+        attribution: AttributionCounts::of(plan),
         changes: plan
             .changes
             .iter()

@@ -3,7 +3,9 @@
 //! Terraform-like: one line per change (`  ~ address (reason)`), its field
 //! changes indented under it (`      ~ path: 3 → 5`), long texts as unified
 //! diffs, warnings (`!`) and blast radius after them; notes grouped by kind;
-//! a one-line footer with the counts. Drift mode words fields as
+//! a one-line footer with the counts. A three-way plan (`--base`) groups
+//! its changes by attribution, says under a field when it is not its
+//! group's, and counts the groups after the footer. Drift mode words fields as
 //! `configured: X  live: Y`. Colour, when asked for, marks only symbols,
 //! addresses, diff lines and warnings.
 
@@ -13,10 +15,12 @@ use super::entries::{self, Entry, Wording, blast_radius_line, display_path, plur
 use super::style::{Painter, Role};
 use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
 use super::{Mode, RenderOptions};
+use crate::plan::attribution::AttributionCounts;
 use crate::plan::{
-    Action, ApplyReport, ChangeOutcome, Enrichment, Note, NoteKind, OutcomeStatus, Plan,
-    ResourceChange,
+    Action, ApplyReport, Attribution, ChangeOutcome, Enrichment, FieldChange, Note, NoteKind,
+    OutcomeStatus, Plan, ResourceChange,
 };
+use serde_json::Value;
 
 /// Indentation of a change's lines.
 const CHANGE: &str = "  ";
@@ -36,9 +40,13 @@ pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, opts: &RenderOptions) -
             Mode::Drift => format!("Drift detected in {n} object{}:", plural(n)),
         };
         let _ = writeln!(out, "{}\n", p.paint(Role::Strong, &head));
-        for change in &plan.changes {
-            change_block(&mut out, change, enrichment, opts.mode, p);
-            out.push('\n');
+        if plan.changes.iter().any(|c| c.attribution.is_some()) {
+            attributed(&mut out, plan, enrichment, opts.mode, p);
+        } else {
+            for change in &plan.changes {
+                change_block(&mut out, change, enrichment, opts.mode, p);
+                out.push('\n');
+            }
         }
     }
     notes(&mut out, &plan.notes, enrichment, p);
@@ -50,7 +58,86 @@ pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, opts: &RenderOptions) -
         (Mode::Drift, _) => format!("To reconcile: {summary} (evalctl apply)."),
     };
     let _ = writeln!(out, "{}", p.paint(Role::Strong, &footer));
+    if let Some(counts) = AttributionCounts::of(plan) {
+        let _ = writeln!(
+            out,
+            "By attribution: {} by this PR, {} reverting out-of-band changes, {} in conflict, {} pending.",
+            counts.proposed, counts.drift, counts.conflict, counts.pending
+        );
+    }
     out
+}
+
+/// A three-way plan's group heading. A drift report (`drift --base`, on a
+/// schedule) compares the manifests with an earlier commit, not a PR.
+fn attribution_heading(attribution: Attribution, mode: Mode) -> &'static str {
+    match (attribution, mode) {
+        (Attribution::Proposed, Mode::Plan) => "Changed by this PR",
+        (Attribution::Proposed, Mode::Drift) => {
+            "Changed in the manifests since the base, not applied"
+        }
+        (Attribution::Drift, _) => "Out-of-band changes this apply would revert",
+        (Attribution::Conflict, Mode::Plan) => {
+            "Conflicts: changed by this PR and out of band since the base"
+        }
+        (Attribution::Conflict, Mode::Drift) => {
+            "Conflicts: changed in the manifests since the base and out of band"
+        }
+        (Attribution::Pending, _) => "Pending: changed at the base and never applied",
+    }
+}
+
+/// A three-way plan's changes, grouped by attribution (in
+/// [`Attribution::ALL`]'s order; a change whose attribution is unknown
+/// last).
+fn attributed(out: &mut String, plan: &Plan, enrichment: &Enrichment, mode: Mode, p: Painter) {
+    let groups = Attribution::ALL.map(Some).into_iter().chain([None]);
+    for group in groups {
+        let changes: Vec<&ResourceChange> = plan
+            .changes
+            .iter()
+            .filter(|c| c.attribution == group)
+            .collect();
+        if changes.is_empty() {
+            continue;
+        }
+        let heading = group.map_or("Not attributed", |a| attribution_heading(a, mode));
+        let heading = format!("{heading} ({}):", changes.len());
+        let _ = writeln!(out, "{}\n", p.paint(Role::Strong, &heading));
+        for change in changes {
+            change_block(out, change, enrichment, mode, p);
+            out.push('\n');
+        }
+    }
+}
+
+/// The line under a field of a three-way plan that says whose change it
+/// is, when its change's group does not (a conflict names the base's value).
+fn attribution_line(
+    out: &mut String,
+    field: &FieldChange,
+    group: Option<Attribution>,
+    mode: Mode,
+    p: Painter,
+) {
+    let line = match field.attribution {
+        Some(Attribution::Conflict) => match field.base.as_ref().map(show) {
+            Some(Shown::Inline(base)) if !field.base.as_ref().is_some_and(Value::is_null) => {
+                format!("conflict: the base has {base}")
+            }
+            Some(Shown::Inline(_)) => "conflict: the base does not have it".to_owned(),
+            _ => "conflict: the base has another value".to_owned(),
+        },
+        a if a == group => return,
+        Some(Attribution::Drift) => "drift: changed out of band; this apply reverts it".to_owned(),
+        Some(Attribution::Pending) => "pending: the base's change, never applied".to_owned(),
+        Some(Attribution::Proposed) => match mode {
+            Mode::Plan => "this PR's change".to_owned(),
+            Mode::Drift => "changed in the manifests since the base".to_owned(),
+        },
+        None => return,
+    };
+    let _ = writeln!(out, "{NESTED}{}", p.paint(Role::Dim, &format!("({line})")));
 }
 
 fn change_block(
@@ -69,8 +156,24 @@ fn change_block(
     }
     out.push('\n');
     let wording = Wording::of_change(mode, change.action);
-    for entry in entries::shown(change, mode) {
-        entry_lines(out, &entry, wording, change.action, p);
+    if change.attribution.is_some() {
+        // Field by field, each with whose change it is.
+        for field in &change.fields {
+            for entry in entries::of_fields(std::slice::from_ref(field)) {
+                entry_lines(out, &entry, wording, change.action, p);
+            }
+            attribution_line(out, field, change.attribution, mode, p);
+        }
+        let secrets = entries::shown(change, mode)
+            .into_iter()
+            .filter(|e| matches!(e, Entry::Secret { .. }));
+        for entry in secrets {
+            entry_lines(out, &entry, wording, change.action, p);
+        }
+    } else {
+        for entry in entries::shown(change, mode) {
+            entry_lines(out, &entry, wording, change.action, p);
+        }
     }
     for warning in &change.warnings {
         for (i, line) in sanitize_lines(warning).iter().enumerate() {

@@ -31,6 +31,7 @@ mod e2e_export;
 mod e2e_read_path;
 mod e2e_reconcile;
 mod e2e_secrets;
+mod e2e_three_way;
 mod e2e_widgets;
 mod fault_suite;
 mod install_action;

@@ -154,3 +154,12 @@ fn integration_secrets_appear_only_as_environment_references() {
         "${OPENAI_API_KEY}"
     );
 }
+
+#[test]
+fn three_way_plan_attributes_changes_and_fields() {
+    let rendered = json(&three_way_plan(), Mode::Plan);
+    insta::assert_snapshot!(rendered);
+    // It reads back, attributions included (rendered again, the same).
+    let back: Plan = serde_json::from_str(&rendered).expect("reads back");
+    assert_eq!(json(&back, Mode::Plan), rendered);
+}

@@ -64,7 +64,12 @@ fn the_checked_in_schemas_are_fresh() {
 #[test]
 fn rendered_plans_and_reports_conform() {
     let plans = validator(&plan_schema());
-    for plan in [full_plan(), long_text_plan(), many_changes(50)] {
+    for plan in [
+        full_plan(),
+        long_text_plan(),
+        many_changes(50),
+        three_way_plan(),
+    ] {
         for mode in [Mode::Plan, Mode::Drift] {
             conforms(&plans, &render(&plan, Format::Json, &opts(mode)));
         }

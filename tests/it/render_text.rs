@@ -242,3 +242,13 @@ fn real_planner_output() {
     );
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn three_way_plan_groups_changes_by_attribution() {
+    insta::assert_snapshot!(text(&three_way_plan(), Mode::Plan));
+}
+
+#[test]
+fn three_way_drift_report() {
+    insta::assert_snapshot!(text(&three_way_plan(), Mode::Drift));
+}

@@ -94,6 +94,7 @@ fn section(name: &str) -> Address {
     Address::Section {
         project: "demo".into(),
         log_stream: "production".into(),
+        dashboard: None,
         name: name.into(),
     }
 }
@@ -178,7 +179,11 @@ fn fields_of_one_change_are_attributed_one_by_one() {
         settings(),
         Action::Update,
         vec![
-            field("scorers[bleu]", None, Some(json!({"scorer_type": "preset"}))),
+            field(
+                "scorers[bleu]",
+                None,
+                Some(json!({"scorer_type": "preset"})),
+            ),
             field("scorers[correctness].num_judges", v(7), v(5)),
             field(
                 "segment_filters[0].sample_rate",
@@ -191,7 +196,11 @@ fn fields_of_one_change_are_attributed_one_by_one() {
         settings(),
         Action::Update,
         vec![
-            field("scorers[bleu]", None, Some(json!({"scorer_type": "preset"}))),
+            field(
+                "scorers[bleu]",
+                None,
+                Some(json!({"scorer_type": "preset"})),
+            ),
             field("scorers[correctness].num_judges", v(7), v(3)),
         ],
     )];
@@ -247,8 +256,7 @@ fn a_coarser_base_change_holds_the_value_of_a_finer_field() {
             Some(json!(0.25)),
         )],
     )];
-    let base_list =
-        json!([{"sample_rate": 1.0}, {"sample_rate": 0.25}, {"sample_rate": 0.1}]);
+    let base_list = json!([{"sample_rate": 1.0}, {"sample_rate": 0.25}, {"sample_rate": 0.1}]);
     let live_list = json!([{"sample_rate": 1.0}, {"sample_rate": 0.5}]);
     let base = vec![change(
         settings(),
@@ -359,10 +367,7 @@ fn a_renamed_object_is_matched_by_its_live_name() {
         vec![field("color", Some(json!("#f00")), Some(json!("#0f0")))],
     )];
     let got = attributed(pr, base);
-    assert_eq!(
-        shown(&got),
-        ["color: drift", "name: proposed", "= drift"]
-    );
+    assert_eq!(shown(&got), ["color: drift", "name: proposed", "= drift"]);
     assert!(got.notes.is_empty(), "matched: {:?}", got.notes);
 }
 
@@ -408,7 +413,11 @@ fn the_manifests_as_last_applied_tell_pending_from_drift() {
     let applied = plan(vec![change(
         section("Quality"),
         Action::Update,
-        vec![field("description", Some(json!("hot-fix")), Some(json!("old")))],
+        vec![field(
+            "description",
+            Some(json!("hot-fix")),
+            Some(json!("old")),
+        )],
     )]);
     let got = attribute(
         plan(pr),
@@ -459,7 +468,10 @@ fn what_only_the_base_changes_is_a_note() {
         .iter()
         .map(|n| {
             (
-                n.address.as_ref().map(ToString::to_string).unwrap_or_default(),
+                n.address
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
                 n.message.as_str(),
             )
         })

@@ -12,7 +12,7 @@ use crate::manifest::types::{MetricSettingsSpec, TrendsSpec};
 use crate::plan::target::integration_address;
 use crate::plan::trends::trends_parts;
 use crate::plan::{Address, PlanOptions, RunKind, Target, TemplateKind};
-use crate::state::{ObjectKey, TrendsParts};
+use crate::state::{MissingObject, ObjectKey, State, TrendsParts};
 
 /// What to read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -199,5 +199,83 @@ impl Selection {
         }
         selection.catalog = any_settings.then_some(pins);
         selection
+    }
+}
+
+fn union_parts(a: Option<TrendsParts>, b: Option<TrendsParts>) -> Option<TrendsParts> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.union(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn union_runs(runs: &mut Vec<RunSelection>, others: Vec<RunSelection>) {
+    for other in others {
+        match runs.iter_mut().find(|r| r.key == other.key) {
+            Some(run) => {
+                let (a, b) = (run.parts, other.parts);
+                run.parts = RunParts {
+                    metric_settings: a.metric_settings || b.metric_settings,
+                    trends: union_parts(a.trends, b.trends),
+                    dashboards: union_parts(a.dashboards, b.dashboards),
+                };
+            }
+            None => runs.push(other),
+        }
+    }
+}
+
+impl Selection {
+    /// What either selection reads: one read for the plans of two sets of
+    /// manifests (a three-way plan's pull request and base), so that both
+    /// are planned against the same live state.
+    #[must_use]
+    pub fn union(mut self, other: Selection) -> Selection {
+        for project in other.projects {
+            match self.projects.iter_mut().find(|p| p.key == project.key) {
+                Some(mine) => {
+                    mine.annotation_templates |= project.annotation_templates;
+                    mine.feedback_templates |= project.feedback_templates;
+                    union_runs(&mut mine.log_streams, project.log_streams);
+                    union_runs(&mut mine.experiments, project.experiments);
+                }
+                None => self.projects.push(project),
+            }
+        }
+        self.integrations.extend(other.integrations);
+        self.custom_integrations.extend(other.custom_integrations);
+        self.catalog = match (self.catalog, other.catalog) {
+            (Some(mut a), Some(b)) => {
+                a.extend(b);
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        };
+        self
+    }
+
+    /// Whether this selection looks for `missing` (found missing by a read
+    /// of a larger selection, into `state`): a project it names, or a run it
+    /// names in one of its projects.
+    pub fn looks_for(&self, missing: &MissingObject, state: &State) -> bool {
+        let Some(project) = &missing.project else {
+            return self.projects.iter().any(|p| p.key == missing.key);
+        };
+        let Some(key) = state
+            .projects
+            .iter()
+            .find(|(_, p)| &p.name == project)
+            .map(|(k, _)| k)
+        else {
+            return false;
+        };
+        self.projects.iter().filter(|p| &p.key == key).any(|p| {
+            let runs = if missing.kind == "experiment" {
+                &p.experiments
+            } else {
+                &p.log_streams
+            };
+            runs.iter().any(|r| r.key == missing.key)
+        })
     }
 }

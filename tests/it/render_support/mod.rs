@@ -9,6 +9,7 @@ use evalctl::api::{
     SectionUpdateRequest, TemplateCreate, TemplateUpdate, Visibility,
 };
 use evalctl::manifest::types::EnvRef;
+use evalctl::plan::attribution::{Sides, attribute};
 use evalctl::plan::diff::field_changes;
 use evalctl::plan::fingerprint::fingerprint;
 use evalctl::plan::{
@@ -507,10 +508,16 @@ pub fn apply_report() -> ApplyReport {
         unconverged: vec![Unconverged {
             address: ms,
             fields: vec![
-                FieldChange::new("scorers[correctness].num_judges", Some(json!(5)), Some(json!(3))),
+                FieldChange::new(
+                    "scorers[correctness].num_judges",
+                    Some(json!(5)),
+                    Some(json!(3)),
+                ),
                 FieldChange::new(
                     "scorers[bleu]",
-                    Some(json!({"id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d", "scorer_type": "preset"})),
+                    Some(
+                        json!({"id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d", "scorer_type": "preset"}),
+                    ),
                     None,
                 ),
             ],
@@ -577,4 +584,87 @@ pub fn rollout_plan(projects: usize) -> Plan {
     }
     changes.sort_by(|a, b| a.address.cmp(&b.address));
     plan_of(changes, notes())
+}
+
+/// A three-way plan, attributed by the planner's own [`attribute`]: one
+/// change of each attribution. Live: correctness has 3 judges, rouge is on,
+/// Quality is green, Latency is missing. The base (and the manifests as last
+/// applied): 4 judges, rouge off, Quality blue; the base (not yet applied)
+/// also wants Latency and a template criteria change this PR drops. The
+/// PR: 5 judges, bleu on, new segment filters; Quality described;
+/// `Old experiments` deleted.
+pub fn three_way_plan() -> Plan {
+    let settings = metric_settings_change();
+    let quality = section_update();
+    let latency = section_create("Latency");
+    let base_change =
+        |address: &Address, action: Action, fields: Vec<FieldChange>| ResourceChange {
+            address: address.clone(),
+            action,
+            reason: String::new(),
+            fields,
+            live_fingerprint: String::new(),
+            operations: Vec::new(),
+            warnings: Vec::new(),
+            created_by: None,
+            attribution: None,
+        };
+    let applied = vec![
+        base_change(
+            &settings.address,
+            Action::Update,
+            vec![
+                FieldChange::new(
+                    "scorers[correctness].num_judges",
+                    Some(json!(3)),
+                    Some(json!(4)),
+                ),
+                FieldChange::new(
+                    "scorers[rouge]",
+                    Some(json!({"scorer_type": "preset"})),
+                    None,
+                ),
+            ],
+        ),
+        base_change(
+            &quality.address,
+            Action::Update,
+            vec![FieldChange::new(
+                "color",
+                Some(json!("#00aa00")),
+                Some(json!("#0055ff")),
+            )],
+        ),
+    ];
+    let mut base = applied.clone();
+    base.push(base_change(
+        &latency.address,
+        Action::Create,
+        latency.fields.clone(),
+    ));
+    base.push(base_change(
+        &Address::Template {
+            project: "demo".into(),
+            kind: TemplateKind::Feedback,
+            name: "Tone".into(),
+        },
+        Action::Update,
+        vec![FieldChange::new(
+            "criteria",
+            Some(json!("old")),
+            Some(json!("new")),
+        )],
+    ));
+    let pr = plan_of(
+        vec![settings, latency, section_delete(), quality],
+        Vec::new(),
+    );
+    attribute(
+        pr,
+        Sides {
+            base: &plan_of(base, Vec::new()),
+            applied: Some(&plan_of(applied, Vec::new())),
+            declared: &[],
+        },
+    )
 }
