@@ -14,12 +14,13 @@ use serde_json::Value;
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 use super::Mode;
-use super::values::{is_inline, is_long_string, sanitize};
+use super::values::{compact, is_inline, is_long_string, sanitize};
 use crate::api::IntegrationCreate;
 use crate::manifest::types::EnvRef;
 use crate::plan::diff::{field_changes, path_label};
 use crate::plan::{
-    Action, BlastRadius, ChangeOutcome, FieldChange, Operation, OutcomeStatus, ResourceChange,
+    Action, Attribution, BlastRadius, ChangeOutcome, FieldChange, Operation, OutcomeStatus,
+    ResourceChange,
 };
 
 /// One thing a reviewer reads about a change.
@@ -87,6 +88,63 @@ pub(crate) fn shown(change: &ResourceChange, mode: Mode) -> Vec<Entry> {
         entries.retain(|e| !matches!(e, Entry::Secret { .. }));
     }
     entries
+}
+
+/// The entries a report shows for `change`, field by field, each with a
+/// remark saying whose change the field is when the change is attributed
+/// (a three-way plan) and the field's attribution is not the change's (a
+/// conflict always, naming the base's value); the secrets it sends last.
+pub(crate) fn shown_by_field(
+    change: &ResourceChange,
+    mode: Mode,
+) -> Vec<(Vec<Entry>, Option<String>)> {
+    if change.attribution.is_none() {
+        return vec![(shown(change, mode), None)];
+    }
+    let mut out: Vec<(Vec<Entry>, Option<String>)> = change
+        .fields
+        .iter()
+        .map(|f| {
+            (
+                of_fields(std::slice::from_ref(f)),
+                attribution_remark(f, change.attribution, mode),
+            )
+        })
+        .collect();
+    let secrets: Vec<Entry> = shown(change, mode)
+        .into_iter()
+        .filter(|e| matches!(e, Entry::Secret { .. }))
+        .collect();
+    if !secrets.is_empty() {
+        out.push((secrets, None));
+    }
+    out
+}
+
+/// Whose change `field` is, in words, when `group` (its change's
+/// attribution) does not say it; a conflict names the base's value.
+pub(crate) fn attribution_remark(
+    field: &FieldChange,
+    group: Option<Attribution>,
+    mode: Mode,
+) -> Option<String> {
+    let remark = match field.attribution? {
+        Attribution::Conflict => match field.base.as_ref() {
+            None | Some(Value::Null) => "conflict: the base does not have it".to_owned(),
+            Some(base) if is_inline(base) => {
+                format!("conflict: the base has {}", compact(base))
+            }
+            Some(_) => "conflict: the base has another value".to_owned(),
+        },
+        a if Some(a) == group => return None,
+        Attribution::Drift => "drift: changed out of band; this apply reverts it".to_owned(),
+        Attribution::Pending => "pending: the base's change, never applied".to_owned(),
+        Attribution::Proposed => match mode {
+            Mode::Plan => "this PR's change".to_owned(),
+            Mode::Drift => "changed in the manifests since the base".to_owned(),
+        },
+    };
+    Some(remark)
 }
 
 /// The entries of field changes.

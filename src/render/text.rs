@@ -17,10 +17,9 @@ use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
 use super::{Mode, RenderOptions};
 use crate::plan::attribution::AttributionCounts;
 use crate::plan::{
-    Action, ApplyReport, Attribution, ChangeOutcome, Enrichment, FieldChange, Note, NoteKind,
-    OutcomeStatus, Plan, ResourceChange,
+    Action, ApplyReport, Attribution, ChangeOutcome, Enrichment, Note, NoteKind, OutcomeStatus,
+    Plan, ResourceChange,
 };
-use serde_json::Value;
 
 /// Indentation of a change's lines.
 const CHANGE: &str = "  ";
@@ -111,35 +110,6 @@ fn attributed(out: &mut String, plan: &Plan, enrichment: &Enrichment, mode: Mode
     }
 }
 
-/// The line under a field of a three-way plan that says whose change it
-/// is, when its change's group does not (a conflict names the base's value).
-fn attribution_line(
-    out: &mut String,
-    field: &FieldChange,
-    group: Option<Attribution>,
-    mode: Mode,
-    p: Painter,
-) {
-    let line = match field.attribution {
-        Some(Attribution::Conflict) => match field.base.as_ref().map(show) {
-            Some(Shown::Inline(base)) if !field.base.as_ref().is_some_and(Value::is_null) => {
-                format!("conflict: the base has {base}")
-            }
-            Some(Shown::Inline(_)) => "conflict: the base does not have it".to_owned(),
-            _ => "conflict: the base has another value".to_owned(),
-        },
-        a if a == group => return,
-        Some(Attribution::Drift) => "drift: changed out of band; this apply reverts it".to_owned(),
-        Some(Attribution::Pending) => "pending: the base's change, never applied".to_owned(),
-        Some(Attribution::Proposed) => match mode {
-            Mode::Plan => "this PR's change".to_owned(),
-            Mode::Drift => "changed in the manifests since the base".to_owned(),
-        },
-        None => return,
-    };
-    let _ = writeln!(out, "{NESTED}{}", p.paint(Role::Dim, &format!("({line})")));
-}
-
 fn change_block(
     out: &mut String,
     change: &ResourceChange,
@@ -156,23 +126,16 @@ fn change_block(
     }
     out.push('\n');
     let wording = Wording::of_change(mode, change.action);
-    if change.attribution.is_some() {
-        // Field by field, each with whose change it is.
-        for field in &change.fields {
-            for entry in entries::of_fields(std::slice::from_ref(field)) {
-                entry_lines(out, &entry, wording, change.action, p);
-            }
-            attribution_line(out, field, change.attribution, mode, p);
-        }
-        let secrets = entries::shown(change, mode)
-            .into_iter()
-            .filter(|e| matches!(e, Entry::Secret { .. }));
-        for entry in secrets {
+    for (shown, remark) in entries::shown_by_field(change, mode) {
+        for entry in shown {
             entry_lines(out, &entry, wording, change.action, p);
         }
-    } else {
-        for entry in entries::shown(change, mode) {
-            entry_lines(out, &entry, wording, change.action, p);
+        if let Some(remark) = remark {
+            let _ = writeln!(
+                out,
+                "{NESTED}{}",
+                p.paint(Role::Dim, &format!("({remark})"))
+            );
         }
     }
     for warning in &change.warnings {

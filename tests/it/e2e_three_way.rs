@@ -184,6 +184,41 @@ fn every_cell_of_the_attribution_table_on_the_sandbox() {
         ]
     );
 
+    // The PR comment: a section per attribution, counted under the summary.
+    let run = ctx.evalctl(&[
+        "plan",
+        "pr",
+        "-o",
+        "markdown",
+        "--base",
+        "base",
+        "--applied",
+        "applied",
+    ]);
+    run.expect(0);
+    for line in [
+        "This PR changes: **2** · Out-of-band changes this apply would revert: **2** · Conflicts: **1** · Pending: **0**",
+        "### Conflicts (1)",
+        "### Out-of-band changes this apply would revert (2)",
+        "### This PR changes (2)",
+        "@@ conflict: the base has \"Cost charts\" @@",
+        "@@ pending: the base's change, never applied @@",
+    ] {
+        assert!(run.stdout.contains(line), "{line}\n{}", run.stdout);
+    }
+    // The terminal: grouped the same way.
+    let run = ctx.evalctl(&["plan", "pr", "--base", "base", "--applied", "applied"]);
+    run.expect(0);
+    for line in [
+        "Changed by this PR (2):",
+        "Out-of-band changes this apply would revert (2):",
+        "Conflicts: changed by this PR and out of band since the base (1):",
+        "(conflict: the base has \"Cost charts\")",
+        "By attribution: 2 by this PR, 2 reverting out-of-band changes, 1 in conflict, 0 pending.",
+    ] {
+        assert!(run.stdout.contains(line), "{line}\n{}", run.stdout);
+    }
+
     // Without the manifests as last applied, pending cannot be told from
     // drift: the never-applied description is drift.
     let run = ctx.evalctl(&["plan", "pr", "-o", "json", "--base", "base"]);

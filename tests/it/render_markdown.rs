@@ -369,3 +369,13 @@ fn large_apply_reports_fold_too() {
     assert!(out.contains("more changes not listed (the comment is limited to 60,000 characters); run with `-o text` or `-o json` for the full report."));
     assert!(out.contains("### Did not converge") || out.contains("more objects not shown"));
 }
+
+#[test]
+fn three_way_plan_has_a_section_per_attribution_with_counts() {
+    insta::assert_snapshot!(md(&three_way_plan(), Mode::Plan));
+}
+
+#[test]
+fn three_way_drift_report() {
+    insta::assert_snapshot!(md(&three_way_plan(), Mode::Drift));
+}

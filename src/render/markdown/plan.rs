@@ -7,6 +7,12 @@
 //! 3. notes;
 //! 4. per change, a collapsed `<details>` with a ```diff block.
 //!
+//! A three-way plan (`--base`) counts its changes by attribution under the
+//! first sentence, and puts the details in a section per attribution
+//! ("Conflicts", "Out-of-band changes this apply would revert", "This PR
+//! changes", "Pending"), a `@@ … @@` line under a field whose attribution is
+//! not its change's (a conflict's names the base's value).
+//!
 //! What is left out is counted, with a pointer to where it is: the saved plan
 //! (`--out`), which the CI recipe keeps as an artifact, when there is one.
 
@@ -14,7 +20,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::{Doc, MARKDOWN_BUDGET, code, entry_lines, escape, html, html_prose, prose, section};
-use crate::plan::{Action, Enrichment, Note, NoteKind, Plan, ResourceChange};
+use crate::plan::attribution::AttributionCounts;
+use crate::plan::{Action, Attribution, Enrichment, Note, NoteKind, Plan, ResourceChange};
 use crate::render::entries::{self, Wording, blast_radius_line, plural};
 use crate::render::values::{sanitize, sanitize_lines};
 use crate::render::{Mode, RenderOptions};
@@ -91,17 +98,101 @@ pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, opts: &RenderOptions) -
         (Mode::Drift, _) => format!("**Drift detected in {n} object{}.**", plural(n)),
     };
     let _ = write!(doc.out, "## {}\n\n{sentence}\n\n", words.title);
+    let counts = AttributionCounts::of(plan);
+    if let Some(counts) = counts {
+        let parts: Vec<String> = Attribution::ALL
+            .iter()
+            .map(|a| format!("{}: **{}**", group_heading(*a, mode), counts.get(*a)))
+            .collect();
+        let _ = write!(doc.out, "{}\n\n", parts.join(" · "));
+    }
     if n > 0 {
         by_project(&mut doc, plan, &words);
         attention(&mut doc, plan, enrichment, &words);
     }
     notes(&mut doc, &plan.notes, enrichment, &words);
-    if n > 0 {
+    if n > 0 && counts.is_some() {
+        attributed_details(&mut doc, plan, enrichment, &words, mode);
+    } else if n > 0 {
         doc.push("### Details\n\n");
         let left_out = doc.push_while_fits(&plan.changes, |c| details(c, enrichment, mode));
         doc.fold_line(left_out, "changes not shown in detail", &words.rest);
     }
     doc.out
+}
+
+/// A group of a three-way plan, as its section and its count are titled.
+/// A drift report (`drift --base`) compares the manifests with an earlier
+/// commit, not a PR.
+fn group_heading(attribution: Attribution, mode: Mode) -> &'static str {
+    match (attribution, mode) {
+        (Attribution::Proposed, Mode::Plan) => "This PR changes",
+        (Attribution::Proposed, Mode::Drift) => "Changed in the manifests since the base",
+        (Attribution::Drift, _) => "Out-of-band changes this apply would revert",
+        (Attribution::Conflict, _) => "Conflicts",
+        (Attribution::Pending, _) => "Pending",
+    }
+}
+
+/// What a group of a three-way plan is, under its heading.
+fn group_intro(attribution: Attribution, mode: Mode) -> &'static str {
+    match (attribution, mode) {
+        (Attribution::Conflict, Mode::Plan) => {
+            "This PR changes these, and live moved away from the base since: applying replaces an out-of-band change with this PR's value."
+        }
+        (Attribution::Conflict, Mode::Drift) => {
+            "Changed in the manifests since the base, and live moved away from the base too: applying replaces an out-of-band change."
+        }
+        (Attribution::Drift, _) => {
+            "Someone changed these outside the manifests, which still declare the base's value: applying reverts them."
+        }
+        (Attribution::Proposed, Mode::Plan) => "The changes this PR makes.",
+        (Attribution::Proposed, Mode::Drift) => {
+            "Changed in the manifests since the base and not applied yet."
+        }
+        (Attribution::Pending, _) => {
+            "The base changed these and was never applied (live still holds what was last applied): applying applies them."
+        }
+    }
+}
+
+/// The details of a three-way plan, a section per attribution, in the
+/// order a reviewer weighs them: conflicts, then what the apply would revert,
+/// then the PR's own changes, then the base's never applied. Each section is
+/// titled with its count; what does not fit is counted in it.
+fn attributed_details(
+    doc: &mut Doc,
+    plan: &Plan,
+    enrichment: &Enrichment,
+    words: &Words,
+    mode: Mode,
+) {
+    const ORDER: [Attribution; 4] = [
+        Attribution::Conflict,
+        Attribution::Drift,
+        Attribution::Proposed,
+        Attribution::Pending,
+    ];
+    let groups = ORDER
+        .iter()
+        .map(|a| (group_heading(*a, mode), group_intro(*a, mode), Some(*a)))
+        .chain([("Not attributed", "", None)]);
+    for (heading, intro, attribution) in groups {
+        let changes: Vec<&ResourceChange> = plan
+            .changes
+            .iter()
+            .filter(|c| c.attribution == attribution)
+            .collect();
+        if changes.is_empty() {
+            continue;
+        }
+        let _ = write!(doc.out, "### {heading} ({})\n\n", changes.len());
+        if !intro.is_empty() {
+            let _ = write!(doc.out, "{intro}\n\n");
+        }
+        let left_out = doc.push_while_fits(&changes, |c| details(c, enrichment, mode));
+        doc.fold_line(left_out, "changes not shown in detail", &words.rest);
+    }
 }
 
 /// The changes of one project (or of the integrations): counts by action
@@ -286,8 +377,14 @@ fn notes(doc: &mut Doc, notes: &[Note], enrichment: &Enrichment, words: &Words) 
 fn details(c: &ResourceChange, enrichment: &Enrichment, mode: Mode) -> String {
     let wording = Wording::of_change(mode, c.action);
     let mut lines = Vec::new();
-    for entry in entries::shown(c, mode) {
-        entry_lines(&mut lines, &entry, wording, c.action);
+    for (shown, remark) in entries::shown_by_field(c, mode) {
+        for entry in shown {
+            entry_lines(&mut lines, &entry, wording, c.action);
+        }
+        // A hunk line: GitHub colours it apart from the values.
+        if let Some(remark) = remark {
+            lines.push(format!("@@ {} @@", sanitize(&remark)));
+        }
     }
     for w in &c.warnings {
         lines.push(format!("! {}", sanitize_lines(w).join(" ")));
