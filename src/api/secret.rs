@@ -56,7 +56,7 @@ impl schemars::JsonSchema for Secret {
 }
 
 /// Keys holding secrets besides the integration fields of [`SECRET_FIELDS`]:
-/// the login form's password, tokens, keys.
+/// the login form's password, tokens, keys, credentials.
 const MORE_SECRET_KEYS: &[&str] = &[
     "password",
     "access_token",
@@ -65,9 +65,13 @@ const MORE_SECRET_KEYS: &[&str] = &[
     "client_secret",
     "authorization",
     "secret",
+    "credentials",
 ];
 
-/// Whether a JSON key names a secret (case-insensitive).
+/// Whether a JSON key names a secret (case-insensitive): the one rule, used
+/// by the client's logs, the sandbox's 422s, and the manifest loader and the
+/// planner for the values of Integration documents (under such a key a value
+/// must come from the environment, and is never shown).
 pub fn is_secret_key(key: &str) -> bool {
     SECRET_FIELDS
         .iter()
@@ -108,6 +112,8 @@ mod tests {
     fn secret_keys_are_matched_case_insensitively_at_any_depth() {
         assert!(is_secret_key("token") && is_secret_key("Password"));
         assert!(is_secret_key("CLIENT_SECRET") && !is_secret_key("bucket_name"));
+        assert!(is_secret_key("Authorization") && is_secret_key("credentials"));
+        assert!(!is_secret_key("api_key_header") && !is_secret_key("authentication_type"));
         let mut v = serde_json::json!({"a": [{"Token": "t1", "name": "n"}], "password": "p1"});
         redact_value(&mut v);
         assert_eq!(

@@ -43,7 +43,7 @@ pub struct Operation {
     /// Retry class.
     pub retry: Retry,
     /// Whether the request body may be logged at TRACE (redacted). False for
-    /// integration bodies and the login form, which are never logged.
+    /// integration bodies and reads and the login form, which are never logged.
     pub log_body: bool,
 }
 
@@ -230,9 +230,10 @@ ops! {
     /// segment; the body is the custom provider's).
     PUT_NAMED_CUSTOM_INTEGRATION = "put_named_custom_integration",
         PUT "/v2/integrations/custom/{name}", basic: true, Idempotent, log_body: false;
-    /// Read an integration's non-secret configuration.
+    /// Read an integration's configuration: no secret field, but values a
+    /// manifest takes from the environment (secrets too), so never logged.
     GET_INTEGRATION = "get_integration",
-        GET "/v2/integrations/{name}", basic: true, Idempotent, log_body: true;
+        GET "/v2/integrations/{name}", basic: true, Idempotent, log_body: false;
     /// List the caller's integrations (`IntegrationDB[]`, never a secret).
     LIST_INTEGRATIONS = "list_integrations",
         GET "/integrations", basic: true, Idempotent, log_body: true;

@@ -10,6 +10,16 @@
 //! `token`, `${<KEY>}` for each key of an AWS `token` mapping, and
 //! `${<PROVIDER>_CREDENTIALS}` for Vertex AI's service account credentials.
 //!
+//! Values an Integration document takes from the environment are secrets,
+//! and a read cannot tell which they were: every string of the configuration
+//! (an endpoint, a header, a deployment, init kwargs at any depth), except the
+//! fields that take one of an enumeration (`authentication_type`,
+//! `credential_type`), and every value under a key that names a credential
+//! ([`crate::api::secret::is_secret_key`]) is written as a reference too,
+//! `${<PROVIDER>_<PATH>}` (`${AZURE_ENDPOINT}`,
+//! `${AZURE_DEFAULT_HEADERS_X_TEAM}`), and a comment lists the variables to
+//! set. Numbers and booleans are written as read.
+//!
 //! A field is exported only when planning it against the same read compares
 //! equal (a field the service returns in a shape a manifest cannot hold,
 //! such as a nested `null`, is left out and named in a comment), so the
@@ -18,6 +28,7 @@
 use serde_json::{Map, Value, json};
 
 use super::write::{Body, Document};
+use crate::api::secret::is_secret_key;
 use crate::api::{IntegrationConfig, IntegrationCreate, IntegrationProvider, SECRET_FIELDS};
 use crate::manifest::interpolate::secret_variable;
 use crate::manifest::types::{EnvRef, IntegrationSpec};
@@ -88,12 +99,25 @@ pub fn integration_document(live: &IntegrationConfig) -> Result<Document, Unexpo
                 .join(", ")
         ));
     }
+    let variables = references_for_env_values(provider, &mut fields);
+    if !variables.is_empty() {
+        config = typed(provider, &fields, &secrets)?;
+        preamble.push(format!(
+            "Values an integration takes from the environment are secrets, and the service cannot say which those are: every text value is written as a reference. Set {} (the values are in the service's settings) or write the values that are not secret in their place.",
+            variables
+                .iter()
+                .map(|v| format!("`{v}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     Ok(Document {
         preamble,
         body: Body::Integration(Box::new(IntegrationSpec {
             rotate_secrets: None,
             name: None,
             config,
+            env: Default::default(),
         })),
         comments: Default::default(),
     })
@@ -107,6 +131,60 @@ fn strip_secrets(map: &mut Map<String, Value>) {
             strip_secrets(inner);
         }
     }
+}
+
+/// Fields whose value is one of an enumeration: written as read.
+const ENUMERATED: &[&str] = &["authentication_type", "credential_type"];
+
+/// Replaces every string (outside [`ENUMERATED`]) and every value under a
+/// credential key with a reference; returns the variables, sorted.
+fn references_for_env_values(
+    provider: &IntegrationProvider,
+    fields: &mut Map<String, Value>,
+) -> Vec<String> {
+    fn walk(
+        provider: &IntegrationProvider,
+        value: &mut Value,
+        path: &mut Vec<String>,
+        credential: bool,
+        out: &mut Vec<String>,
+    ) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map.iter_mut() {
+                    path.push(k.clone());
+                    walk(provider, v, path, credential || is_secret_key(k), out);
+                    path.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter_mut().enumerate() {
+                    path.push(i.to_string());
+                    walk(provider, v, path, credential, out);
+                    path.pop();
+                }
+            }
+            Value::Null => {}
+            scalar if credential || scalar.is_string() => {
+                let parts: Vec<&str> = path.iter().map(String::as_str).collect();
+                let name = secret_variable(provider.as_str(), &parts);
+                *scalar = reference(&name);
+                out.push(name);
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for (k, v) in fields.iter_mut() {
+        if ENUMERATED.contains(&k.as_str()) {
+            continue;
+        }
+        let mut path = vec![k.clone()];
+        walk(provider, v, &mut path, is_secret_key(k), &mut out);
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 fn reference(name: &str) -> Value {
@@ -252,7 +330,14 @@ mod tests {
         .unwrap();
         assert_eq!(
             fields(&doc),
-            json!({"provider": "openai", "token": "${OPENAI_API_KEY}", "organization_id": "org-1"})
+            json!({"provider": "openai", "token": "${OPENAI_API_KEY}", "organization_id": "${OPENAI_ORGANIZATION_ID}"})
+        );
+        assert!(
+            doc.preamble
+                .iter()
+                .any(|l| l.contains("`OPENAI_ORGANIZATION_ID`")),
+            "{:?}",
+            doc.preamble
         );
     }
 
@@ -266,7 +351,14 @@ mod tests {
         let text = fields(&doc).to_string();
         assert!(!text.contains("leaked"), "{text}");
         assert!(text.contains("${ANTHROPIC_API_KEY}"), "{text}");
-        assert!(text.contains("https://a"), "{text}");
+        assert!(
+            text.contains("\"endpoint\":\"${ANTHROPIC_ENDPOINT}\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("\"authentication_type\":\"api_key\""),
+            "{text}"
+        );
     }
 
     #[test]
@@ -278,7 +370,7 @@ mod tests {
         })))
         .unwrap();
         let value = fields(&doc);
-        assert_eq!(value["endpoint"], "https://llm.internal");
+        assert_eq!(value["endpoint"], "${CUSTOM_ENDPOINT}");
         assert_eq!(value["api_key_value"], "${CUSTOM_API_KEY}");
         assert!(value.get("is_legacy_format").is_none());
         assert!(value.get("multi_modal_config").is_none(), "{value}");
@@ -286,6 +378,45 @@ mod tests {
             doc.preamble
                 .iter()
                 .any(|l| l.contains("multi_modal_config"))
+        );
+    }
+
+    #[test]
+    fn every_text_value_is_a_reference_since_it_may_come_from_the_environment() {
+        let doc = integration_document(&read(json!({
+            "provider": "azure", "endpoint": "https://CANARY-a.example.com",
+            "authentication_type": "api_key", "proxy": false,
+            "default_headers": {"X-Team": "CANARY-b", "Authorization": "Bearer CANARY-c"},
+            "extra": {"custom_header_mapping": {"user": "CANARY-d"}}
+        })))
+        .unwrap();
+        let value = fields(&doc);
+        assert!(!value.to_string().contains("CANARY"), "{value}");
+        assert_eq!(value["endpoint"], "${AZURE_ENDPOINT}");
+        assert_eq!(value["proxy"], false);
+        assert_eq!(value["authentication_type"], "api_key");
+        assert_eq!(
+            value["default_headers"],
+            json!({"X-Team": "${AZURE_DEFAULT_HEADERS_X_TEAM}", "Authorization": "${AZURE_DEFAULT_HEADERS_AUTHORIZATION}"})
+        );
+        assert_eq!(
+            value["custom_header_mapping"]["user"],
+            "${AZURE_CUSTOM_HEADER_MAPPING_USER}"
+        );
+        let custom = integration_document(&read(json!({
+            "provider": "custom", "base_url": "https://x", "authentication_type": "none",
+            "custom_llm_config": {"file_name": "h.py", "class_name": "H",
+                "init_kwargs": {"api_key": "CANARY-e", "retries": 3, "opts": {"secret": 7}}}
+        })))
+        .unwrap();
+        let value = fields(&custom);
+        assert!(!value.to_string().contains("CANARY"), "{value}");
+        let kwargs = &value["custom_llm_config"]["init_kwargs"];
+        assert_eq!(kwargs["api_key"], "${CUSTOM_INIT_KWARGS_API_KEY}");
+        assert_eq!(kwargs["retries"], 3, "numbers are written as read");
+        assert_eq!(
+            kwargs["opts"]["secret"], "${CUSTOM_INIT_KWARGS_OPTS_SECRET}",
+            "but not under a credential key"
         );
     }
 
@@ -319,7 +450,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             fields(&doc),
-            json!({"provider": "databricks", "token": "${DATABRICKS_API_KEY}", "hostname": "h", "storage": true})
+            json!({"provider": "databricks", "token": "${DATABRICKS_API_KEY}", "hostname": "${DATABRICKS_HOSTNAME}", "storage": true})
         );
     }
 }

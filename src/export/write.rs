@@ -192,7 +192,9 @@ fn drop_constraint_defaults(constraints: &mut Value) {
 
 /// Writes every literal `${` as `$${` in the strings the loader interpolates:
 /// all of them, except under a secret key of an Integration document (the
-/// same rule as [`crate::manifest::interpolate`]). Keys are never interpolated.
+/// same rule as [`crate::manifest::interpolate`]) and the references export
+/// writes there for values that may come from the environment. Keys are never
+/// interpolated.
 fn escape_interpolation(value: &mut Value, secret_fields: bool, secret: bool) {
     match value {
         Value::Object(map) => {
@@ -206,7 +208,14 @@ fn escape_interpolation(value: &mut Value, secret_fields: bool, secret: bool) {
                 escape_interpolation(child, secret_fields, secret);
             }
         }
-        Value::String(s) if !secret && s.contains("${") => {
+        // In an Integration document, a string that is exactly one reference was
+        // written as one by export (a value that may come from the environment).
+        Value::String(s)
+            if !secret
+                && s.contains("${")
+                && !(secret_fields
+                    && crate::manifest::types::EnvRef::try_from(s.clone()).is_ok()) =>
+        {
             *s = s.replace("${", "$${");
         }
         _ => {}

@@ -13,7 +13,7 @@ use super::diagnostic::{Diagnostic, LineIndex, Span};
 use super::interpolate::{self, Level};
 use super::schema::{self, INTEGRATION_DOCUMENT, KINDS, PROJECT_DOCUMENT};
 use super::semantic::{self, Anchor};
-use super::types::{API_VERSION, IntegrationSpec, ProjectSpec};
+use super::types::{API_VERSION, EnvField, EnvFields, IntegrationSpec, ProjectSpec};
 use super::violations;
 use super::yaml::{Document, NodeSpan};
 use crate::schemacheck::{ViolationKind, describe, suggest};
@@ -166,8 +166,33 @@ pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -
     // as it checks the format version everywhere else). The provider may be a variable.
     let azure = integration && working.get("provider").and_then(Value::as_str) == Some("azure");
     let violations = schema::validator().validate(pointer, &working);
+    // A value taken from the environment in an Integration document is a secret: a
+    // violation inside it is reported without the value.
+    let from_env = |pointer: &str| {
+        interpolated.kept.iter().any(|k| {
+            matches!(k.field, EnvField::FromEnv { .. })
+                && (pointer == k.pointer || pointer.starts_with(&format!("{}/", k.pointer)))
+        })
+    };
+    let (secret, shown): (Vec<_>, Vec<_>) = violations
+        .iter()
+        .cloned()
+        .partition(|v| from_env(&v.pointer()));
     out.diagnostics
-        .extend(violations::diagnostics(input, &working, &violations));
+        .extend(violations::diagnostics(input, &working, &shown));
+    for v in &secret {
+        out.diagnostics.push(
+            input
+                .error(
+                    input.at(&v.pointer(), Anchor::Value),
+                    format!(
+                        "{}: the value taken from the environment is not valid here (not shown: it is a secret)",
+                        v.location()
+                    ),
+                )
+                .with_help("check the variable's value against the field's documentation"),
+        );
+    }
     if integration {
         // A misspelt secret field is still a secret: do not quote its value.
         for v in &violations {
@@ -189,7 +214,19 @@ pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -
     out.claims = claims(input, &working);
     out.hidden = hidden_spans(input, &hidden);
     if !out.diagnostics.iter().any(Diagnostic::is_error) {
+        // An Integration's strings that refer to the environment go into the spec as
+        // written: only `apply` expands them (its secret resolution).
+        let mut env = EnvFields::default();
+        for kept in interpolated.kept {
+            if let Some(slot) = working.pointer_mut(&kept.pointer) {
+                *slot = Value::String(kept.raw);
+                env.insert(kept.pointer, kept.field);
+            }
+        }
         out.spec = typed(input, working, integration, azure, &mut out.diagnostics);
+        if let Some(Spec::Integration(spec)) = &mut out.spec {
+            spec.env = env;
+        }
     }
     out
 }

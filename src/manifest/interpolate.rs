@@ -2,22 +2,34 @@
 //!
 //! [`interpolate`] walks one document's JSON value:
 //! - In a string of a non-secret field, every `${NAME}` is replaced by the variable's
-//!   value; `$${` stands for a literal `${`. An undefined variable, or a `${` that does
-//!   not start a well-formed reference, is an error at the reference itself. Values are
-//!   always strings (`sample_rate: ${RATE}` is the string `"0.5"`, which the schema then
-//!   refuses), so a variable cannot change a document's structure.
+//!   value ([`expand`]); `$${` stands for a literal `${`. An undefined variable, or a
+//!   `${` that does not start a well-formed reference, is an error at the reference
+//!   itself. Values are always strings (`sample_rate: ${RATE}` is the string `"0.5"`,
+//!   which the schema then refuses), so a variable cannot change a document's structure.
 //! - A secret field (see [`is_secret_key`]) is not interpolated: its value must be exactly
 //!   one `${NAME}` reference, which stays in the manifest set as an
 //!   [`EnvRef`] and is read at apply time. A literal is refused
 //!   without ever being repeated (the value is replaced by a placeholder so no later
 //!   stage can echo it, and [`SecretSite`]s tell the renderer what to mask in the
 //!   source). An undefined secret variable is only a warning: a plan never needs it.
+//! - In an Integration document, every value taken from the environment is a secret
+//!   too. The document's value is interpolated (the schema checks what will be sent),
+//!   but each string that refers to a variable is recorded in [`Outcome::kept`] with
+//!   its text as written and only a fingerprint of its value: the spec keeps the
+//!   text, `apply` expands it at the last moment, and plans compare fingerprints. An
+//!   undefined variable there is a warning (the value cannot be compared until it is
+//!   set). A string under a key that names a credential
+//!   ([`crate::api::secret::is_secret_key`], the rule the logs redact by: `api_key`,
+//!   `token`, `secret`, `password`, `authorization`, `credentials`, ...) must refer to
+//!   a variable (`Bearer ${TOKEN}` does); a literal is refused like a literal secret.
+//!   The fields that name the document (`provider`, `name`, ...) are interpolated and
+//!   shown as in a Project document.
 //!
 //! Mapping keys are never interpolated.
 
 use serde_json::Value;
 
-use super::types::EnvRef;
+use super::types::{EnvField, EnvRef};
 use crate::api::SECRET_FIELDS;
 
 /// The value a refused literal secret is replaced with, so later stages see a valid
@@ -71,14 +83,30 @@ pub struct SecretSite {
 pub struct Outcome {
     /// Errors and warnings, in document order.
     pub issues: Vec<Issue>,
-    /// Every scalar under a secret key.
+    /// Every scalar under a secret key, and every refused literal credential.
     pub secrets: Vec<SecretSite>,
+    /// In an Integration document, the strings to keep as written (see
+    /// [`crate::manifest::types::IntegrationSpec::config`]), in document order.
+    pub kept: Vec<Kept>,
+}
+
+/// A string of an Integration document kept as written in the spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// JSON pointer of the string.
+    pub pointer: String,
+    /// The string as written (with its `${NAME}` references; not a secret).
+    pub raw: String,
+    /// What the plan may know of its value.
+    pub field: EnvField,
 }
 
 /// The environment variable a secret of a `provider` integration is conventionally
 /// read from, by the secret's path in the document: `OPENAI_API_KEY` for an openai
 /// `token`, `AWS_ACCESS_KEY_ID` for that key of a `token` mapping, `CUSTOM_TOKEN`,
-/// `<PROVIDER>_HEADER_<NAME>`, `<PROVIDER>_CREDENTIALS`, else `<PROVIDER>_SECRET`.
+/// `<PROVIDER>_HEADER_<NAME>`, `<PROVIDER>_CREDENTIALS`; for a value of another
+/// field `<PROVIDER>_<PATH>` (`AZURE_DEFAULT_HEADERS_AUTHORIZATION`,
+/// `CUSTOM_INIT_KWARGS_API_KEY`), else `<PROVIDER>_SECRET`.
 #[must_use]
 pub fn secret_variable(provider: &str, path: &[&str]) -> String {
     let upper = |s: &str| -> String {
@@ -99,6 +127,16 @@ pub fn secret_variable(provider: &str, path: &[&str]) -> String {
         ["token", key] => upper(key),
         ["headers", header] => format!("{provider}_HEADER_{}", upper(header)),
         [.., "service_account_credentials"] => format!("{provider}_CREDENTIALS"),
+        [first, ..] if !SECRET_FIELDS.contains(first) => {
+            // A value of another field (a header map, init kwargs, a credential
+            // key): the provider and the path, e.g. `AZURE_DEFAULT_HEADERS_X_KEY`.
+            let parts: Vec<String> = path
+                .iter()
+                .filter(|p| **p != "custom_llm_config")
+                .map(|p| upper(p))
+                .collect();
+            format!("{provider}_{}", parts.join("_"))
+        }
         _ => format!("{provider}_SECRET"),
     }
 }
@@ -122,7 +160,7 @@ pub fn interpolate(
         provider,
         out: Outcome::default(),
     };
-    walker.walk(value, &mut String::new(), false);
+    walker.walk(value, &mut String::new(), false, false);
     walker.out
 }
 
@@ -170,6 +208,113 @@ fn push_key(path: &mut String, key: &str) {
     path.push_str(&super::yaml::escape_token(key));
 }
 
+/// What [`expand`] found wrong with one reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// `${` without a closing `}` (the range runs to the end of the text).
+    Unterminated {
+        /// Byte range in the text.
+        range: (usize, usize),
+    },
+    /// `${...}` whose name is not a variable name.
+    InvalidName {
+        /// Byte range in the text.
+        range: (usize, usize),
+    },
+    /// A well-formed reference to a variable that is not set.
+    Unset {
+        /// The variable.
+        name: String,
+        /// Byte range in the text.
+        range: (usize, usize),
+    },
+}
+
+/// A string with its references expanded ([`expand`]).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Expansion {
+    /// The text, every `${NAME}` replaced by its value and `$${` by `${`; a
+    /// reference with a problem is left as written.
+    pub text: String,
+    /// The variables the text refers to, in order (repeats included).
+    pub references: Vec<String>,
+    /// What is wrong, in order.
+    pub problems: Vec<Problem>,
+}
+
+/// Never shows the expanded text: it may hold a secret.
+impl std::fmt::Debug for Expansion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Expansion")
+            .field("references", &self.references)
+            .field("problems", &self.problems)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Expands the references of one string through `env`: the one reading of
+/// `${NAME}` and `$${`, used by the loader and, for the strings of an
+/// Integration document kept as written, by `apply`.
+pub fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Expansion {
+    let mut out = Expansion {
+        text: String::with_capacity(text.len()),
+        references: Vec::new(),
+        problems: Vec::new(),
+    };
+    let mut rest = text;
+    let mut at = 0;
+    while let Some(i) = rest.find('$') {
+        out.text.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let start = at + i;
+        if let Some(after) = tail.strip_prefix("$${") {
+            out.text.push_str("${");
+            let used = tail.len() - after.len();
+            rest = after;
+            at += i + used;
+            continue;
+        }
+        let Some(body) = tail.strip_prefix("${") else {
+            out.text.push('$');
+            rest = &tail[1..];
+            at += i + 1;
+            continue;
+        };
+        let Some(close) = body.find('}') else {
+            out.problems.push(Problem::Unterminated {
+                range: (start, text.len()),
+            });
+            out.text.push_str(tail);
+            rest = "";
+            break;
+        };
+        let name = &body[..close];
+        let end = start + 2 + close + 1;
+        if EnvRef::new(name).is_err() {
+            out.problems.push(Problem::InvalidName {
+                range: (start, end),
+            });
+            out.text.push_str(&text[start..end]);
+        } else {
+            out.references.push(name.to_owned());
+            match env(name) {
+                Some(value) => out.text.push_str(&value),
+                None => {
+                    out.problems.push(Problem::Unset {
+                        name: name.to_owned(),
+                        range: (start, end),
+                    });
+                    out.text.push_str(&text[start..end]);
+                }
+            }
+        }
+        rest = &body[close + 1..];
+        at = end;
+    }
+    out.text.push_str(rest);
+    out
+}
+
 struct Walker<'e> {
     env: &'e dyn Fn(&str) -> Option<String>,
     secret_fields: bool,
@@ -179,14 +324,15 @@ struct Walker<'e> {
 }
 
 impl Walker<'_> {
-    fn walk(&mut self, value: &mut Value, path: &mut String, secret: bool) {
+    fn walk(&mut self, value: &mut Value, path: &mut String, secret: bool, credential: bool) {
         match value {
             Value::Object(map) => {
                 for (key, child) in map.iter_mut() {
                     let len = path.len();
                     push_key(path, key);
                     let secret = secret || (self.secret_fields && is_secret_key(key));
-                    self.walk(child, path, secret);
+                    let credential = credential || crate::api::secret::is_secret_key(key);
+                    self.walk(child, path, secret, credential);
                     path.truncate(len);
                 }
             }
@@ -195,14 +341,14 @@ impl Walker<'_> {
                     let len = path.len();
                     path.push('/');
                     path.push_str(&index.to_string());
-                    self.walk(child, path, secret);
+                    self.walk(child, path, secret, credential);
                     path.truncate(len);
                 }
             }
             Value::Null => {}
             scalar if secret => self.secret(scalar, path),
             Value::String(text) => {
-                if let Some(replaced) = self.string(text, path) {
+                if let Some(replaced) = self.string(text, path, credential) {
                     *text = replaced;
                 }
             }
@@ -268,73 +414,111 @@ impl Walker<'_> {
     }
 
     /// The interpolated text of a non-secret string, or `None` when it has nothing to
-    /// replace (or has errors, which are recorded).
-    fn string(&mut self, text: &str, path: &str) -> Option<String> {
+    /// replace (or has errors, which are recorded). In an Integration document, a
+    /// string that refers to a variable, or writes `$${`, is recorded in
+    /// [`Outcome::kept`] (its expanded value only as a fingerprint), an unset
+    /// variable is a warning (`apply` needs it, `plan` can do without), and a
+    /// string under a credential key ([`crate::api::secret::is_secret_key`]) must
+    /// refer to a variable.
+    fn string(&mut self, text: &str, path: &str, credential: bool) -> Option<String> {
+        let kept = self.secret_fields && !self.is_identity(path);
+        if kept && credential && !text.contains("${") {
+            self.out.secrets.push(SecretSite {
+                pointer: path.to_owned(),
+                is_reference: false,
+            });
+            self.out.issues.push(Issue {
+                level: Level::Error,
+                pointer: path.to_owned(),
+                reference: None,
+                message: "a credential must come from the environment, not be written in the file"
+                    .to_owned(),
+                help: Some(format!(
+                    "write `${{{}}}` (or e.g. `Bearer ${{{}}}`) and set the variable in the environment; never commit secrets",
+                    self.suggested_name(path),
+                    self.suggested_name(path)
+                )),
+            });
+            return Some(REDACTED_REF.to_owned());
+        }
         if !text.contains('$') {
             return None;
         }
-        let mut out = String::with_capacity(text.len());
+        let expansion = expand(text, self.env);
         let mut failed = false;
-        let mut rest = text;
-        let mut at = 0;
-        while let Some(i) = rest.find('$') {
-            out.push_str(&rest[..i]);
-            let tail = &rest[i..];
-            let start = at + i;
-            if let Some(after) = tail.strip_prefix("$${") {
-                out.push_str("${");
-                let used = tail.len() - after.len();
-                rest = after;
-                at += i + used;
-                continue;
-            }
-            let Some(body) = tail.strip_prefix("${") else {
-                out.push('$');
-                rest = &tail[1..];
-                at += i + 1;
-                continue;
-            };
-            let Some(close) = body.find('}') else {
-                self.error(
-                    path,
-                    (start, text.len()),
-                    "unterminated environment reference: `${` without a closing `}`",
-                    "write `${NAME}`, or `$${` for a literal `${`",
-                );
-                failed = true;
-                break;
-            };
-            let name = &body[..close];
-            let end = start + 2 + close + 1;
-            if EnvRef::new(name).is_err() {
-                self.error(
-                    path,
-                    (start, end),
-                    &format!("`{}` is not a valid environment reference", &text[start..end]),
-                    "a variable name is letters, digits and `_`, not starting with a digit; write `$${` for a literal `${`",
-                );
-                failed = true;
-            } else {
-                match (self.env)(name) {
-                    Some(value) => out.push_str(&value),
-                    None => {
-                        self.error(
-                            path,
-                            (start, end),
-                            &format!("environment variable `{name}` is not set"),
-                            &format!(
-                                "set `{name}` in the environment, or write `$${{{name}}}` for a literal `${{{name}}}`"
-                            ),
-                        );
-                        failed = true;
-                    }
+        let mut unset = false;
+        for problem in &expansion.problems {
+            let (range, message, help) = match problem {
+                Problem::Unterminated { range } => (
+                    *range,
+                    "unterminated environment reference: `${` without a closing `}`".to_owned(),
+                    "write `${NAME}`, or `$${` for a literal `${`".to_owned(),
+                ),
+                Problem::InvalidName { range } => (
+                    *range,
+                    format!("`{}` is not a valid environment reference", &text[range.0..range.1]),
+                    "a variable name is letters, digits and `_`, not starting with a digit; write `$${` for a literal `${`".to_owned(),
+                ),
+                Problem::Unset { name, range } if kept => {
+                    unset = true;
+                    self.out.issues.push(Issue {
+                        level: Level::Warning,
+                        pointer: path.to_owned(),
+                        reference: Some(*range),
+                        message: format!(
+                            "environment variable `{name}` is not set; `apply` will need it"
+                        ),
+                        help: Some(format!(
+                            "set `{name}` in the environment; until then `plan` cannot compare this value"
+                        )),
+                    });
+                    continue;
                 }
-            }
-            rest = &body[close + 1..];
-            at = end;
+                Problem::Unset { name, range } => (
+                    *range,
+                    format!("environment variable `{name}` is not set"),
+                    format!(
+                        "set `{name}` in the environment, or write `$${{{name}}}` for a literal `${{{name}}}`"
+                    ),
+                ),
+            };
+            self.error(path, range, &message, &help);
+            failed = true;
         }
-        out.push_str(rest);
-        (!failed && out != text).then_some(out)
+        if kept && !failed {
+            let field = if expansion.references.is_empty() {
+                EnvField::Escaped {
+                    text: expansion.text.clone(),
+                }
+            } else {
+                EnvField::FromEnv {
+                    fingerprint: (!unset).then(|| {
+                        crate::plan::fingerprint::fingerprint(Some(&Value::String(
+                            expansion.text.clone(),
+                        )))
+                    }),
+                }
+            };
+            if expansion.text != text || !expansion.references.is_empty() {
+                self.out.kept.push(Kept {
+                    pointer: path.to_owned(),
+                    raw: text.to_owned(),
+                    field,
+                });
+            }
+        }
+        (!failed && !unset && expansion.text != text).then_some(expansion.text)
+    }
+
+    /// Whether `path` is a field of an Integration document that names it rather
+    /// than configures it (`kind`, `provider`, `name`, `rotate_secrets`, and
+    /// `api_version` outside Azure): interpolated and shown as in a Project.
+    fn is_identity(&self, path: &str) -> bool {
+        match path {
+            "/kind" | "/provider" | "/name" | "/rotate_secrets" => true,
+            "/api_version" => self.provider != "azure",
+            _ => false,
+        }
     }
 
     fn error(&mut self, path: &str, range: (usize, usize), message: &str, help: &str) {
@@ -400,6 +584,124 @@ mod tests {
             ]
         );
         assert_eq!(doc["a"][0], "x ${MISSING} y", "left as written");
+    }
+
+    #[test]
+    fn integration_values_from_the_environment_are_kept_as_written() {
+        let env = |name: &str| match name {
+            "HDR" => Some("CANARY-hdr".to_owned()),
+            "TEAM" => Some("team-a".to_owned()),
+            _ => None,
+        };
+        let mut doc = json!({
+            "provider": "azure",
+            "name": "${TEAM}",
+            "endpoint": "https://${TEAM}.example.com",
+            "default_headers": {"X-Key": "${HDR}", "Authorization": "Bearer ${HDR}", "X-Lit": "$${x}"},
+            "custom_header_mapping": {"user": "${UNSET}"},
+        });
+        let out = interpolate(&mut doc, true, &env);
+        let levels: Vec<_> = out
+            .issues
+            .iter()
+            .map(|i| (i.pointer.as_str(), i.level))
+            .collect();
+        assert_eq!(
+            levels,
+            [("/custom_header_mapping/user", Level::Warning)],
+            "an unset variable in an integration is a warning"
+        );
+        assert_eq!(doc["name"], "team-a", "names are interpolated");
+        assert_eq!(
+            doc["default_headers"]["X-Key"], "CANARY-hdr",
+            "validated expanded"
+        );
+        let mut kept: Vec<_> = out
+            .kept
+            .iter()
+            .map(|k| (k.pointer.as_str(), k.raw.as_str(), k.field.clone()))
+            .collect();
+        kept.sort_by(|a, b| a.0.cmp(b.0));
+        let fp = |v: &str| {
+            Some(crate::plan::fingerprint::fingerprint(Some(&Value::String(
+                v.to_owned(),
+            ))))
+        };
+        assert_eq!(
+            kept,
+            [
+                (
+                    "/custom_header_mapping/user",
+                    "${UNSET}",
+                    EnvField::FromEnv { fingerprint: None }
+                ),
+                (
+                    "/default_headers/Authorization",
+                    "Bearer ${HDR}",
+                    EnvField::FromEnv {
+                        fingerprint: fp("Bearer CANARY-hdr")
+                    }
+                ),
+                (
+                    "/default_headers/X-Key",
+                    "${HDR}",
+                    EnvField::FromEnv {
+                        fingerprint: fp("CANARY-hdr")
+                    }
+                ),
+                (
+                    "/default_headers/X-Lit",
+                    "$${x}",
+                    EnvField::Escaped {
+                        text: "${x}".into()
+                    }
+                ),
+                (
+                    "/endpoint",
+                    "https://${TEAM}.example.com",
+                    EnvField::FromEnv {
+                        fingerprint: fp("https://team-a.example.com")
+                    }
+                ),
+            ]
+        );
+        assert!(!format!("{out:?}").contains("CANARY"));
+    }
+
+    #[test]
+    fn a_credential_in_an_integration_must_come_from_the_environment() {
+        let mut doc = json!({
+            "provider": "custom",
+            "custom_llm_config": {"init_kwargs": {"API_KEY": "CANARY-lit", "nested": {"password": "p ${PW}"}, "retries": 3}},
+        });
+        let out = interpolate(&mut doc, true, &|_| Some("v".to_owned()));
+        let errors: Vec<_> = out
+            .issues
+            .iter()
+            .map(|i| {
+                (
+                    i.pointer.as_str(),
+                    i.level,
+                    i.help.clone().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].0, "/custom_llm_config/init_kwargs/API_KEY");
+        assert!(
+            errors[0].2.contains("${CUSTOM_INIT_KWARGS_API_KEY}"),
+            "{errors:?}"
+        );
+        assert_eq!(
+            doc["custom_llm_config"]["init_kwargs"]["API_KEY"],
+            REDACTED_REF
+        );
+        assert!(!format!("{out:?}").contains("CANARY"));
+        // In a Project document nothing of this applies.
+        let mut doc = json!({"name": "p", "x": {"api_key": "lit", "v": "${A}"}});
+        let out = interpolate(&mut doc, false, &|_| Some("shown".to_owned()));
+        assert!(out.issues.is_empty() && out.kept.is_empty());
+        assert_eq!(doc["x"]["v"], "shown");
     }
 
     #[test]

@@ -451,9 +451,97 @@ pub struct IntegrationSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = CUSTOM_NAME_PATTERN))]
     pub name: Option<String>,
-    /// The provider and its fields.
+    /// The provider and its fields. Strings that take a value from the
+    /// environment (`${NAME}` outside the secret fields) are kept as written:
+    /// `apply` expands them at the last moment, and [`IntegrationSpec::env`]
+    /// says which they are.
     #[serde(flatten)]
     pub config: IntegrationCreate<EnvRef>,
+    /// Which strings of `config` are kept as written, and what the plan may
+    /// know of their values (a fingerprint, never the value). Filled by the
+    /// loader; empty for a spec built otherwise (e.g. by export).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub env: EnvFields,
+}
+
+/// The strings of an Integration document's fields that are kept as written
+/// (see [`IntegrationSpec::config`]), by JSON pointer in the document (keys
+/// escaped as in [`crate::manifest::yaml::escape_token`]).
+///
+/// In an Integration document every value taken from the environment is a
+/// secret: plans, saved plans, exports and logs show the `${NAME}` reference,
+/// and a change of the value is seen by comparing fingerprints.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct EnvFields {
+    by_pointer: std::collections::BTreeMap<String, EnvField>,
+}
+
+/// One string of [`EnvFields`].
+#[derive(Clone, PartialEq, Eq)]
+pub enum EnvField {
+    /// The string takes (part of) its value from the environment.
+    FromEnv {
+        /// The fingerprint of the expanded value
+        /// ([`crate::plan::fingerprint::fingerprint`] of the JSON string),
+        /// `None` when a variable it refers to is not set (the value is then
+        /// unknown until `apply`, which needs it).
+        fingerprint: Option<String>,
+    },
+    /// The string refers to no variable but writes a literal `${` as `$${`:
+    /// this is its text (not a secret).
+    Escaped {
+        /// The text with `$${` read as `${`.
+        text: String,
+    },
+}
+
+impl EnvFields {
+    /// Records the string at `pointer`.
+    pub fn insert(&mut self, pointer: String, field: EnvField) {
+        self.by_pointer.insert(pointer, field);
+    }
+
+    /// The string at `pointer`, when it is kept as written.
+    pub fn get(&self, pointer: &str) -> Option<&EnvField> {
+        self.by_pointer.get(pointer)
+    }
+
+    /// Whether no string is kept as written.
+    pub fn is_empty(&self) -> bool {
+        self.by_pointer.is_empty()
+    }
+}
+
+/// Shows the pointers and whether each value is known, never a fingerprint:
+/// a fingerprint of a short secret could be searched for.
+impl std::fmt::Debug for EnvFields {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(self.by_pointer.iter().map(|(k, v)| {
+                let shown = match v {
+                    EnvField::FromEnv {
+                        fingerprint: Some(_),
+                    } => "from the environment",
+                    EnvField::FromEnv { fingerprint: None } => "from the environment (unset)",
+                    EnvField::Escaped { .. } => "escaped",
+                };
+                (k, shown)
+            }))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for EnvField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EnvField::FromEnv { fingerprint } => f
+                .debug_struct("FromEnv")
+                .field("known", &fingerprint.is_some())
+                .finish(),
+            EnvField::Escaped { text } => f.debug_struct("Escaped").field("text", text).finish(),
+        }
+    }
 }
 
 /// Pattern of the name of a named custom integration (a path segment).
@@ -594,6 +682,7 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(spec.name, None);
+        assert!(spec.env.is_empty());
         assert_eq!(spec.rotate_secrets, Some(true));
         assert_eq!(
             spec.config.provider(),

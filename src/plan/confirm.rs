@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::diff::values_by_path;
 use super::fingerprint::{self, FavoriteState};
-use super::integrations::NormIntegration;
+use super::integrations::{NormIntegration, shown};
 use super::normalize::{NormSection, NormTemplate, align_constraints};
 use super::trends::{NormDashboard, NormSettings, NormWidget};
 use super::types::{FieldChange, Operation, ResourceChange, TemplateBody};
@@ -115,9 +115,13 @@ impl Observed<'_> {
                         _ => None,
                     })
                     .unwrap_or_default();
+                // Shown as the planner shows it (no secret value); a value taken
+                // from the environment cannot be compared here, where the saved
+                // plan holds only its `${NAME}` text.
+                let env = shown::unknown_env(&declared);
                 json(&NormIntegration {
                     provider: live.provider.as_str().to_owned(),
-                    fields: declared_fields(live, &declared),
+                    fields: shown::live(&declared_fields(live, &declared), &declared, &env),
                 })
             }),
         }

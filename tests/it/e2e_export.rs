@@ -167,8 +167,9 @@ fn a_rich_configuration_round_trips_deterministically_without_secrets() {
         "token: ${OPENAI_API_KEY}",
         "token: ${ANTHROPIC_API_KEY}",
         "api_key_value: ${CUSTOM_API_KEY}",
-        "endpoint: https://llm.example.com/v1",
-        "organization_id: org-demo",
+        "endpoint: ${CUSTOM_ENDPOINT}",
+        "organization_id: ${OPENAI_ORGANIZATION_ID}",
+        "api_key_header: ${CUSTOM_API_KEY_HEADER}",
     ] {
         assert!(
             integrations.contains(reference),
@@ -284,7 +285,7 @@ fn an_integration_with_a_known_token_is_exported_as_a_reference() {
     assert_no_secret(&integrations);
     assert!(
         integrations
-            .contains("provider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: org-known\n"),
+            .contains("provider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: ${OPENAI_ORGANIZATION_ID}\n"),
         "{integrations}"
     );
 }

@@ -146,7 +146,7 @@ fn diagnostics_are_deterministic_and_sorted() {
 }
 
 #[test]
-fn interpolation_replaces_non_secret_strings_only() {
+fn interpolation_replaces_non_secret_strings_only_and_keeps_integration_references() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write(
         dir.path(),
@@ -175,11 +175,21 @@ fn interpolation_replaces_non_secret_strings_only() {
         integration.contains("\"token\":\"${OPENAI_API_KEY}\""),
         "{integration}"
     );
+    // In an Integration a value from the environment is a secret: the spec keeps
+    // the reference (apply expands it), and only a fingerprint of the value.
     assert!(
-        integration.contains("\"organization_id\":\"payments\""),
+        integration.contains("\"organization_id\":\"${TEAM}\""),
         "{integration}"
     );
-    assert!(!integration.contains("sk-value"));
+    assert!(!integration.contains("sk-value") && !integration.contains("payments"));
+    let env_fields = &outcome.set.integrations[0].spec.env;
+    assert!(matches!(
+        env_fields.get("/organization_id"),
+        Some(evalctl::manifest::types::EnvField::FromEnv {
+            fingerprint: Some(_)
+        })
+    ));
+    assert!(!format!("{env_fields:?}").contains("payments"));
     assert_eq!(outcome.set.integrations[0].origin.line, 10);
 }
 
