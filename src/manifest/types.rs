@@ -507,6 +507,11 @@ impl EnvFields {
         self.by_pointer.get(pointer)
     }
 
+    /// The strings kept as written, by pointer.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &EnvField)> {
+        self.by_pointer.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
     /// Whether no string is kept as written.
     pub fn is_empty(&self) -> bool {
         self.by_pointer.is_empty()

@@ -24,7 +24,7 @@ use super::address::Address;
 use super::types::{Action, NoteKind, Operation};
 use super::{Draft, Planner, fingerprint};
 use crate::manifest::set::Origin;
-use crate::manifest::types::IntegrationSpec;
+use crate::manifest::types::{EnvField, IntegrationSpec};
 use crate::state::integrations::declared_fields;
 
 /// The comparable state of an integration: its provider and the declared,
@@ -100,6 +100,7 @@ pub(crate) fn plan_integration(planner: &mut Planner<'_>, origin: &Origin, spec:
         provider,
         fields: shown::live(&returned, &declared, &spec.env),
     };
+    env_notes(planner, &address, spec, &before, &comparable);
     let rotate = planner.options.rotate_secrets || spec.rotate_secrets == Some(true);
     if before == comparable && !rotate {
         return;
@@ -119,6 +120,69 @@ pub(crate) fn plan_integration(planner: &mut Planner<'_>, origin: &Origin, spec:
     planner
         .changes
         .push(draft.change(Some(&before), Some(&comparable)));
+}
+
+/// Notes about the values `spec` takes from the environment: which differ
+/// from live (by fingerprint, so neither value is shown), and which cannot be
+/// compared because their variable is not set.
+fn env_notes(
+    planner: &mut Planner<'_>,
+    address: &Address,
+    spec: &IntegrationSpec,
+    before: &NormIntegration,
+    after: &NormIntegration,
+) {
+    let before = serde_json::to_value(&before.fields).unwrap_or_default();
+    let after = serde_json::to_value(&after.fields).unwrap_or_default();
+    let mut differ = Vec::new();
+    let mut unknown = Vec::new();
+    for (pointer, field) in spec.env.iter() {
+        let EnvField::FromEnv { fingerprint } = field else {
+            continue;
+        };
+        let shown = before.pointer(pointer);
+        if shown.is_none() || after.pointer(pointer).is_none() {
+            continue;
+        }
+        let label = path_label_of(pointer);
+        match fingerprint {
+            None => unknown.push(label),
+            Some(_) if shown != after.pointer(pointer) => differ.push(label),
+            Some(_) => {}
+        }
+    }
+    if !differ.is_empty() {
+        planner.note(
+            Some(address.clone()),
+            NoteKind::Info,
+            format!(
+                "{} {} from the environment and differ{} from live (compared by fingerprint; values are secrets, not shown)",
+                differ.join(", "),
+                if differ.len() == 1 { "takes its value" } else { "take their values" },
+                if differ.len() == 1 { "s" } else { "" },
+            ),
+        );
+    }
+    if !unknown.is_empty() {
+        planner.note(
+            Some(address.clone()),
+            NoteKind::Unverifiable,
+            format!(
+                "{}: a variable is not set, so the value cannot be compared (apply needs it)",
+                unknown.join(", ")
+            ),
+        );
+    }
+}
+
+/// A JSON pointer of a field as a path a plan shows: `default_headers.X-Team`.
+fn path_label_of(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 /// Plans one named custom integration. The service shows only that it

@@ -251,6 +251,13 @@ fn values_from_the_environment_are_sent_but_never_shown() {
         changed.stdout
     );
     assert!(
+        changed.stdout.contains(
+            "default_headers.X-Team takes its value from the environment and differs from live (compared by fingerprint"
+        ),
+        "{}",
+        changed.stdout
+    );
+    assert!(
         !changed.stdout.contains("Authorization") && !changed.stdout.contains("deployments"),
         "only the changed value is shown:\n{}",
         changed.stdout
@@ -360,6 +367,11 @@ fn errors_about_values_from_the_environment_never_show_them() {
         2,
     );
     assert!(plan.stderr.contains("NOT_SET_ANYWHERE"), "{}", plan.stderr);
+    assert!(
+        plan.stdout.contains("${NOT_SET_ANYWHERE}"),
+        "{}",
+        plan.stdout
+    );
     let refused = run(
         &ctx,
         &[],
