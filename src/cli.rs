@@ -245,6 +245,11 @@ pub struct ManifestArgs {
     /// Manifest files or directories (searched recursively for *.yaml, *.yml).
     #[arg(value_name = "PATH", default_value = ".")]
     pub paths: Vec<PathBuf>,
+    /// Also print each manifest problem (found loading, or at plan time: an unknown
+    /// project, run, scorer or version) as a GitHub Actions annotation on stderr,
+    /// `::error file=…,line=…,col=…::…`, so it shows inline on the pull request.
+    #[arg(long)]
+    pub github_annotations: bool,
 }
 
 /// The long help of `--concurrency`.

@@ -28,6 +28,15 @@ pub enum Error {
     /// The manifests refer to objects that do not exist.
     #[error(transparent)]
     UnknownReferences(#[from] PlanError),
+    /// The manifests refer to objects that do not exist; each was printed as a
+    /// diagnostic at the field that names it.
+    #[error(
+        "the manifests refer to {count} object(s) that do not exist in the service (shown above, each at the field that names it)"
+    )]
+    UnresolvedReferences {
+        /// How many references.
+        count: usize,
+    },
     /// A `--target` selects nothing the manifests declare.
     #[error(transparent)]
     UnmatchedTargets(#[from] UnmatchedTargets),
@@ -135,10 +144,11 @@ impl Error {
     /// The exit status this error ends the process with.
     pub fn exit_status(&self) -> ExitStatus {
         match self {
-            Error::InvalidManifests { .. } | Error::UnknownReferences(_) => {
-                ExitStatus::InvalidManifests
-            }
+            Error::InvalidManifests { .. }
+            | Error::UnknownReferences(_)
+            | Error::UnresolvedReferences { .. } => ExitStatus::InvalidManifests,
             Error::UnmatchedTargets(_)
+            | Error::Export(CollectError::UnknownProjects(_))
             | Error::UnknownScorer(_)
             | Error::Usage(_)
             | Error::OtherManifestsNotFound { .. }

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 
 use crate::cli::{LiveArgs, ManifestArgs, ThreeWayArgs};
 use crate::error::Error;
+use crate::manifest::diagnostic::{self, Diagnostic, Severity, github};
 use crate::manifest::{self, set::ManifestSet};
 use crate::output::Printer;
 use crate::plan::attribution::{self, Sides};
-use crate::plan::{Enrichment, Plan, PlanError, PlanOptions, target};
+use crate::plan::{Enrichment, Plan, PlanError, PlanOptions, Problem, target};
 use crate::progress::Progress;
 use crate::reconcile::{enrich::enrich, read_and_plan, read_and_plan_three_way};
 use crate::state::State;
@@ -42,6 +43,12 @@ pub fn load_manifests(args: &ManifestArgs, printer: &Printer) -> Result<Manifest
     if !rendered.is_empty() {
         printer.diagnostics(&rendered);
     }
+    if args.github_annotations {
+        let annotations = outcome.github_annotations();
+        if !annotations.is_empty() {
+            printer.diagnostics(annotations.trim_end_matches('\n'));
+        }
+    }
     if outcome.has_errors() {
         return Err(Error::InvalidManifests {
             count: outcome.error_count(),
@@ -60,7 +67,16 @@ pub async fn plan_from_manifests(
     let desired = load_manifests(manifests, printer)?;
     target::unmatched(&desired, &options.targets)?;
     let connection = connect(live_args).map_err(Error::Connect)?;
-    let (state, plan, enrichment) = plan_with(&connection, &desired, options, printer).await?;
+    let (state, plan, enrichment) = match plan_with(&connection, &desired, options, printer).await {
+        Err(Error::UnknownReferences(error)) => {
+            return Err(report_unresolved(
+                &error,
+                printer,
+                manifests.github_annotations,
+            ));
+        }
+        planned => planned?,
+    };
     Ok(Planned {
         desired,
         connection,
@@ -146,7 +162,16 @@ pub async fn plan_three_way(
         Err(why) => {
             printer.warn(&format!("{why}: this plan is not attributed"));
             let (state, plan, enrichment) =
-                plan_with(&connection, &desired, options, printer).await?;
+                match plan_with(&connection, &desired, options, printer).await {
+                    Err(Error::UnknownReferences(error)) => {
+                        return Err(report_unresolved(
+                            &error,
+                            printer,
+                            manifests.github_annotations,
+                        ));
+                    }
+                    planned => planned?,
+                };
             return Ok(Planned {
                 desired,
                 connection,
@@ -167,7 +192,9 @@ pub async fn plan_three_way(
     .await;
     drop(shown);
     let three = read?;
-    let plan = three.plan?;
+    let plan = three
+        .plan
+        .map_err(|error| report_unresolved(&error, printer, manifests.github_annotations))?;
     let plan = match &three.base {
         Err(error) => {
             let why = problems("the base manifests", error);
@@ -216,6 +243,74 @@ pub async fn plan_three_way(
         plan,
         enrichment,
     })
+}
+
+/// Prints each problem of `error` as a diagnostic at the field that makes the
+/// reference (`file:line:column`, the line quoted, the nearest names as help),
+/// found again in its file ([`manifest::locate`], on this error path only), and
+/// with `annotate` as a GitHub annotation too; returns the error that ends the
+/// command (exit 65).
+pub fn report_unresolved(error: &PlanError, printer: &Printer, annotate: bool) -> Error {
+    let color = printer.color_stderr();
+    // Each diagnostic with its rendering, sorted by file and position.
+    let mut located = Vec::new();
+    let mut unlocated_ones = Vec::new();
+    for problem in &error.problems {
+        let (message, help) = split_help(&problem.message);
+        let field = problem.field.clone().unwrap_or_default();
+        match problem
+            .origin
+            .as_ref()
+            .and_then(|origin| manifest::locate(origin, &field))
+        {
+            Some(location) => {
+                let diagnostic = location
+                    .diagnostic(Severity::Error, message)
+                    .with_help_opt(help);
+                let rendered = location.render(&diagnostic, color);
+                located.push((diagnostic, rendered));
+            }
+            None => unlocated_ones.push(unlocated(problem, color)),
+        }
+    }
+    located.sort_by(|a, b| diagnostic::compare(&a.0, &b.0));
+    let mut rendered = String::new();
+    for text in located.iter().map(|(_, r)| r).chain(&unlocated_ones) {
+        rendered.push_str(text);
+        rendered.push('\n');
+    }
+    printer.diagnostics(rendered.trim_end_matches('\n'));
+    if annotate {
+        let diagnostics: Vec<Diagnostic> = located.into_iter().map(|(d, _)| d).collect();
+        let annotations = github::annotations(&diagnostics);
+        if !annotations.is_empty() {
+            printer.diagnostics(annotations.trim_end_matches('\n'));
+        }
+    }
+    Error::UnresolvedReferences {
+        count: error.problems.len(),
+    }
+}
+
+/// A problem whose file cannot be read again: its origin (or nothing) and message.
+fn unlocated(problem: &Problem, color: bool) -> String {
+    let file = problem
+        .origin
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let (message, help) = split_help(&problem.message);
+    Diagnostic::new(Severity::Error, file, None, message)
+        .with_help_opt(help)
+        .render(None, color)
+}
+
+/// `message; did you mean `x`?` as the message and the help line.
+fn split_help(message: &str) -> (&str, Option<&str>) {
+    match message.split_once("; did you mean ") {
+        Some((what, _)) => (what, Some(&message[what.len() + 2..])),
+        None => (message, None),
+    }
 }
 
 /// Reads live state for `desired` over `connection` and plans, with blast

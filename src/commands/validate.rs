@@ -54,6 +54,10 @@ pub fn run(args: &ValidateArgs, printer: &Printer) -> ExitStatus {
                 // Ends in a blank line, which separates the diagnostics from the summary.
                 printer.diagnostics(rendered.trim_end_matches('\n'));
             }
+            let annotations = outcome.github_annotations();
+            if args.manifests.github_annotations && !annotations.is_empty() {
+                printer.diagnostics(annotations.trim_end_matches('\n'));
+            }
             printer.out(&format!("{}\n", summary(&outcome)));
         }
         DiagnosticsFormat::Json => printer.out(&json(&outcome)),

@@ -10,14 +10,16 @@ use super::resolve::resolve_scorer;
 use super::types::{Action, Operation, RunRef};
 use super::{Draft, Planner, fingerprint};
 use crate::api::MetricSettingsRequest;
+use crate::manifest::locate::FieldPath;
 use crate::manifest::set::Origin;
 use crate::manifest::types::MetricSettingsSpec;
 use crate::state::{NormMetricSettings, ProjectState, RunState};
 
 /// Plans one run's metric settings (`address` names them).
+/// `origin` and `field` say where the spec is (`log_streams[0].metric_settings`).
 pub(crate) fn plan_metric_settings(
     planner: &mut Planner<'_>,
-    origin: &Origin,
+    (origin, field): (&Origin, &FieldPath),
     live_project: &ProjectState,
     address: Address,
     run: &RunState,
@@ -41,12 +43,14 @@ pub(crate) fn plan_metric_settings(
         let mut wanted = BTreeMap::new();
         let mut configs = Vec::new();
         let mut failed = false;
-        for scorer in scorers {
+        for (i, scorer) in scorers.iter().enumerate() {
+            let scorer_field = field.clone().key("scorers").index(i);
             match resolve_scorer(catalog, scorer) {
                 Ok(resolved) => {
                     if wanted.insert(resolved.key.clone(), resolved.norm).is_some() {
-                        planner.problem(
+                        planner.problem_at(
                             origin,
+                            scorer_field,
                             format!(
                                 "scorer `{}` is listed twice in {} `{run_key}`",
                                 resolved.key,
@@ -57,10 +61,11 @@ pub(crate) fn plan_metric_settings(
                     }
                     configs.push(resolved.config);
                 }
-                Err(message) => {
-                    planner.problem(
+                Err(error) => {
+                    planner.problem_at(
                         origin,
-                        format!("{} `{run_key}`: {message}", run_kind.as_str()),
+                        scorer_field.key(error.field()),
+                        format!("{} `{run_key}`: {error}", run_kind.as_str()),
                     );
                     failed = true;
                 }

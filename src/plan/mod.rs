@@ -37,7 +37,9 @@ pub use report::*;
 pub use target::{Segment, Target};
 pub use types::*;
 
+use crate::manifest::locate::FieldPath;
 use crate::manifest::set::{ManifestSet, Origin};
+use crate::manifest::types::ProjectSpec;
 use crate::state::{ObjectKey, ProjectState, RunState, State};
 
 /// Choices that change what a plan contains.
@@ -69,15 +71,35 @@ impl PlanOptions {
 pub struct Problem {
     /// The document it comes from.
     pub origin: Option<Origin>,
+    /// The field of that document that makes the reference (the name of an
+    /// unknown project, run or scorer, a scorer's version), when known:
+    /// [`crate::manifest::locate`] finds its line and column again.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_field"
+    )]
+    pub field: Option<FieldPath>,
     /// What is wrong, and the nearest existing names.
     pub message: String,
 }
 
+/// A field path as the text diagnostics write (`log_streams[0].name`).
+fn serialize_field<S: serde::Serializer>(
+    field: &Option<FieldPath>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match field {
+        Some(path) => serializer.collect_str(path),
+        None => serializer.serialize_none(),
+    }
+}
+
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.origin {
-            Some(o) => write!(f, "{o}: {}", self.message),
-            None => f.write_str(&self.message),
+        match (&self.origin, &self.field) {
+            (Some(o), Some(field)) => write!(f, "{o}: {field}: {}", self.message),
+            (Some(o), None) => write!(f, "{o}: {}", self.message),
+            (None, _) => f.write_str(&self.message),
         }
     }
 }
@@ -111,6 +133,21 @@ impl Planner<'_> {
     pub(crate) fn problem(&mut self, origin: &Origin, message: impl Into<String>) {
         self.problems.push(Problem {
             origin: Some(origin.clone()),
+            field: None,
+            message: message.into(),
+        });
+    }
+
+    /// A problem with the field `field` of the document at `origin`.
+    pub(crate) fn problem_at(
+        &mut self,
+        origin: &Origin,
+        field: FieldPath,
+        message: impl Into<String>,
+    ) {
+        self.problems.push(Problem {
+            origin: Some(origin.clone()),
+            field: Some(field),
             message: message.into(),
         });
     }
@@ -208,8 +245,13 @@ pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Resul
         problems: Vec::new(),
     };
     for missing in &live.missing {
+        let (origin, field) = match declared_at(desired, live, missing) {
+            Some((origin, field)) => (Some(origin.clone()), Some(field)),
+            None => (None, None),
+        };
         planner.problems.push(Problem {
-            origin: None,
+            origin,
+            field,
             message: missing.to_string(),
         });
     }
@@ -277,6 +319,67 @@ pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Resul
     })
 }
 
+/// The manifest field that names an object reading found missing: a
+/// project's `name` (or `id`), or a run's within the project that declares it.
+fn declared_at<'d>(
+    desired: &'d ManifestSet,
+    live: &State,
+    missing: &crate::state::MissingObject,
+) -> Option<(&'d Origin, FieldPath)> {
+    let key_field = |key: &ObjectKey| match key {
+        ObjectKey::Name(_) => "name",
+        ObjectKey::Id(_) => "id",
+    };
+    let key_of =
+        |spec: &ProjectSpec| ObjectKey::from_parts(spec.name.as_deref(), spec.id.as_deref());
+    if missing.kind == "project" {
+        let project = desired
+            .projects
+            .iter()
+            .find(|p| key_of(&p.spec).as_ref() == Some(&missing.key))?;
+        return Some((
+            &project.origin,
+            FieldPath::root().key(key_field(&missing.key)),
+        ));
+    }
+    // A run: in the declared project whose live name is the one it was looked for in.
+    desired.projects.iter().find_map(|p| {
+        let key = key_of(&p.spec)?;
+        let live_project = live.projects.get(&key)?;
+        if missing.project.as_deref() != Some(live_project.name.as_str()) {
+            return None;
+        }
+        let keys: Vec<Option<ObjectKey>> = match missing.kind.as_str() {
+            "log stream" => p
+                .spec
+                .log_streams
+                .iter()
+                .map(|r| ObjectKey::from_parts(r.name.as_deref(), r.id.as_deref()))
+                .collect(),
+            "experiment" => p
+                .spec
+                .experiments
+                .iter()
+                .map(|r| ObjectKey::from_parts(r.name.as_deref(), r.id.as_deref()))
+                .collect(),
+            _ => return None,
+        };
+        let list = if missing.kind == "log stream" {
+            "log_streams"
+        } else {
+            "experiments"
+        };
+        let index = keys.iter().position(|k| k.as_ref() == Some(&missing.key))?;
+        Some((
+            &p.origin,
+            FieldPath::root()
+                .key(list)
+                .index(index)
+                .key(key_field(&missing.key)),
+        ))
+    })
+}
+
 fn plan_project(
     planner: &mut Planner<'_>,
     origin: &Origin,
@@ -289,20 +392,28 @@ fn plan_project(
     let runs = spec
         .log_streams
         .iter()
-        .map(|ls| {
+        .enumerate()
+        .map(|(i, ls)| {
             let key = ObjectKey::from_parts(ls.name.as_deref(), ls.id.as_deref());
             (
                 RunKind::LogStream,
                 key,
+                FieldPath::root().key("log_streams").index(i),
                 ls.metric_settings.as_ref(),
                 ls.trends.as_ref(),
             )
         })
-        .chain(spec.experiments.iter().map(|e| {
+        .chain(spec.experiments.iter().enumerate().map(|(i, e)| {
             let key = ObjectKey::from_parts(e.name.as_deref(), e.id.as_deref());
-            (RunKind::Experiment, key, e.metric_settings.as_ref(), None)
+            (
+                RunKind::Experiment,
+                key,
+                FieldPath::root().key("experiments").index(i),
+                e.metric_settings.as_ref(),
+                None,
+            )
         }));
-    for (run_kind, run_key, metric_settings_spec, trends_spec) in runs {
+    for (run_kind, run_key, run_field, metric_settings_spec, trends_spec) in runs {
         if let Some(k) = &run_key
             && !planner
                 .options
@@ -310,8 +421,15 @@ fn plan_project(
         {
             continue;
         }
-        let Some((run_key, run)) = live_run(planner, origin, &project, live, run_kind, run_key)
-        else {
+        let found = live_run(
+            planner,
+            (origin, &run_field),
+            &project,
+            live,
+            run_kind,
+            run_key,
+        );
+        let Some((run_key, run)) = found else {
             continue;
         };
         if let Some(ms) = metric_settings_spec {
@@ -321,7 +439,15 @@ fn plan_project(
                 run: run_key.to_string(),
             };
             if planner.options.selects(&address) {
-                metric_settings::plan_metric_settings(planner, origin, live, address, run, ms);
+                let field = run_field.clone().key("metric_settings");
+                metric_settings::plan_metric_settings(
+                    planner,
+                    (origin, &field),
+                    live,
+                    address,
+                    run,
+                    ms,
+                );
             }
         }
         if let Some(trends_spec) = trends_spec {
@@ -368,7 +494,7 @@ fn plan_project(
 /// loaded (unless reading already reported it missing from this project).
 fn live_run<'l>(
     planner: &mut Planner<'_>,
-    origin: &Origin,
+    (origin, run_field): (&Origin, &FieldPath),
     project: &str,
     live: &'l ProjectState,
     kind: RunKind,
@@ -392,7 +518,11 @@ fn live_run<'l>(
         m.kind == noun && m.project.as_deref() == Some(live.name.as_str()) && m.key == key
     });
     if !reported {
-        planner.problem(origin, format!("{noun} `{key}` was not loaded"));
+        let field = run_field.clone().key(match key {
+            ObjectKey::Name(_) => "name",
+            ObjectKey::Id(_) => "id",
+        });
+        planner.problem_at(origin, field, format!("{noun} `{key}` was not loaded"));
     }
     None
 }

@@ -58,6 +58,19 @@ pub enum ResolveError {
     },
 }
 
+impl ResolveError {
+    /// The field of a scorer spec the error is about: `id`, `name` or
+    /// `scorer_version`.
+    #[must_use]
+    pub fn field(&self) -> &'static str {
+        match self {
+            ResolveError::UnknownId { .. } => "id",
+            ResolveError::UnknownName { .. } | ResolveError::AmbiguousName { .. } => "name",
+            ResolveError::UnknownVersion { .. } => "scorer_version",
+        }
+    }
+}
+
 fn known_versions(known: &[i64]) -> String {
     if known.is_empty() {
         "none were found".to_owned()

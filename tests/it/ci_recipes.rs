@@ -148,9 +148,23 @@ fn every_recipe_runs_only_command_lines_evalctl_has() {
     assert_eq!(commands("apply.yml"), ["apply"]);
     assert_eq!(commands("drift.yml"), ["drift"]);
     let plan = line(&all, "plan.yml", "plan");
-    for flag in ["-o", "markdown", "--out", "--detailed-exitcode"] {
+    for flag in [
+        "-o",
+        "markdown",
+        "--out",
+        "--detailed-exitcode",
+        "--github-annotations",
+    ] {
         assert!(plan.args.iter().any(|a| a == flag), "{flag}: {plan:#?}");
     }
+    // Manifest problems become annotations on the pull request.
+    let validate = line(&all, "plan.yml", "validate");
+    assert!(
+        validate
+            .args
+            .ends_with(&["-o".to_owned(), "github".to_owned()]),
+        "{validate:#?}"
+    );
     // The comment names the artifact the recipe uploads the saved plan as.
     let artifact = plan
         .args

@@ -223,7 +223,8 @@ fn overwriting_needs_force_and_project_limits_the_export() {
     .expect(0);
 
     let unknown = ctx.evalctl(&["export", "--dir", "out", "--project", "demo-projekt"]);
-    unknown.expect(1);
+    // A project named on the command line that does not exist: a usage error.
+    unknown.expect(64);
     assert!(
         unknown.stderr.contains("project `demo-projekt` not found")
             && unknown.stderr.contains("did you mean `demo-project`"),

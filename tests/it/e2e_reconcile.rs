@@ -312,7 +312,8 @@ fn missing_objects_name_the_nearest_existing_ones() {
     run.expect(65);
     assert!(
         run.stderr
-            .contains("project `demo-projet` not found; did you mean `demo-project`?"),
+            .contains("error: project `demo-projet` not found\n --> repo/project.yaml:2:7\n")
+            && run.stderr.contains("= help: did you mean `demo-project`?"),
         "{}",
         run.stderr
     );
@@ -324,8 +325,8 @@ fn missing_objects_name_the_nearest_existing_ones() {
     run.expect(65);
     assert!(
         run.stderr.contains(
-            "log stream `prodution` not found in project `demo-project`; did you mean `production`?"
-        ),
+            "error: log stream `prodution` not found in project `demo-project`\n --> repo/project.yaml:4:11\n"
+        ) && run.stderr.contains("= help: did you mean `production`?"),
         "{}",
         run.stderr
     );
