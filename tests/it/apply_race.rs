@@ -8,9 +8,13 @@
 //! complete report, no section or template name occurs twice, and `drift`
 //! exits 0. `APPLY_RACE_ROUNDS` sets the number of rounds (default 20).
 //!
-//! Also here: a duplicate made out of band (someone clicked twice) is drift
-//! (`drift` exits 2, `plan` deletes the copy that is not the keeper) and
-//! `apply` resolves it, keeping the first.
+//! The same with widgets (at the top level, in an existing section and in a
+//! section the same apply creates, placed by its name): no widget name twice
+//! in one place (`APPLY_RACE_ROUNDS`/2 rounds).
+//!
+//! Also here: a duplicate made out of band (someone clicked twice), of a
+//! section or of a widget, is drift (`drift` exits 2, `plan` deletes the
+//! copy that is not the keeper) and `apply` resolves it, keeping the first.
 
 use crate::e2e_support;
 
@@ -18,7 +22,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use e2e_support::{Run, TestContext};
-use evalctl::api::SectionCreateRequest;
+use evalctl::api::{SectionCreateRequest, TrendsDashboard, WidgetCreateRequest};
 use evalctl::plan::ApplyReport;
 use evalctl::sandbox::Faults;
 
@@ -308,4 +312,162 @@ fn a_duplicate_of_a_declared_name_is_drift_and_apply_keeps_the_first() {
     assert_eq!(errors.len(), 1);
     assert_ne!(errors[0].id, copy_id, "the first one is kept");
     assert_eq!(errors[0].description.as_deref(), Some("Error rates"));
+}
+
+/// Widgets at the top level and in sections, one section new: its widgets
+/// are placed by the section's name.
+const WIDGETS: &str = r##"
+kind: Project
+name: demo-project
+log_streams:
+  - name: production
+    trends:
+      widgets:
+        - {name: Traces, type: number, metric: num_traces, aggregation: Count}
+        - {name: Errors, type: table, metric: error_count, aggregation: Sum}
+      sections:
+        - name: Quality
+          widgets:
+            - {name: Correctness, type: bar_chart, metric: correctness, aggregation: Count}
+            - {name: Adherence, type: line_chart, metric: context_adherence, aggregation: PercentageTrue}
+        - name: Spend
+          color: "#2CA02C"
+          widgets:
+            - {name: Cost, type: number, metric: cost_usd, aggregation: Average}
+            - {name: Latency p95, type: line_chart, metric: latency_ms, aggregation: P95}
+"##;
+
+/// The default dashboard of demo-project's production log stream.
+fn production_dashboard(ctx: &TestContext) -> (String, String, TrendsDashboard) {
+    let client = ctx.client();
+    ctx.block_on(async {
+        let project = client
+            .find_project_by_name("demo-project")
+            .await
+            .expect("read")
+            .expect("demo-project");
+        let ls = client
+            .find_log_stream_by_name(&project.id, "production")
+            .await
+            .expect("read")
+            .expect("production");
+        let d = client
+            .get_dashboard(&project.id, &ls.id, None)
+            .await
+            .expect("read")
+            .expect("a dashboard");
+        (project.id, ls.id, d)
+    })
+}
+
+/// Names that occur more than once among the sections of the production
+/// dashboard, and among the widgets of each of its places.
+fn widget_duplicates(ctx: &TestContext) -> Vec<String> {
+    let (_, _, d) = production_dashboard(ctx);
+    let mut names: Vec<(String, String)> = d
+        .sections
+        .iter()
+        .map(|s| ("section".to_owned(), s.name.clone()))
+        .collect();
+    names.extend(
+        d.widgets
+            .iter()
+            .map(|w| ("top-level widget".to_owned(), w.name.clone())),
+    );
+    for s in &d.sections {
+        names.extend(
+            s.widgets
+                .iter()
+                .map(|w| (format!("widget of section {}", s.name), w.name.clone())),
+        );
+    }
+    let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for n in names {
+        *counts.entry(n).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|((what, name), n)| format!("{what} `{name}` {n} times"))
+        .collect()
+}
+
+#[test]
+fn two_applies_of_widgets_at_once_leave_one_widget_of_each_name_per_place() {
+    let apply = ["apply", "widgets", "--auto-approve", "-o", "json"];
+    let (mut deleted, mut found) = (0, 0);
+    let n = rounds().div_ceil(2);
+    for round in 1..=n {
+        let ctx = race_context();
+        ctx.write("widgets/project.yaml", WIDGETS);
+        let (a, b) = at_once(&ctx, &apply, &apply);
+        let (ra, rb) = (honest_report(&a), honest_report(&b));
+        let both = format!(
+            "round {round}\n--- first\n{}\n--- second\n{}",
+            a.all_output(),
+            b.all_output()
+        );
+        assert_eq!((a.status, b.status), (0, 0), "{both}");
+        let left = widget_duplicates(&ctx);
+        assert!(left.is_empty(), "duplicates left: {left:?}\n{both}");
+        let drift = ctx.evalctl_bounded(&[], &["drift", "widgets"], LIMIT);
+        assert_eq!(drift.status, 0, "{}\n{both}", drift.all_output());
+        for r in [&ra, &rb] {
+            let (d, f) = races_resolved(r);
+            deleted += d;
+            found += f;
+        }
+    }
+    show(&format!(
+        "race (two applies of widgets at once, 30 ms a request): {n} rounds, {} applies, all exited 0; \
+         a run deleted its own just-made copy {deleted} time(s), found the name already made {found} time(s); \
+         duplicates left: 0",
+        2 * n
+    ));
+}
+
+#[test]
+fn a_second_widget_of_a_declared_name_is_drift_and_apply_keeps_the_first() {
+    let ctx = TestContext::new();
+    ctx.write("repo/project.yaml", WIDGETS);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    ctx.evalctl(&["drift", "repo"]).expect(0);
+    // Someone adds a second top-level `Traces` widget by hand.
+    let (project_id, ls_id, _) = production_dashboard(&ctx);
+    let client = ctx.client();
+    let body: WidgetCreateRequest = serde_json::from_value(serde_json::json!({
+        "name": "Traces", "type": "line_chart", "metric": "num_traces", "aggregation": "Sum"
+    }))
+    .expect("a widget body");
+    let copy_id = ctx.block_on(async {
+        client
+            .create_widget(&project_id, &ls_id, None, &body)
+            .await
+            .expect("created")
+            .id
+    });
+    assert_eq!(widget_duplicates(&ctx).len(), 1);
+
+    let drift = ctx.evalctl(&["drift", "repo"]);
+    drift.expect(2);
+    assert!(drift.stdout.contains("Traces"), "{}", drift.stdout);
+    let plan = ctx.evalctl(&["plan", "repo", "-o", "json"]);
+    plan.expect(0);
+    let doc: serde_json::Value = serde_json::from_str(&plan.stdout).expect("a JSON plan");
+    let changes = doc["changes"].as_array().expect("changes");
+    assert_eq!(changes.len(), 1, "{}", plan.stdout);
+    assert_eq!(changes[0]["action"], "delete");
+    assert_eq!(changes[0]["operations"][0]["widget"], copy_id.as_str());
+
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    ctx.evalctl(&["drift", "repo"]).expect(0);
+    let (_, _, d) = production_dashboard(&ctx);
+    let traces: Vec<_> = d.widgets.iter().filter(|w| w.name == "Traces").collect();
+    assert_eq!(traces.len(), 1);
+    assert_ne!(traces[0].id, copy_id, "the first one is kept");
+    assert_eq!(traces[0].metric, "num_traces");
+    assert_eq!(
+        serde_json::to_value(&traces[0].widget_type).expect("a type"),
+        "number"
+    );
 }
