@@ -5,7 +5,11 @@
 //!   by reading the object back: the apply succeeds, saying so;
 //! - a create or an idempotent write whose answer was lost before the
 //!   service processed it is sent again within the same apply when a read
-//!   shows it did not land, so one apply converges.
+//!   shows it did not land, so one apply converges;
+//! - the same for widgets: creates at the top level, in an existing section
+//!   and in a section the same apply creates, and an update, under 5xx and
+//!   dropped connections before and after processing, converge with one
+//!   widget of each name per place.
 
 use crate::e2e_support;
 
@@ -209,6 +213,134 @@ fn lost_answers_before_processing_are_sent_again_within_one_apply() {
         resent > 0,
         "no write was sent again: the test proves nothing"
     );
+    assert!(
+        complete * 4 >= seeds.count() * 3,
+        "only {complete} first applies converged"
+    );
+}
+
+/// Widgets created at the top level, in the fixture's `Quality` section and
+/// in a new section (placed by its name), and one updated (`Correctness`,
+/// a bar chart in the fixture).
+const WIDGETS: &str = r##"
+kind: Project
+name: demo-project
+log_streams:
+  - name: production
+    trends:
+      widgets:
+        - {name: Traces, type: number, metric: num_traces, aggregation: Count}
+        - {name: Errors, type: table, metric: error_count, aggregation: Sum}
+        - {name: Tokens, type: line_chart, metric: total_tokens, aggregation: Sum}
+      sections:
+        - name: Quality
+          widgets:
+            - {name: Correctness, type: line_chart, metric: correctness, aggregation: Count}
+            - {name: Adherence, type: number, metric: context_adherence, aggregation: PercentageTrue}
+        - name: Spend
+          widgets:
+            - {name: Cost, type: number, metric: cost_usd, aggregation: Average}
+            - {name: Latency p95, type: line_chart, metric: latency_ms, aggregation: P95}
+"##;
+
+/// The widget names of each place of production's dashboard, sorted.
+fn widget_places(ctx: &TestContext) -> Vec<(String, Vec<String>)> {
+    let client = ctx.client();
+    ctx.block_on(async {
+        let project = client
+            .find_project_by_name("demo-project")
+            .await
+            .expect("read")
+            .expect("demo-project");
+        let ls = client
+            .find_log_stream_by_name(&project.id, "production")
+            .await
+            .expect("read")
+            .expect("production");
+        let d = client
+            .get_dashboard(&project.id, &ls.id, None)
+            .await
+            .expect("read")
+            .expect("a dashboard");
+        let names = |ws: &[evalctl::api::Widget]| {
+            let mut n: Vec<String> = ws.iter().map(|w| w.name.clone()).collect();
+            n.sort();
+            n
+        };
+        let mut places = vec![("(top)".to_owned(), names(&d.widgets))];
+        places.extend(
+            d.sections
+                .iter()
+                .map(|s| (s.name.clone(), names(&s.widgets))),
+        );
+        places
+    })
+}
+
+#[test]
+fn widget_writes_under_faults_settle_and_converge_without_duplicates() {
+    // Widget creates and updates fail before or after the service processed
+    // them (one attempt each: --max-retries 1): each is settled by reading
+    // the dashboard, sent again only when it did not land.
+    let (mut settled, mut complete) = (0, 0);
+    let seeds = 21..25;
+    for seed in seeds.clone() {
+        let ctx = TestContext::new();
+        ctx.write("repo/project.yaml", WIDGETS);
+        ctx.faults(Faults {
+            fail_rate: 0.1,
+            fail_after_rate: 0.2,
+            drop_rate: 0.05,
+            drop_after_rate: 0.1,
+            seed,
+            path_contains: Some("/trends/widgets".into()),
+            ..Faults::none()
+        });
+        let first = ctx.evalctl(&[
+            "apply",
+            "repo",
+            "--auto-approve",
+            "-o",
+            "json",
+            "--max-retries",
+            "1",
+        ]);
+        let r = report(&first);
+        let text = details(&r);
+        match first.status {
+            0 => complete += 1,
+            3 => assert!(
+                text.contains("time(s)"),
+                "seed {seed}: a failure that was not retried after reading\n{text}\n{}",
+                first.stderr
+            ),
+            other => panic!("seed {seed}: exit {other}\n{text}\n{}", first.stderr),
+        }
+        settled += text.matches("a re-read").count();
+        ctx.faults(Faults::none());
+        if first.status == 3 {
+            ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+        }
+        ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+            .expect(0);
+        let places = widget_places(&ctx);
+        let has = |place: &str, want: &[&str]| {
+            let found = places
+                .iter()
+                .filter(|(p, _)| p == place)
+                .map(|(_, names)| names.clone())
+                .collect::<Vec<_>>();
+            assert_eq!(found.len(), 1, "seed {seed}: sections {places:?}");
+            for w in want {
+                let n = found[0].iter().filter(|n| n == w).count();
+                assert_eq!(n, 1, "seed {seed}: `{w}` {n} times in {place}: {places:?}");
+            }
+        };
+        has("(top)", &["Traces", "Errors", "Tokens"]);
+        has("Quality", &["Correctness", "Adherence"]);
+        has("Spend", &["Cost", "Latency p95"]);
+    }
+    assert!(settled > 0, "no write was settled: the test proves nothing");
     assert!(
         complete * 4 >= seeds.count() * 3,
         "only {complete} first applies converged"
