@@ -10,10 +10,12 @@
 //!
 //! The same with widgets (at the top level, in an existing section and in a
 //! section the same apply creates, placed by its name): no widget name twice
-//! in one place (`APPLY_RACE_ROUNDS`/2 rounds).
+//! in one place; and with a dashboard both applies create (a copy) with its
+//! contents: one dashboard of that name, nothing twice in it
+//! (`APPLY_RACE_ROUNDS`/2 rounds each).
 //!
 //! Also here: a duplicate made out of band (someone clicked twice), of a
-//! section or of a widget, is drift (`drift` exits 2, `plan` deletes the
+//! section, a widget or a dashboard, is drift (`drift` exits 2, `plan` deletes the
 //! copy that is not the keeper) and `apply` resolves it, keeping the first.
 
 use crate::e2e_support;
@@ -22,7 +24,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use e2e_support::{Run, TestContext};
-use evalctl::api::{SectionCreateRequest, TrendsDashboard, WidgetCreateRequest};
+use evalctl::api::{
+    SectionCreateRequest, TrendsDashboard, TrendsDashboardDuplicateRequest, WidgetCreateRequest,
+};
 use evalctl::plan::ApplyReport;
 use evalctl::sandbox::Faults;
 
@@ -470,4 +474,171 @@ fn a_second_widget_of_a_declared_name_is_drift_and_apply_keeps_the_first() {
         serde_json::to_value(&traces[0].widget_type).expect("a type"),
         "number"
     );
+}
+
+/// A dashboard the apply creates (a copy of the default one), with widgets
+/// at its top level and in a section of its own.
+const DASHBOARD: &str = r##"
+kind: Project
+name: demo-project
+log_streams:
+  - name: production
+    trends:
+      dashboards:
+        - name: Night watch
+          interval_mins: 5
+          widgets:
+            - {name: Errors, type: table, metric: error_count, aggregation: Sum}
+            - {name: Latency p99, type: line_chart, metric: latency_ms, aggregation: P99}
+          sections:
+            - name: Paging
+              widgets:
+                - {name: Pages, type: number, metric: pages, aggregation: Count}
+"##;
+
+/// The names of production's dashboards other than the default one, and
+/// what occurs twice in each.
+fn other_dashboards(ctx: &TestContext) -> (Vec<String>, Vec<String>) {
+    let client = ctx.client();
+    ctx.block_on(async {
+        let project = client
+            .find_project_by_name("demo-project")
+            .await
+            .expect("read")
+            .expect("demo-project");
+        let ls = client
+            .find_log_stream_by_name(&project.id, "production")
+            .await
+            .expect("read")
+            .expect("production");
+        let mut names = Vec::new();
+        let mut twice = Vec::new();
+        for d in client
+            .list_dashboards(&project.id, &ls.id)
+            .await
+            .expect("listed")
+        {
+            if d.is_default {
+                continue;
+            }
+            names.push(d.name.clone());
+            let full = client
+                .get_dashboard(&project.id, &ls.id, Some(&d.id))
+                .await
+                .expect("read")
+                .expect("a listed dashboard");
+            let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+            for s in &full.sections {
+                *seen.entry(format!("section {}", s.name)).or_default() += 1;
+                for w in &s.widgets {
+                    *seen
+                        .entry(format!("widget {} of {}", w.name, s.name))
+                        .or_default() += 1;
+                }
+            }
+            for w in &full.widgets {
+                *seen.entry(format!("widget {}", w.name)).or_default() += 1;
+            }
+            twice.extend(
+                seen.into_iter()
+                    .filter(|(_, n)| *n > 1)
+                    .map(|(what, n)| format!("{}: {what} {n} times", d.name)),
+            );
+        }
+        names.sort();
+        (names, twice)
+    })
+}
+
+#[test]
+fn two_applies_creating_one_dashboard_at_once_leave_one_dashboard() {
+    let apply = ["apply", "dash", "--auto-approve", "-o", "json"];
+    let (mut deleted, mut found) = (0, 0);
+    let n = rounds().div_ceil(2);
+    for round in 1..=n {
+        let ctx = race_context();
+        ctx.write("dash/project.yaml", DASHBOARD);
+        let (a, b) = at_once(&ctx, &apply, &apply);
+        let (ra, rb) = (honest_report(&a), honest_report(&b));
+        let both = format!(
+            "round {round}\n--- first\n{}\n--- second\n{}",
+            a.all_output(),
+            b.all_output()
+        );
+        assert_eq!((a.status, b.status), (0, 0), "{both}");
+        let (names, twice) = other_dashboards(&ctx);
+        let copies = names.iter().filter(|n| *n == "Night watch").count();
+        assert_eq!(copies, 1, "{names:?}\n{both}");
+        assert!(twice.is_empty(), "duplicates left: {twice:?}\n{both}");
+        let drift = ctx.evalctl_bounded(&[], &["drift", "dash"], LIMIT);
+        assert_eq!(drift.status, 0, "{}\n{both}", drift.all_output());
+        for r in [&ra, &rb] {
+            let (d, f) = races_resolved(r);
+            deleted += d;
+            found += f;
+        }
+    }
+    show(&format!(
+        "race (two applies creating one dashboard at once, 30 ms a request): {n} rounds, {} applies, all exited 0; \
+         a run deleted its own just-made copy {deleted} time(s), found the name already made {found} time(s); \
+         duplicates left: 0",
+        2 * n
+    ));
+}
+
+#[test]
+fn a_second_dashboard_of_a_declared_name_is_drift_and_apply_keeps_the_first() {
+    let ctx = TestContext::new();
+    ctx.write("repo/project.yaml", DASHBOARD);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    ctx.evalctl(&["drift", "repo"]).expect(0);
+    // Someone copies `Night watch` under the same name by hand.
+    let (project_id, ls_id, _) = production_dashboard(&ctx);
+    let client = ctx.client();
+    let (first_id, copy_id) = ctx.block_on(async {
+        let first = client
+            .find_dashboards_by_name(&project_id, &ls_id, "Night watch")
+            .await
+            .expect("listed")
+            .remove(0)
+            .id;
+        let body: TrendsDashboardDuplicateRequest =
+            serde_json::from_value(serde_json::json!({"name": "Night watch"}))
+                .expect("a duplicate body");
+        let copy = client
+            .duplicate_dashboard(&project_id, &ls_id, &first, &body)
+            .await
+            .expect("copied")
+            .id;
+        (first, copy)
+    });
+    assert_eq!(
+        other_dashboards(&ctx).0,
+        ["Night watch", "Night watch", "On-call"]
+    );
+
+    let drift = ctx.evalctl(&["drift", "repo"]);
+    drift.expect(2);
+    assert!(drift.stdout.contains("Night watch"), "{}", drift.stdout);
+    let plan = ctx.evalctl(&["plan", "repo", "-o", "json"]);
+    plan.expect(0);
+    let doc: serde_json::Value = serde_json::from_str(&plan.stdout).expect("a JSON plan");
+    let changes = doc["changes"].as_array().expect("changes");
+    assert_eq!(changes.len(), 1, "{}", plan.stdout);
+    assert_eq!(changes[0]["action"], "delete");
+    assert_eq!(
+        changes[0]["operations"][0]["dashboard_id"],
+        copy_id.as_str()
+    );
+
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    ctx.evalctl(&["drift", "repo"]).expect(0);
+    let left = ctx.block_on(async {
+        client
+            .find_dashboards_by_name(&project_id, &ls_id, "Night watch")
+            .await
+            .expect("listed")
+    });
+    let ids: Vec<&str> = left.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(ids, [first_id.as_str()], "the first one is kept");
 }

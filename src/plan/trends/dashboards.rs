@@ -9,8 +9,10 @@
 //! replaces the dashboard with a copy of itself of the new visibility (its
 //! contents planned first, on the old one, so the copy carries them), then
 //! deletes the old one. Names are not unique: the first dashboard of a name
-//! is the one paired; dashboards the caller sees that no declaration pairs
-//! are deleted with `--prune` (their creator named), else noted.
+//! in the service's listing is the one paired; a second one of a declared
+//! name is deleted (drift, with or without `--prune`); other dashboards the
+//! caller sees that no declaration pairs are deleted with `--prune` (their
+//! creator named), else noted.
 
 use serde::Serialize;
 
@@ -140,21 +142,16 @@ pub(super) fn plan_dashboards(
         if !planner.options.selects(&at) {
             continue;
         }
+        // A second dashboard of a declared name is drift, with or without
+        // --prune: the first listed is the one paired and kept.
         let duplicate = wanted.iter().any(|w| w.name == live.name);
-        if planner.options.prune {
+        if duplicate || planner.options.prune {
             delete_dashboard(planner, default_board, at, live, duplicate);
         } else {
-            let message = if duplicate {
-                format!(
-                    "a second dashboard named `{}` exists (delete it with --prune)",
-                    live.name
-                )
-            } else {
-                format!(
-                    "dashboard `{}` exists but is not declared (delete it with --prune)",
-                    live.name
-                )
-            };
+            let message = format!(
+                "dashboard `{}` exists but is not declared (delete it with --prune)",
+                live.name
+            );
             planner.note_by(
                 live.created_by.clone(),
                 Some(at),
@@ -341,7 +338,7 @@ fn delete_dashboard(
         address,
         action: Action::Delete,
         reason: if duplicate {
-            "a second dashboard with this name".to_owned()
+            "a second dashboard with this name (the first listed is kept)".to_owned()
         } else {
             "not declared (--prune)".to_owned()
         },

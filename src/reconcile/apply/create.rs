@@ -570,7 +570,10 @@ pub async fn create_in_scope<T>(
         Some(Ok(scope)) => scope,
         Some(Err(error)) => {
             gate.saw(&error);
-            let what = error.to_string();
+            let what = match error {
+                OperationError::Unresolved { what } => what,
+                other => other.to_string(),
+            };
             for j in jobs {
                 let error = OperationError::Unresolved { what: what.clone() };
                 end(j.index, Created::Failed(error));

@@ -500,13 +500,17 @@ async fn run_operation(
     }
 }
 
-/// Copies a dashboard (how a dashboard is created), settling a lost answer
-/// by reading: made when a dashboard of that name other than the source
-/// exists; absent, it is sent again (at most `create::MAX_SENDS` in all),
-/// unless the lost request may still land (the client timed out). Two
-/// applies that copy at once can still leave two dashboards of one name:
-/// they are not deleted here (a dashboard is not a create's fresh object
-/// once the apply goes on filling it); the plan notes the second one.
+/// Copies a dashboard (how a dashboard is created) without leaving two of
+/// one name, the way `create` makes sections and widgets: a fresh read of
+/// the log stream's dashboards of that name first (one made since the plan
+/// was read, by another run, is not made again); a lost answer settled by
+/// reading (made when a dashboard of that name other than the source
+/// exists; absent, sent again, at most `create::MAX_SENDS` times in all,
+/// unless the lost request may still land: the client timed out); then one
+/// more read: when another run copied the same name at the same time, the
+/// first listed is the one kept (the one a plan pairs and `resolve` finds),
+/// and this run deletes its own copy, made an instant ago, if it is not
+/// that one.
 async fn duplicate_settled(
     client: &Client,
     stream: &LogStream<'_>,
@@ -515,50 +519,105 @@ async fn duplicate_settled(
 ) -> Result<Option<String>, OperationError> {
     let noun = "dashboard";
     let source_id = stream.dashboard(client, source).await?;
+    let copies = || async {
+        find_dashboard_ids(client, stream.project_id, stream.log_stream_id, &body.name)
+            .await
+            .map(|ids| {
+                ids.into_iter()
+                    .filter(|id| id != &source_id)
+                    .collect::<Vec<_>>()
+            })
+    };
+    let describe = || format!("the dashboards named `{}`", body.name);
+    match copies().await {
+        Ok(ids) if !ids.is_empty() => {
+            return Ok(Some(format!(
+                "the {noun} exists already (created since the plan was read, by another run); not created again"
+            )));
+        }
+        Ok(_) => {}
+        Err(e) => {
+            return Err(OperationError::NotRead {
+                noun,
+                source: ReadError::new(describe(), e),
+            });
+        }
+    }
     let mut lost: Vec<String> = Vec::new();
+    let mut made: Option<String> = None;
     for _ in 0..create::MAX_SENDS {
         let error = match client
             .duplicate_dashboard(stream.project_id, stream.log_stream_id, &source_id, body)
             .await
         {
-            Ok(_) => {
-                return Ok((!lost.is_empty()).then(|| {
-                    format!(
-                        "the answer to {} earlier request(s) was lost ({}) and a re-read did not find the {noun}, so it was sent again",
-                        lost.len(),
-                        lost.join(", ")
-                    )
-                }));
+            Ok(copy) => {
+                made = Some(copy.id);
+                break;
             }
             Err(e @ ApiError::Ambiguous { .. }) => e,
             Err(e) => return Err(e.into()),
         };
         let cause = settle::short_cause(&error);
-        let found = find_dashboard_ids(client, stream.project_id, stream.log_stream_id, &body.name)
-            .await
-            .map(|ids| ids.iter().any(|id| id != &source_id));
-        match found {
-            Ok(true) => {
+        match copies().await {
+            Ok(ids) if !ids.is_empty() => {
                 return Ok(Some(format!(
                     "the service's answer was lost ({cause}); a re-read found the {noun}, so it was created once"
                 )));
             }
-            Ok(false) if create::may_still_land(&cause) => {
+            Ok(_) if create::may_still_land(&cause) => {
                 return Err(OperationError::MaybeLate { noun, cause });
             }
-            Ok(false) => lost.push(cause),
+            Ok(_) => lost.push(cause),
             Err(e) => {
                 return Err(OperationError::Unsettled {
                     noun,
-                    source: ReadError::new(format!("the dashboards named `{}`", body.name), e),
+                    source: ReadError::new(describe(), e),
                 });
             }
         }
     }
-    Err(OperationError::LostCreate {
-        noun,
-        sends: create::MAX_SENDS,
-    })
+    let Some(id) = made else {
+        return Err(OperationError::LostCreate {
+            noun,
+            sends: create::MAX_SENDS,
+        });
+    };
+    let mut notes: Vec<String> = Vec::new();
+    if !lost.is_empty() {
+        notes.push(format!(
+            "the answer to {} earlier request(s) was lost ({}) and a re-read did not find the {noun}, so it was sent again",
+            lost.len(),
+            lost.join(", ")
+        ));
+    }
+    match copies().await {
+        Ok(ids) => match ids.first() {
+            Some(keeper) if *keeper != id && ids.contains(&id) => {
+                let keeper = keeper.clone();
+                match client
+                    .delete_dashboard(stream.project_id, stream.log_stream_id, &id)
+                    .await
+                {
+                    Ok(_) => notes.push(format!(
+                        "another run created a {noun} of this name at the same time; its copy ({keeper}) is the one kept, so this run deleted its own ({id})"
+                    )),
+                    Err(source) => {
+                        return Err(OperationError::OwnCopyLeft {
+                            noun,
+                            id,
+                            keeper,
+                            source,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        },
+        Err(e) => notes.push(format!(
+            "created; whether another run created one at the same time could not be checked ({e}); the next plan shows it"
+        )),
+    }
+    Ok((!notes.is_empty()).then(|| notes.join("; ")))
 }
 
 fn already_deleted(d: Deleted) -> Option<String> {

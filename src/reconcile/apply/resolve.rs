@@ -1,5 +1,7 @@
 //! Resolving, when an operation runs, the objects a plan could only name:
-//! a dashboard the same apply created (by its name), a section it created
+//! a dashboard the same apply created (by its name: the first listed of it,
+//! the one a plan pairs and the one kept when two runs copied it at once,
+//! see `super::duplicate_settled`), a section it created
 //! or a section of such a dashboard (the first of its name, the one a plan
 //! pairs), a widget of such a dashboard (by name within its section). Each
 //! lookup reads through the plan's own readers.
@@ -28,14 +30,11 @@ impl LogStream<'_> {
             DashboardRef::Named { named } => {
                 let ids =
                     find_dashboard_ids(client, self.project_id, self.log_stream_id, named).await?;
-                match ids.as_slice() {
-                    [one] => Ok(one.clone()),
-                    [] => Err(unresolved(format!("no dashboard is named `{named}`"))),
-                    several => Err(unresolved(format!(
-                        "{} dashboards are named `{named}`",
-                        several.len()
-                    ))),
-                }
+                // Several: two applies copied it at once; the first listed
+                // is the one kept (the other run deletes its copy).
+                ids.into_iter()
+                    .next()
+                    .ok_or_else(|| unresolved(format!("no dashboard is named `{named}`")))
             }
         }
     }
