@@ -126,15 +126,6 @@ pub enum Error {
         /// The signal.
         signal: String,
     },
-    /// A path given to `--base` or `--applied` does not exist (a typo would
-    /// otherwise quietly make the plan two-way).
-    #[error("{flag} {}: no such file or directory", .path.display())]
-    OtherManifestsNotFound {
-        /// `--base` or `--applied`.
-        flag: &'static str,
-        /// The path.
-        path: std::path::PathBuf,
-    },
     /// The async runtime could not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
@@ -151,7 +142,6 @@ impl Error {
             | Error::Export(CollectError::UnknownProjects(_))
             | Error::UnknownScorer(_)
             | Error::Usage(_)
-            | Error::OtherManifestsNotFound { .. }
             | Error::NeedsApproval => ExitStatus::Usage,
             Error::Connect(_)
             | Error::Config(_)

@@ -88,32 +88,40 @@ pub async fn plan_from_manifests(
 
 /// Loads the other manifests of a three-way plan (`--base`, `--applied`):
 /// the set, or why it cannot be used (a sentence for the plan's note). Their
-/// diagnostics are not printed: they are not this PR's to fix.
+/// diagnostics are not printed: they are not this PR's to fix. A path that
+/// does not exist declares nothing (the first PR adding the manifests: the
+/// base branch has none), with a warning in case it is a typo.
 fn load_other(
-    flag: &'static str,
+    flag: &str,
     what: &str,
     paths: &[PathBuf],
-) -> Result<Result<ManifestSet, String>, Error> {
-    if let Some(path) = paths.iter().find(|p| !p.exists()) {
-        return Err(Error::OtherManifestsNotFound {
-            flag,
-            path: path.clone(),
-        });
+    printer: &Printer,
+) -> Result<ManifestSet, String> {
+    let (present, missing): (Vec<PathBuf>, Vec<PathBuf>) =
+        paths.iter().cloned().partition(|p| p.exists());
+    for path in &missing {
+        printer.warn(&format!(
+            "{flag} {}: no such file or directory; {what} there declare nothing",
+            path.display()
+        ));
     }
-    let outcome = manifest::load(paths, &process_env);
+    if present.is_empty() {
+        return Ok(ManifestSet::default());
+    }
+    let outcome = manifest::load(&present, &process_env);
     if outcome.has_errors() {
         let count = outcome.error_count();
         let s = if count == 1 { "" } else { "s" };
-        return Ok(Err(format!(
+        return Err(format!(
             "{what} do not load ({count} error{s}; `evalctl validate {}` shows them)",
-            paths
+            present
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
                 .join(" ")
-        )));
+        ));
     }
-    Ok(Ok(outcome.set))
+    Ok(outcome.set)
 }
 
 fn problems(what: &str, error: &PlanError) -> String {
@@ -146,7 +154,7 @@ pub async fn plan_three_way(
     }
     let desired = load_manifests(manifests, printer)?;
     target::unmatched(&desired, &options.targets)?;
-    let base = load_other("--base", "the base manifests", &three_way.base)?;
+    let base = load_other("--base", "the base manifests", &three_way.base, printer);
     let applied = if three_way.applied.is_empty() {
         None
     } else {
@@ -154,7 +162,8 @@ pub async fn plan_three_way(
             "--applied",
             "the manifests as last applied",
             &three_way.applied,
-        )?)
+            printer,
+        ))
     };
     let connection = connect(live_args).map_err(Error::Connect)?;
     let base = match base {

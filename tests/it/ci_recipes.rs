@@ -154,6 +154,8 @@ fn every_recipe_runs_only_command_lines_evalctl_has() {
         "--out",
         "--detailed-exitcode",
         "--github-annotations",
+        "--base",
+        "--fail-on",
     ] {
         assert!(plan.args.iter().any(|a| a == flag), "{flag}: {plan:#?}");
     }
@@ -265,13 +267,21 @@ fn the_recipes_gate_a_change_from_pull_request_to_drift() {
     ctx.copy_dir("examples/quickstart", &dir);
 
     // A pull request: the manifests are valid, the plan has changes (2, which the
-    // job accepts), the comment fits, the saved plan is there to upload.
+    // job accepts), the comment fits, the saved plan is there to upload. The base
+    // branch has no manifests yet: every change is the PR's.
     run(line(&all, "plan.yml", "validate"), &ctx).expect(0);
     let plan = run(line(&all, "plan.yml", "plan"), &ctx);
     plan.expect(2);
     fits_a_comment(&plan, "the plan comment");
     assert!(
         plan.stdout.starts_with("## evalctl plan"),
+        "{}",
+        plan.stdout
+    );
+    assert!(
+        plan.stdout.contains("### This PR changes (")
+            && !plan.stdout.contains("### Conflicts")
+            && !plan.stdout.contains("### Out-of-band"),
         "{}",
         plan.stdout
     );
@@ -282,9 +292,48 @@ fn the_recipes_gate_a_change_from_pull_request_to_drift() {
     apply.expect(0);
     run(line(&all, "plan.yml", "plan"), &ctx).expect(0);
 
+    // The merge is the base now (plan.yml checks out the base branch, drift.yml
+    // the previous commit, under base/).
+    let base = line(&all, "plan.yml", "plan")
+        .env
+        .get("EVALCTL_BASE_DIR")
+        .expect("the base directory")
+        .clone();
+    assert_eq!(
+        line(&all, "drift.yml", "drift").env.get("EVALCTL_BASE_DIR"),
+        Some(&base)
+    );
+    ctx.copy_dir("examples/quickstart", &base);
+
     // Nightly: no drift; then someone recolours a section in the UI: drift (2).
     run(line(&all, "drift.yml", "drift"), &ctx).expect(0);
     recolour_section(&ctx, "demo-project", "production", "Quality", "#ff0000");
+
+    // A pull request that does not touch the section: its comment says that
+    // applying would revert the hot-fix.
+    let plan = run(line(&all, "plan.yml", "plan"), &ctx);
+    plan.expect(2);
+    assert!(
+        plan.stdout
+            .contains("### Out-of-band changes this apply would revert (1)"),
+        "{}",
+        plan.stdout
+    );
+    // One that recolours it too: a conflict, which fails the job (4).
+    let manifest = ctx.path(&format!("{dir}/demo-project.yaml"));
+    let original = std::fs::read_to_string(&manifest).expect("the manifest");
+    ctx.write(
+        &format!("{dir}/demo-project.yaml"),
+        &original.replace("#1F77B4", "#2CA02C"),
+    );
+    let plan = run(line(&all, "plan.yml", "plan"), &ctx);
+    plan.expect(4);
+    assert!(
+        plan.stdout.contains("### Conflicts (1)") && plan.stdout.contains("#ff0000"),
+        "{}",
+        plan.stdout
+    );
+    ctx.write(&format!("{dir}/demo-project.yaml"), &original);
     let drift = run(line(&all, "drift.yml", "drift"), &ctx);
     drift.expect(2);
     fits_a_comment(&drift, "the drift issue");

@@ -319,10 +319,19 @@ fn a_base_that_does_not_load_gives_the_usual_plan_and_says_why() {
     );
     let doc = json(&ctx.evalctl(&["plan", "pr", "--base", "broken", "-o", "json"]));
     assert!(attributions(&doc).iter().all(|l| l.ends_with(": -")));
-    // A base path that does not exist is a usage error, not a quiet two-way plan.
-    let run = ctx.evalctl(&["plan", "pr", "--base", "no-such-dir"]);
-    run.expect(64);
-    assert!(run.stderr.contains("--base no-such-dir"), "{}", run.stderr);
+    // A base path that does not exist declares nothing (the first PR adding
+    // the manifests): every difference is this PR's, with a warning in case
+    // of a typo.
+    let run = ctx.evalctl(&["plan", "pr", "--base", "no-such-dir", "-o", "json"]);
+    run.expect(0);
+    assert!(
+        run.stderr
+            .contains("--base no-such-dir: no such file or directory; the base manifests there declare nothing"),
+        "{}",
+        run.stderr
+    );
+    let got = attributions(&json(&run));
+    assert!(got.iter().all(|l| l.ends_with(": proposed")), "{got:#?}");
     // The base refers to a log stream that does not exist live.
     ctx.write(
         "elsewhere/demo.yaml",

@@ -336,12 +336,18 @@ fn expand(
 }
 
 /// The files a recipe's later steps read: `readFileSync('…')` in scripts and the
-/// `path:` of an uploaded artifact.
+/// `path:` of an uploaded artifact (not the `path:` a checkout writes to).
 pub fn files_read(text: &str) -> Vec<String> {
     let mut files = Vec::new();
+    let mut uses = "";
     for line in text.lines() {
         let line = line.trim();
-        if let Some(path) = line.strip_prefix("path:") {
+        if let Some(action) = line.trim_start_matches("- ").strip_prefix("uses:") {
+            uses = action.trim();
+        }
+        if let Some(path) = line.strip_prefix("path:")
+            && !uses.starts_with("actions/checkout")
+        {
             files.push(path.trim().to_owned());
         }
         let mut rest = line;
