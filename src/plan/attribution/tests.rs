@@ -561,3 +561,59 @@ fn paths_nest_only_at_separators() {
     assert_eq!(lookup("", &value, "scorers[a].n", &keyed), Some(&json!(2)));
     assert_eq!(lookup("", &value, "scorers[c]", &keyed), None);
 }
+
+#[test]
+fn a_moved_or_renamed_widget_is_matched_by_its_live_place_and_name() {
+    let widget = |section: &str, name: &str| Address::Widget {
+        project: "demo".into(),
+        log_stream: "production".into(),
+        dashboard: None,
+        section: Some(section.into()),
+        name: name.into(),
+    };
+    // The PR moves `p95` from Latency to Quality and renames it `p95 latency`;
+    // the base keeps it in place and wants the metric someone changed back.
+    let pr = vec![change(
+        widget("Quality", "p95 latency"),
+        Action::Update,
+        vec![
+            field("metric", Some(json!("cost")), Some(json!("latency_ms"))),
+            field("name", Some(json!("p95")), Some(json!("p95 latency"))),
+            field("section", Some(json!("Latency")), Some(json!("Quality"))),
+        ],
+    )];
+    let base = vec![
+        // Another widget of the same name elsewhere is not it.
+        change(
+            widget("Errors", "p95"),
+            Action::Update,
+            vec![field("metric", Some(json!("x")), Some(json!("y")))],
+        ),
+        change(
+            widget("Latency", "p95"),
+            Action::Update,
+            vec![field(
+                "metric",
+                Some(json!("cost")),
+                Some(json!("latency_ms")),
+            )],
+        ),
+    ];
+    let got = attributed(pr, base);
+    assert_eq!(
+        shown(&got),
+        [
+            "metric: drift",
+            "name: proposed",
+            "section: proposed",
+            "= drift"
+        ]
+    );
+    // The base's change to the other widget is noted, not matched.
+    let noted: Vec<String> = got
+        .notes
+        .iter()
+        .filter_map(|n| n.address.as_ref().map(ToString::to_string))
+        .collect();
+    assert_eq!(noted, [widget("Errors", "p95").to_string()]);
+}
