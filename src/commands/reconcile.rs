@@ -36,9 +36,46 @@ pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
+/// Whether the command sends integration secrets (write-only tokens).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Secrets {
+    /// `apply`: each unset variable is a warning at its field.
+    Sent,
+    /// `plan`, `drift`: they never read write-only secrets, so unset ones are
+    /// mentioned once, together, and not per integration.
+    NotNeeded,
+}
+
 /// Loads the manifests, printing their diagnostics.
 pub fn load_manifests(args: &ManifestArgs, printer: &Printer) -> Result<ManifestSet, Error> {
-    let outcome = manifest::load(&args.paths, &process_env);
+    load_manifests_for(args, Secrets::Sent, printer)
+}
+
+/// Loads the manifests for a command that uses `secrets` so, printing their
+/// diagnostics.
+pub fn load_manifests_for(
+    args: &ManifestArgs,
+    secrets: Secrets,
+    printer: &Printer,
+) -> Result<ManifestSet, Error> {
+    let mut outcome = manifest::load(&args.paths, &process_env);
+    if secrets == Secrets::NotNeeded {
+        let mut unset: Vec<String> = outcome
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.unset_secret.clone())
+            .collect();
+        unset.sort();
+        unset.dedup();
+        outcome.diagnostics.retain(|d| d.unset_secret.is_none());
+        if !unset.is_empty() {
+            printer.info(&format!(
+                "note: plan and drift do not need integration tokens; apply does ({} not set here: {})",
+                unset.len(),
+                unset.join(", ")
+            ));
+        }
+    }
     let rendered = outcome.render_diagnostics(printer.color_stderr());
     if !rendered.is_empty() {
         printer.diagnostics(&rendered);
@@ -64,7 +101,18 @@ pub async fn plan_from_manifests(
     options: &PlanOptions,
     printer: &Printer,
 ) -> Result<Planned, Error> {
-    let desired = load_manifests(manifests, printer)?;
+    plan_from_manifests_for(manifests, Secrets::Sent, live_args, options, printer).await
+}
+
+/// Like [`plan_from_manifests`], for a command that uses `secrets` so.
+async fn plan_from_manifests_for(
+    manifests: &ManifestArgs,
+    secrets: Secrets,
+    live_args: &LiveArgs,
+    options: &PlanOptions,
+    printer: &Printer,
+) -> Result<Planned, Error> {
+    let desired = load_manifests_for(manifests, secrets, printer)?;
     target::unmatched(&desired, &options.targets)?;
     let connection = connect(live_args).map_err(Error::Connect)?;
     let (state, plan, enrichment) = match plan_with(&connection, &desired, options, printer).await {
@@ -141,7 +189,8 @@ fn problems(what: &str, error: &PlanError) -> String {
 /// manifests as last applied) when `three_way` names them: every change
 /// and field of the plan is then attributed ([`attribution`]). A base that
 /// does not load or plan gives the usual plan with a note saying why it is
-/// not attributed (and a warning).
+/// not attributed (and a warning). For `plan` and `drift`: write-only
+/// secrets are not needed ([`Secrets::NotNeeded`]).
 pub async fn plan_three_way(
     manifests: &ManifestArgs,
     three_way: &ThreeWayArgs,
@@ -150,9 +199,10 @@ pub async fn plan_three_way(
     printer: &Printer,
 ) -> Result<Planned, Error> {
     if three_way.base.is_empty() {
-        return plan_from_manifests(manifests, live_args, options, printer).await;
+        return plan_from_manifests_for(manifests, Secrets::NotNeeded, live_args, options, printer)
+            .await;
     }
-    let desired = load_manifests(manifests, printer)?;
+    let desired = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
     target::unmatched(&desired, &options.targets)?;
     let base = load_other("--base", "the base manifests", &three_way.base, printer);
     let applied = if three_way.applied.is_empty() {

@@ -154,7 +154,11 @@ pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -
             Level::Error => Diagnostic::error(input.file, Some(span), issue.message),
             Level::Warning => Diagnostic::warning(input.file, Some(span), issue.message),
         };
-        out.diagnostics.push(diagnostic.with_help_opt(issue.help));
+        let diagnostic = diagnostic.with_help_opt(issue.help);
+        out.diagnostics.push(match issue.unset_secret {
+            Some(name) => diagnostic.with_unset_secret(name),
+            None => diagnostic,
+        });
     }
 
     let pointer = if integration {

@@ -138,6 +138,11 @@ pub struct Diagnostic {
     /// What to do about it, e.g. "did you mean `scorers`?".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// For the warning that a write-only secret's variable is not set: the variable.
+    /// Only `apply` needs it; `plan` and `drift` say so once for all of them instead
+    /// of showing each.
+    #[serde(skip)]
+    pub unset_secret: Option<String>,
 }
 
 impl Diagnostic {
@@ -171,7 +176,16 @@ impl Diagnostic {
             span,
             message: message.into(),
             help: None,
+            unset_secret: None,
         }
+    }
+
+    /// The same diagnostic, marked as the warning that the write-only secret of
+    /// variable `name` is not set.
+    #[must_use]
+    pub fn with_unset_secret(mut self, name: impl Into<String>) -> Self {
+        self.unset_secret = Some(name.into());
+        self
     }
 
     /// The same diagnostic with a help line.

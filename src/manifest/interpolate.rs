@@ -67,6 +67,9 @@ pub struct Issue {
     pub message: String,
     /// What to do.
     pub help: Option<String>,
+    /// For a write-only secret whose variable is not set: the variable (only `apply`
+    /// needs it, so `plan` and `drift` report these once, together).
+    pub unset_secret: Option<String>,
 }
 
 /// A scalar under a secret key, found while interpolating.
@@ -368,6 +371,7 @@ impl Walker<'_> {
         match reference {
             Some(reference) if (self.env)(reference.name()).is_none() => {
                 self.out.issues.push(Issue {
+                    unset_secret: Some(reference.name().to_owned()),
                     level: Level::Warning,
                     pointer: path.to_owned(),
                     reference: None,
@@ -384,6 +388,7 @@ impl Walker<'_> {
             Some(_) => {}
             None if value.is_string() => {
                 self.out.issues.push(Issue {
+                    unset_secret: None,
                     level: Level::Error,
                     pointer: path.to_owned(),
                     reference: None,
@@ -428,6 +433,7 @@ impl Walker<'_> {
                 is_reference: false,
             });
             self.out.issues.push(Issue {
+                unset_secret: None,
                 level: Level::Error,
                 pointer: path.to_owned(),
                 reference: None,
@@ -462,6 +468,7 @@ impl Walker<'_> {
                 Problem::Unset { name, range } if kept => {
                     unset = true;
                     self.out.issues.push(Issue {
+                        unset_secret: None,
                         level: Level::Warning,
                         pointer: path.to_owned(),
                         reference: Some(*range),
@@ -523,6 +530,7 @@ impl Walker<'_> {
 
     fn error(&mut self, path: &str, range: (usize, usize), message: &str, help: &str) {
         self.out.issues.push(Issue {
+            unset_secret: None,
             level: Level::Error,
             pointer: path.to_owned(),
             reference: Some(range),

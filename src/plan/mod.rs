@@ -22,6 +22,7 @@ pub mod fingerprint;
 pub mod integrations;
 pub mod metric_settings;
 pub mod normalize;
+pub mod notes;
 pub mod report;
 pub mod resolve;
 pub mod target;
@@ -312,6 +313,7 @@ pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Resul
     notes.retain(|n| n.address.as_ref().is_none_or(|a| options.selects(a)));
     notes.sort();
     notes.dedup();
+    let notes = notes::group_per_project(notes);
     Ok(Plan {
         format_version: PLAN_FORMAT_VERSION,
         changes,

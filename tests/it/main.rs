@@ -46,6 +46,7 @@ mod plan_widgets;
 mod property_manifest;
 mod property_reconcile;
 mod property_sandbox;
+mod quiet_logs;
 mod reference_fresh;
 mod render_json;
 mod render_markdown;
