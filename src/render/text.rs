@@ -467,7 +467,11 @@ pub(crate) fn summary(report: &ApplyReport, opts: &RenderOptions, recap: bool) -
     out
 }
 
-/// The line under an incomplete apply's footer.
+/// The line under an incomplete apply's footer. A report does not say which
+/// failures were transient, so the advice to apply again is conditional: it
+/// helps after a timeout, a lost connection, a 429 or 5xx, or an interrupt,
+/// never after a refusal (4xx), which fails the same way until something
+/// changes.
 pub(crate) fn incomplete_line() -> &'static str {
-    "Not complete: a second `evalctl apply` plans afresh from live state and completes the rest."
+    "Not complete. After a transient failure (a timeout, a lost connection, 429 or 5xx) or an interrupt, a second `evalctl apply` plans afresh from live state and completes the rest; a change the service refused (4xx) fails again until the manifests or the service change."
 }
