@@ -6,7 +6,8 @@
 
 use std::path::PathBuf;
 
-use crate::client::{ApiError, ConfigError};
+use crate::client::ApiError;
+use crate::commands::connect::ConnectError;
 use crate::commands::saved_plan::SavedPlanError;
 use crate::exit::ExitStatus;
 use crate::export::CollectError;
@@ -47,11 +48,8 @@ pub enum Error {
     #[error("{0}")]
     Usage(&'static str),
     /// No connection could be set up (configuration, or the sandbox).
-    #[error("{0}")]
-    Connect(String),
-    /// The client's configuration is not usable.
     #[error(transparent)]
-    Config(#[from] ConfigError),
+    Connect(#[from] ConnectError),
     /// Reading live state failed.
     #[error(transparent)]
     Read(#[from] ReadError),
@@ -144,7 +142,6 @@ impl Error {
             | Error::Usage(_)
             | Error::NeedsApproval => ExitStatus::Usage,
             Error::Connect(_)
-            | Error::Config(_)
             | Error::Read(_)
             | Error::Api(_)
             | Error::SavedPlan(_)

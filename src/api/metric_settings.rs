@@ -68,7 +68,7 @@ pub struct ScorerConfig {
     pub model_type: Option<ModelType>,
     /// The pinned scorer version; when omitted, the latest version is used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scorer_version: Option<ScorerVersion>,
+    pub scorer_version: Option<Box<ScorerVersion>>,
     /// Capabilities the scorer may use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multimodal_capabilities: Option<Vec<MultimodalCapability>>,

@@ -284,8 +284,22 @@ pub fn check_base_url(raw: &str, allow_insecure_http: bool) -> Result<Url, Confi
     Ok(url)
 }
 
+/// A duration flag that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// Not a number followed by a unit.
+    #[error("{0:?} is not a duration (e.g. 30s, 500ms, 2m)")]
+    NotADuration(String),
+    /// A unit other than ms, s and m.
+    #[error("unknown unit in {0:?} (use ms, s or m)")]
+    UnknownUnit(String),
+    /// Negative, or too large.
+    #[error("{0:?} is out of range")]
+    OutOfRange(String),
+}
+
 /// Parses a duration: `30` (seconds), `30s`, `500ms`, `2m`.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
     let s = s.trim();
     let (number, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
         Some(i) => s.split_at(i),
@@ -293,14 +307,14 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     };
     let value: f64 = number
         .parse()
-        .map_err(|_| format!("{s:?} is not a duration (e.g. 30s, 500ms, 2m)"))?;
+        .map_err(|_| DurationError::NotADuration(s.to_owned()))?;
     let secs = match unit {
         "ms" => value / 1000.0,
         "s" => value,
         "m" => value * 60.0,
-        _ => return Err(format!("unknown unit in {s:?} (use ms, s or m)")),
+        _ => return Err(DurationError::UnknownUnit(s.to_owned())),
     };
-    Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
+    Duration::try_from_secs_f64(secs).map_err(|_| DurationError::OutOfRange(s.to_owned()))
 }
 
 /// Connection flags every command flattens.
@@ -392,14 +406,18 @@ impl ConnectionArgs {
     }
 }
 
+/// `--max-in-flight`, which was removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "--max-in-flight was removed: --concurrency is the one cap on requests in flight \
+     (the client adapts below it; default 64)"
+)]
+pub struct RemovedMaxInFlight;
+
 /// The value parser of the removed `--max-in-flight`: always an error that
 /// names `--concurrency`.
-fn removed_max_in_flight(_: &str) -> Result<usize, String> {
-    Err(
-        "--max-in-flight was removed: --concurrency is the one cap on requests in flight \
-         (the client adapts below it; default 64)"
-            .to_owned(),
-    )
+fn removed_max_in_flight(_: &str) -> Result<usize, RemovedMaxInFlight> {
+    Err(RemovedMaxInFlight)
 }
 
 /// Picks the credentials by precedence: access token, API key, user name and password.

@@ -211,7 +211,7 @@ async fn from_saved_plan(args: &ApplyArgs, path: &std::path::Path) -> Result<Pre
         ));
     }
     let saved = saved_plan::load(path)?;
-    let connection = connect(&args.live).map_err(Error::Connect)?;
+    let connection = connect(&args.live)?;
     if saved.service != connection.service_label() {
         return Err(Error::ServiceMismatch {
             planned: saved.service,

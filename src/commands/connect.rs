@@ -3,11 +3,11 @@
 
 use crate::api::Secret;
 use crate::cli::LiveArgs;
-use crate::client::{Client, ClientConfig, Credentials};
+use crate::client::{Client, ClientConfig, ConfigError, Credentials};
 use crate::exit::ExitStatus;
 use crate::output::Printer;
 use crate::sandbox::fixture::Fixture;
-use crate::sandbox::{Sandbox, SandboxHandle};
+use crate::sandbox::{Sandbox, SandboxError, SandboxHandle};
 
 /// The demo API key of the sandbox's built-in fixture (public, documented).
 pub const SANDBOX_DEMO_API_KEY: &str = "demo-api-key";
@@ -36,35 +36,44 @@ impl Connection {
 /// status.
 pub fn connect_or_fail(args: &LiveArgs, printer: &Printer) -> Result<Connection, ExitStatus> {
     connect(args).map_err(|e| {
-        printer.error(&e);
+        printer.error(&e.to_string());
         ExitStatus::Failure
     })
 }
 
+/// Why a command could not connect.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The in-process sandbox did not start.
+    #[error("could not start the sandbox: {0}")]
+    Sandbox(#[from] SandboxError),
+    /// The configuration of the service is not usable.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
 /// Connects as `args` says.
-pub fn connect(args: &LiveArgs) -> Result<Connection, String> {
+pub fn connect(args: &LiveArgs) -> Result<Connection, ConnectError> {
     if args.sandbox || args.sandbox_state.is_some() {
         let mut builder = Sandbox::builder().fixture(Fixture::demo());
         if let Some(path) = &args.sandbox_state {
             builder = builder.state_file(path.clone());
         }
-        let handle = builder
-            .start()
-            .map_err(|e| format!("could not start the sandbox: {e}"))?;
+        let handle = builder.start()?;
         let mut config = ClientConfig::new(
             handle.base_url().to_owned(),
             Credentials::ApiKey(Secret::new(SANDBOX_DEMO_API_KEY)),
         );
         config.concurrency = usize::from(args.concurrency);
-        let client = Client::new(config).map_err(|e| e.to_string())?;
+        let client = Client::new(config)?;
         return Ok(Connection {
             client,
             sandbox: Some(handle),
         });
     }
-    let mut config = args.connection.to_config().map_err(|e| e.to_string())?;
+    let mut config = args.connection.to_config()?;
     config.concurrency = usize::from(args.concurrency);
-    let client = Client::new(config).map_err(|e| e.to_string())?;
+    let client = Client::new(config)?;
     Ok(Connection {
         client,
         sandbox: None,

@@ -20,7 +20,7 @@ use super::connect::{Connection, connect};
 
 /// Runs `evalctl export`.
 pub async fn run(args: &ExportArgs, printer: &Printer) -> Result<ExitStatus, Error> {
-    let connection = connect(&args.live).map_err(Error::Connect)?;
+    let connection = connect(&args.live)?;
     let selection = Selection {
         projects: args.projects.clone(),
         integrations: args.projects.is_empty(),

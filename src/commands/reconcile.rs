@@ -114,7 +114,7 @@ async fn plan_from_manifests_for(
 ) -> Result<Planned, Error> {
     let desired = load_manifests_for(manifests, secrets, printer)?;
     target::unmatched(&desired, &options.targets)?;
-    let connection = connect(live_args).map_err(Error::Connect)?;
+    let connection = connect(live_args)?;
     let (state, plan, enrichment) = match plan_with(&connection, &desired, options, printer).await {
         Err(Error::UnknownReferences(error)) => {
             return Err(report_unresolved(

@@ -2,8 +2,6 @@
 //! `scorers` (a set keyed by scorer) and `segment_filters` (ordered) are
 //! authoritative; an absent list is left alone.
 
-use std::collections::BTreeMap;
-
 use super::address::Address;
 use super::normalize::{segment_filters_from_spec, segment_filters_to_wire};
 use super::resolve::resolve_scorer;
@@ -13,6 +11,7 @@ use crate::api::MetricSettingsRequest;
 use crate::manifest::locate::FieldPath;
 use crate::manifest::set::Origin;
 use crate::manifest::types::MetricSettingsSpec;
+use crate::state::metric_settings::ScorerSet;
 use crate::state::{NormMetricSettings, ProjectState, RunState};
 
 /// Plans one run's metric settings (`address` names them).
@@ -40,7 +39,7 @@ pub(crate) fn plan_metric_settings(
     let mut body = MetricSettingsRequest::default();
 
     if let Some(scorers) = &spec.scorers {
-        let mut wanted = BTreeMap::new();
+        let mut wanted = ScorerSet::default();
         let mut configs = Vec::new();
         let mut failed = false;
         for (i, scorer) in scorers.iter().enumerate() {

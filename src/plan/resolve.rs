@@ -198,7 +198,7 @@ pub fn resolve_scorer(
         output_type: norm.output_type.clone(),
         input_type: norm.input_type.clone(),
         model_type: norm.model_type.clone(),
-        scorer_version: version.as_ref().map(VersionRef::to_wire),
+        scorer_version: version.as_ref().map(|v| Box::new(v.to_wire())),
         multimodal_capabilities: (!norm.multimodal_capabilities.is_empty())
             .then(|| norm.multimodal_capabilities.clone()),
         roll_up_method: norm.roll_up_method.clone(),

@@ -171,8 +171,19 @@ pub fn render_apply_summary(applied: &Applied<'_>, opts: &RenderOptions) -> Stri
 }
 
 /// Drops trailing whitespace from every line and ends the text with exactly
-/// one newline.
-fn finish(out: String) -> String {
+/// one newline. The renderers rarely leave any: the text is copied only
+/// when a line needs trimming (a large plan is not held twice).
+fn finish(mut out: String) -> String {
+    let clean = !out.is_empty()
+        && out.ends_with('\n')
+        && !out.ends_with("\n\n")
+        && out
+            .split('\n')
+            .all(|line| line.len() == line.trim_end().len());
+    if clean {
+        out.shrink_to_fit();
+        return out;
+    }
     let mut result = String::with_capacity(out.len() + 1);
     for line in out.trim_end().lines() {
         result.push_str(line.trim_end());

@@ -13,8 +13,6 @@
 //!
 //! The manifest side of the same normalization is in `crate::plan::normalize`.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use super::catalog::Catalog;
@@ -38,9 +36,80 @@ impl<T> PartialEq for NotCompared<T> {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct NormMetricSettings {
     /// Scorers, keyed by scorer name (a set).
-    pub scorers: BTreeMap<String, NormScorer>,
+    pub scorers: ScorerSet,
     /// Segment filters, in order.
     pub segment_filters: Vec<NormSegmentFilter>,
+}
+
+/// The scorers of a run: a set keyed by the name a scorer is shown under,
+/// held as a vector sorted by key (a run has a handful; a map node would
+/// reserve room for eleven). Serialized as a map, like a `BTreeMap`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScorerSet(Vec<(String, NormScorer)>);
+
+impl ScorerSet {
+    fn position(&self, key: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(key))
+    }
+
+    /// The scorer shown under `key`.
+    pub fn get(&self, key: &str) -> Option<&NormScorer> {
+        self.position(key).ok().map(|i| &self.0[i].1)
+    }
+
+    /// Whether a scorer is shown under `key`.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.position(key).is_ok()
+    }
+
+    /// Adds a scorer under `key`, returning the one it replaces.
+    pub fn insert(&mut self, key: String, scorer: NormScorer) -> Option<NormScorer> {
+        match self.position(&key) {
+            Ok(i) => Some(std::mem::replace(&mut self.0[i].1, scorer)),
+            Err(i) => {
+                self.0.insert(i, (key, scorer));
+                None
+            }
+        }
+    }
+
+    /// The scorers, by key.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &NormScorer)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+
+    /// The keys, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(k, _)| k)
+    }
+
+    /// How many scorers.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<(String, NormScorer)> for ScorerSet {
+    /// The set of `items`; of two with one key, the later wins (as in a map).
+    fn from_iter<I: IntoIterator<Item = (String, NormScorer)>>(items: I) -> Self {
+        let mut set = ScorerSet(Vec::new());
+        for (key, scorer) in items {
+            set.insert(key, scorer);
+        }
+        set.0.shrink_to_fit();
+        set
+    }
+}
+
+impl Serialize for ScorerSet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.iter())
+    }
 }
 
 /// A normalized scorer config.
@@ -271,3 +340,4 @@ pub fn metric_settings_from_wire(
         segment_filters: segment_filters_from_wire(settings.segment_filters.as_ref()),
     }
 }
+

@@ -272,7 +272,7 @@ impl State {
             if let Some(pinned) = &config.scorer_version {
                 match catalog.versions.iter().find(|v| v.version.id == pinned.id) {
                     Some(v) if pinned.scorer_id == catalog.id => {
-                        config.scorer_version = Some(v.version.clone());
+                        config.scorer_version = Some(Box::new(v.version.clone()));
                     }
                     Some(_) => errors.push(ValidationError::value_error(
                         at(&["scorer_version", "scorer_id"]),
