@@ -84,6 +84,15 @@ impl Printer {
         write_ignoring_broken_pipe(&mut io::stdout().lock(), &[text]);
     }
 
+    /// Writes a result to stdout as `write` produces it, through a buffer:
+    /// a large document (a 10,000-object plan as JSON is tens of megabytes)
+    /// is never held whole. A closed pipe is not an error.
+    pub fn out_streamed(&self, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) {
+        let mut out = io::BufWriter::new(io::stdout().lock());
+        // As in `out`: a reader that went away has all it wanted.
+        let _ = write(&mut out).and_then(|()| out.flush());
+    }
+
     /// Writes a diagnostic line to stderr (suppressed by `-q` unless an error).
     pub fn info(&self, text: &str) {
         if !self.quiet {

@@ -10,6 +10,7 @@
 //! One module per resource kind.
 
 pub mod common;
+pub mod compact;
 pub mod enums;
 pub mod integrations;
 pub mod log_streams;
@@ -23,6 +24,7 @@ pub mod trends;
 pub mod users;
 
 pub use common::*;
+pub use compact::{Compact, Shaped};
 pub use enums::*;
 pub use integrations::*;
 pub use log_streams::*;

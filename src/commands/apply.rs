@@ -26,8 +26,8 @@ use crate::reconcile::apply::{ApplyOptions, Stop, apply};
 use crate::reconcile::confirm::{check_fields, check_unchanged, replan_touched};
 use crate::reconcile::read::catalog::read_catalog;
 use crate::render::{
-    Applied, Format, Mode, RenderOptions, render_apply, render_apply_summary, render_outcome,
-    render_plan,
+    Applied, Format, Mode, RenderOptions, render_apply_summary, render_outcome, render_plan,
+    write_apply, write_plan,
 };
 use crate::state::State;
 
@@ -79,9 +79,9 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
             report: &report,
             plan_after_apply: None,
         };
-        printer.out(&match args.output {
-            Format::Json => render_apply(&applied, args.output, &render_options),
-            _ => render_plan(&plan, &enrichment, args.output, &render_options),
+        printer.out_streamed(|out| match args.output {
+            Format::Json => write_apply(&applied, args.output, &render_options, out),
+            _ => write_plan(&plan, &enrichment, args.output, &render_options, out),
         });
         return Ok(ExitStatus::Success);
     }
@@ -123,10 +123,12 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
             report: &report,
             plan_after_apply: None,
         };
-        printer.out(&match args.output {
+        printer.out_streamed(|out| match args.output {
             // The outcomes were printed as they came: what follows them.
-            Format::Text => render_apply_summary(&applied, &render_options),
-            _ => render_apply(&applied, args.output, &render_options),
+            Format::Text => {
+                out.write_all(render_apply_summary(&applied, &render_options).as_bytes())
+            }
+            _ => write_apply(&applied, args.output, &render_options, out),
         });
         let c = report.counts();
         printer.warn(&format!(
@@ -175,10 +177,10 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         report: &report,
         plan_after_apply: after.as_ref().map(|(p, e)| (p, e)),
     };
-    printer.out(&match args.output {
+    printer.out_streamed(|out| match args.output {
         // The outcomes were printed as they came: what follows them.
-        Format::Text => render_apply_summary(&applied, &render_options),
-        _ => render_apply(&applied, args.output, &render_options),
+        Format::Text => out.write_all(render_apply_summary(&applied, &render_options).as_bytes()),
+        _ => write_apply(&applied, args.output, &render_options, out),
     });
     Ok(if report.is_complete() {
         ExitStatus::Success

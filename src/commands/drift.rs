@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::output::Printer;
 use crate::plan::PlanOptions;
-use crate::render::{Mode, RenderOptions, render_plan};
+use crate::render::{Mode, RenderOptions, write_plan};
 
 use super::plan::fails;
 use super::reconcile::plan_three_way;
@@ -34,12 +34,15 @@ pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Erro
         saved_plan: None,
         artifact: None,
     };
-    printer.out(&render_plan(
-        &planned.plan,
-        &planned.enrichment,
-        args.output,
-        &render_options,
-    ));
+    printer.out_streamed(|out| {
+        write_plan(
+            &planned.plan,
+            &planned.enrichment,
+            args.output,
+            &render_options,
+            out,
+        )
+    });
     if fails(&planned.plan, &args.three_way.fail_on, printer) {
         return Ok(ExitStatus::NeedsReview);
     }

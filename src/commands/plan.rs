@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::output::Printer;
 use crate::plan::{Attribution, Plan};
-use crate::render::{Mode, RenderOptions, render_plan};
+use crate::render::{Mode, RenderOptions, write_plan};
 
 use super::reconcile::plan_three_way;
 use super::saved_plan::{SavedPlanRef, save};
@@ -28,12 +28,15 @@ pub async fn run(args: &PlanArgs, printer: &Printer) -> Result<ExitStatus, Error
         saved_plan: saved_plan.as_deref(),
         artifact: args.artifact.as_deref(),
     };
-    printer.out(&render_plan(
-        &planned.plan,
-        &planned.enrichment,
-        args.output,
-        &render_options,
-    ));
+    printer.out_streamed(|out| {
+        write_plan(
+            &planned.plan,
+            &planned.enrichment,
+            args.output,
+            &render_options,
+            out,
+        )
+    });
     if let Some(path) = &args.out {
         let service = planned.connection.service_label();
         let saved = SavedPlanRef {

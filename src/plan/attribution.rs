@@ -349,7 +349,7 @@ fn live_identity(change: &ResourceChange) -> Option<Address> {
             .fields
             .iter()
             .find(|f| f.path == path)
-            .map(|f| f.before.as_ref().and_then(Value::as_str).map(str::to_owned))
+            .map(|f| f.before_value().and_then(|v| v.as_str().map(str::to_owned)))
     };
     let live_name = |name: &String| before("name").flatten().unwrap_or_else(|| name.clone());
     let mut address = change.address.clone();
@@ -376,15 +376,12 @@ fn attribute_change(
     let keyed = change.address.keyed_sets();
     let mut most = Attribution::Proposed;
     for field in &mut change.fields {
-        let live = field.before.as_ref();
+        let live = field.before_value();
+        let live = live.as_ref();
+        let after = field.after_value();
         let base_value = side_at(base, &field.path, live, keyed);
         let applied_value = applied.map(|a| side_at(a, &field.path, live, keyed));
-        let attribution = classify_sides(
-            field.after.as_ref(),
-            &base_value,
-            live,
-            applied_value.as_ref(),
-        );
+        let attribution = classify_sides(after.as_ref(), &base_value, live, applied_value.as_ref());
         if attribution.urgency() > most.urgency() {
             most = attribution;
         }
@@ -415,7 +412,7 @@ fn side_at(
         .find(|f| f.path == path || is_under(path, &f.path))
     {
         return Side::Known(
-            f.after
+            f.after_value()
                 .as_ref()
                 .and_then(|v| lookup(&f.path, v, path, keyed))
                 .cloned(),
@@ -433,7 +430,7 @@ fn side_at(
         return Side::Unknown;
     };
     for f in finer {
-        if !patch(path, &mut value, &f.path, f.after.as_ref(), keyed) {
+        if !patch(path, &mut value, &f.path, f.after_value().as_ref(), keyed) {
             return Side::Unknown;
         }
     }

@@ -165,18 +165,22 @@ pub fn unconfirmed(change: &ResourceChange, now: Option<&Value>) -> Vec<FieldCha
     let mut out = Vec::new();
     for field in &change.fields {
         let live = values.as_ref().and_then(|v| v.get(&field.path).copied());
-        let wanted = match (&field.after, live, integration) {
+        let after = field.after_value();
+        let wanted = match (after, live, integration) {
             // A whole integration: only what the service returns.
-            (Some(Value::Object(after)), Some(Value::Object(live)), true) => {
-                let mut after = after.clone();
+            (Some(Value::Object(mut after)), Some(Value::Object(live)), true) => {
                 after.retain(|k, _| k == "provider" || live.contains_key(k));
                 Some(Value::Object(after))
             }
             (Some(_), None, true) if now.is_some() => continue,
-            (after, _, _) => after.clone(),
+            (after, _, _) => after,
         };
         if wanted.as_ref() != live {
-            out.push(FieldChange::new(field.path.clone(), wanted, live.cloned()));
+            out.push(FieldChange::of_refs(
+                field.path.clone(),
+                wanted.as_ref(),
+                live,
+            ));
         }
     }
     out
@@ -218,8 +222,8 @@ mod tests {
         let now = json!({"scorers": {"bleu": {"num_judges": 2}}});
         let left = unconfirmed(&planned, Some(&now));
         assert_eq!(left.len(), 1);
-        assert_eq!(left[0].before, Some(json!(3)));
-        assert_eq!(left[0].after, Some(json!(2)));
+        assert_eq!(left[0].before_value(), Some(json!(3)));
+        assert_eq!(left[0].after_value(), Some(json!(2)));
     }
 
     #[test]

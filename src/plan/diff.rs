@@ -87,7 +87,7 @@ fn walk(
             }
         }
         (None, None) => {}
-        (b, a) => out.push(FieldChange::new(path, b.cloned(), a.cloned())),
+        (b, a) => out.push(FieldChange::of_refs(path, b, a)),
     }
 }
 
@@ -166,7 +166,10 @@ mod tests {
                            "segment_filters": [{"sample_rate": 0.25}]});
         let values = values_by_path(&after, &["scorers"]);
         for change in field_changes(&before, &after, &["scorers"]) {
-            assert_eq!(values.get(&change.path).copied(), change.after.as_ref());
+            assert_eq!(
+                values.get(&change.path).copied().cloned(),
+                change.after_value()
+            );
         }
         assert_eq!(values.get(""), Some(&&after));
         assert!(!values.contains_key("scorers[bleu]"));

@@ -7,7 +7,7 @@ use super::normalize::{segment_filters_from_spec, segment_filters_to_wire};
 use super::resolve::resolve_scorer;
 use super::types::{Action, Operation, RunRef};
 use super::{Draft, Planner, fingerprint};
-use crate::api::MetricSettingsRequest;
+use crate::api::{Compact, MetricSettingsRequest};
 use crate::manifest::locate::FieldPath;
 use crate::manifest::set::Origin;
 use crate::manifest::types::MetricSettingsSpec;
@@ -95,7 +95,7 @@ pub(crate) fn plan_metric_settings(
             kind: run_kind,
             id: run.id.clone(),
         },
-        body,
+        body: Compact::new(&body),
     };
     let draft = Draft {
         address,

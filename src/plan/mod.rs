@@ -20,6 +20,7 @@ pub mod confirm;
 pub mod diff;
 pub mod fingerprint;
 pub mod integrations;
+pub mod json_text;
 pub mod metric_settings;
 pub mod normalize;
 pub mod notes;
@@ -34,6 +35,7 @@ use serde::Serialize;
 
 pub use address::{Address, RunKind, TemplateKind};
 pub use attribution::Attribution;
+pub use json_text::JsonText;
 pub use report::*;
 pub use target::{Segment, Target};
 pub use types::*;

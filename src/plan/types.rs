@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::address::{Address, RunKind, TemplateKind};
 use super::attribution::Attribution;
+use super::json_text::JsonText;
 use crate::api::{
-    AnnotationConstraints, FeedbackConstraints, IntegrationCreate, MetricSettingsRequest,
+    AnnotationConstraints, Compact, FeedbackConstraints, IntegrationCreate, MetricSettingsRequest,
     SectionCreateRequest, SectionUpdateRequest, TemplateCreate, TemplateUpdate,
     TrendsDashboardDuplicateRequest, TrendsDashboardUpdateRequest, Visibility, WidgetCreateRequest,
     WidgetUpdateRequest,
@@ -162,10 +163,10 @@ pub struct ResourceChange {
 pub struct FieldChange {
     /// Path within the object.
     pub path: String,
-    /// Value before (`None`: absent).
-    pub before: Option<serde_json::Value>,
-    /// Value after (`None`: absent).
-    pub after: Option<serde_json::Value>,
+    /// Value before (`None`: absent), kept as compact JSON text.
+    pub before: Option<JsonText>,
+    /// Value after (`None`: absent), kept as compact JSON text.
+    pub after: Option<JsonText>,
     /// With `--base`: whose change this field is. Absent from a two-way plan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<Attribution>,
@@ -182,13 +183,32 @@ impl FieldChange {
         before: Option<serde_json::Value>,
         after: Option<serde_json::Value>,
     ) -> Self {
+        FieldChange::of_refs(path, before.as_ref(), after.as_ref())
+    }
+
+    /// Like [`FieldChange::new`], from borrowed values.
+    pub fn of_refs(
+        path: impl Into<String>,
+        before: Option<&serde_json::Value>,
+        after: Option<&serde_json::Value>,
+    ) -> Self {
         FieldChange {
             path: path.into(),
-            before,
-            after,
+            before: before.map(JsonText::new),
+            after: after.map(JsonText::new),
             attribution: None,
             base: None,
         }
+    }
+
+    /// The value before, parsed.
+    pub fn before_value(&self) -> Option<serde_json::Value> {
+        self.before.as_ref().map(JsonText::value)
+    }
+
+    /// The value after, parsed.
+    pub fn after_value(&self) -> Option<serde_json::Value> {
+        self.after.as_ref().map(JsonText::value)
     }
 }
 
@@ -359,8 +379,8 @@ pub enum Operation {
         project_id: String,
         /// The run.
         run: RunRef,
-        /// The body.
-        body: MetricSettingsRequest,
+        /// The body, held compact until it is sent.
+        body: Compact<MetricSettingsRequest>,
     },
     /// POST a section (spec operation 3).
     CreateSection {

@@ -98,7 +98,13 @@ pub async fn replan_touched(
             fields: c
                 .fields
                 .into_iter()
-                .map(|f| FieldChange::new(f.path, f.after, f.before))
+                .map(|f| FieldChange {
+                    path: f.path,
+                    before: f.after,
+                    after: f.before,
+                    attribution: None,
+                    base: None,
+                })
                 .collect(),
         })
         .collect();
@@ -206,7 +212,12 @@ pub async fn check_unchanged(
         let paths: Vec<&str> = change
             .fields
             .iter()
-            .filter(|f| values.as_ref().and_then(|v| v.get(&f.path).copied()) != f.before.as_ref())
+            .filter(|f| {
+                values
+                    .as_ref()
+                    .and_then(|v| v.get(&f.path).copied().cloned())
+                    != f.before_value()
+            })
             .map(|f| path_label(&f.path))
             .collect();
         let detail = if paths.is_empty() {

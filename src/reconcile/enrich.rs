@@ -61,6 +61,7 @@ fn touched_versions(live: &State, op: &Operation) -> Vec<Touched> {
     else {
         return Vec::new();
     };
+    let body = body.get();
     let Some(wanted) = &body.scorers else {
         return Vec::new();
     };

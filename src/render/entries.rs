@@ -153,9 +153,9 @@ pub(crate) fn of_fields(fields: &[FieldChange]) -> Vec<Entry> {
     for field in fields {
         let top = field.path.is_empty();
         // The whole object: absent is written as null by the planner.
-        let before = field.before.as_ref().filter(|v| !(top && v.is_null()));
-        let after = field.after.as_ref().filter(|v| !(top && v.is_null()));
-        classify(&field.path, before, after, &mut out);
+        let before = field.before_value().filter(|v| !(top && v.is_null()));
+        let after = field.after_value().filter(|v| !(top && v.is_null()));
+        classify(&field.path, before.as_ref(), after.as_ref(), &mut out);
     }
     out
 }
@@ -223,7 +223,7 @@ fn nested(path: &str, before: Option<&Value>, after: Option<&Value>, out: &mut V
         let sub = join(path, &c.path);
         if c.path.is_empty() {
             // Not comparable below this point: one change of the whole value.
-            match (c.before, c.after) {
+            match (c.before_value(), c.after_value()) {
                 (Some(b), Some(a)) => out.push(Entry::Changed {
                     path: sub,
                     before: b,
@@ -232,7 +232,12 @@ fn nested(path: &str, before: Option<&Value>, after: Option<&Value>, out: &mut V
                 (b, a) => classify(&sub, b.as_ref(), a.as_ref(), out),
             }
         } else {
-            classify(&sub, c.before.as_ref(), c.after.as_ref(), out);
+            classify(
+                &sub,
+                c.before_value().as_ref(),
+                c.after_value().as_ref(),
+                out,
+            );
         }
     }
 }

@@ -129,8 +129,12 @@ pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, mode: Mode) -> String {
 
 /// Renders an apply, with its plan, as JSON.
 pub(crate) fn apply(applied: &Applied<'_>) -> String {
+    to_json(&apply_document(applied))
+}
+
+fn apply_document<'a>(applied: &Applied<'a>) -> ApplyDocument<'a> {
     let report = applied.report;
-    to_json(&ApplyDocument {
+    ApplyDocument {
         format_version: APPLY_FORMAT_VERSION,
         plan: plan_document(applied.plan, applied.enrichment, Mode::Plan),
         counts: report.counts(),
@@ -140,7 +144,32 @@ pub(crate) fn apply(applied: &Applied<'_>) -> String {
         plan_after_apply: applied
             .plan_after_apply
             .map(|(plan, enrichment)| plan_document(plan, enrichment, Mode::Plan)),
-    })
+    }
+}
+
+/// Writes a plan document to `out` as [`plan`] renders it, without holding
+/// the text.
+pub(crate) fn write_plan(
+    plan: &Plan,
+    enrichment: &Enrichment,
+    mode: Mode,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    write_json(&plan_document(plan, enrichment, mode), out)
+}
+
+/// Writes an apply document to `out` as [`apply`] renders it, without
+/// holding the text.
+pub(crate) fn write_apply(
+    applied: &Applied<'_>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    write_json(&apply_document(applied), out)
+}
+
+fn write_json<T: Serialize>(doc: &T, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, doc)?;
+    out.write_all(b"\n")
 }
 
 fn to_json<T: Serialize>(doc: &T) -> String {

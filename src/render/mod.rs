@@ -93,6 +93,21 @@ pub fn render_plan(
     finish(out)
 }
 
+/// Writes a plan as [`render_plan`] renders it to `out`; JSON is streamed
+/// (never held whole), the other formats are written once rendered.
+pub fn write_plan(
+    plan: &Plan,
+    enrichment: &Enrichment,
+    format: Format,
+    opts: &RenderOptions,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => json::write_plan(plan, enrichment, opts.mode, out),
+        _ => out.write_all(render_plan(plan, enrichment, format, opts).as_bytes()),
+    }
+}
+
 /// What an apply did, with the plan it executed.
 #[derive(Debug, Clone, Copy)]
 pub struct Applied<'a> {
@@ -117,6 +132,20 @@ pub fn render_apply(applied: &Applied<'_>, format: Format, opts: &RenderOptions)
         Format::Markdown => markdown::apply(applied.report) + &markdown_after(applied),
     };
     finish(out)
+}
+
+/// Writes what an apply did as [`render_apply`] renders it to `out`; JSON is
+/// streamed (never held whole), the other formats are written once rendered.
+pub fn write_apply(
+    applied: &Applied<'_>,
+    format: Format,
+    opts: &RenderOptions,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => json::write_apply(applied, out),
+        _ => out.write_all(render_apply(applied, format, opts).as_bytes()),
+    }
 }
 
 /// The plan after apply against an in-process sandbox, as text.

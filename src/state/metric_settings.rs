@@ -340,4 +340,3 @@ pub fn metric_settings_from_wire(
         segment_filters: segment_filters_from_wire(settings.segment_filters.as_ref()),
     }
 }
-

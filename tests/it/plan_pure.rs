@@ -130,6 +130,7 @@ fn a_declared_scorer_list_is_authoritative() {
     let Operation::PatchMetricSettings { body, .. } = &change.operations[0] else {
         panic!()
     };
+    let body = body.get();
     let scorers = body.scorers.as_ref().unwrap();
     assert_eq!(scorers.len(), 1);
     assert_eq!(scorers[0].scorer_version.as_ref().unwrap().version, 2);

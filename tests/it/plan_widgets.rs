@@ -243,8 +243,8 @@ fn a_widget_declared_in_another_managed_section_is_moved_not_recreated() {
     );
     assert_eq!(serde_json::to_value(body).unwrap(), json!({}));
     assert_eq!(change.fields[0].path, "section");
-    assert_eq!(change.fields[0].before, Some(json!("Quality")));
-    assert_eq!(change.fields[0].after, Some(json!("Latency")));
+    assert_eq!(change.fields[0].before_value(), Some(json!("Quality")));
+    assert_eq!(change.fields[0].after_value(), Some(json!("Latency")));
 
     // To the top level, and back into a section.
     let plan = planned(

@@ -7,7 +7,7 @@ use super::super::operation::{
 };
 use super::super::transport::Call;
 use super::super::{ApiError, Client};
-use crate::api::{MetricSettingsRequest, MetricSettingsResponse};
+use crate::api::{MetricSettingsRequest, MetricSettingsResponse, Shaped};
 
 impl Client {
     /// GET the metric settings of a log stream; `None` when the log stream (or
@@ -30,7 +30,7 @@ impl Client {
         &self,
         project_id: &str,
         log_stream_id: &str,
-        request: &MetricSettingsRequest,
+        request: &impl Shaped<MetricSettingsRequest>,
     ) -> Result<MetricSettingsResponse, ApiError> {
         self.fetch(
             Call::new(
@@ -60,7 +60,7 @@ impl Client {
         &self,
         project_id: &str,
         experiment_id: &str,
-        request: &MetricSettingsRequest,
+        request: &impl Shaped<MetricSettingsRequest>,
     ) -> Result<MetricSettingsResponse, ApiError> {
         self.fetch(
             Call::new(

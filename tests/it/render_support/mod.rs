@@ -5,7 +5,7 @@
 //! an array whose length changed is one change of the whole array).
 
 use evalctl::api::{
-    AnnotationConstraints, IntegrationCreate, MetricSettingsRequest, SectionCreateRequest,
+    AnnotationConstraints, Compact, IntegrationCreate, MetricSettingsRequest, SectionCreateRequest,
     SectionUpdateRequest, TemplateCreate, TemplateUpdate, Visibility,
 };
 use evalctl::manifest::types::EnvRef;
@@ -160,7 +160,7 @@ pub fn metric_settings_change() -> ResourceChange {
                 kind: RunKind::LogStream,
                 id: "ls-1".into(),
             },
-            body: MetricSettingsRequest::default(),
+            body: Compact::new(&MetricSettingsRequest::default()),
         }],
         &["scorers"],
     )

@@ -1,0 +1,125 @@
+//! A request body held as its compact JSON text until it is sent: what a
+//! plan keeps of each metric-settings change (10,000 planned changes hold
+//! tens of thousands of scorer configs, several times larger as structs).
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+/// A `T` held as the compact JSON text it serializes to. It serializes
+/// exactly as the `T` would, and reads back with [`Compact::get`].
+pub struct Compact<T> {
+    text: Box<RawValue>,
+    shape: PhantomData<fn() -> T>,
+}
+
+impl<T: Serialize> Compact<T> {
+    /// The compact form of `value`.
+    pub fn new(value: &T) -> Self {
+        Compact {
+            // The wire types hold strings, numbers and string-keyed maps,
+            // which always serialize.
+            text: serde_json::value::to_raw_value(value).expect("a wire type serializes"),
+            shape: PhantomData,
+        }
+    }
+}
+
+impl<T: DeserializeOwned> Compact<T> {
+    /// The value. It was made from a `T` or read as one, so it reads back.
+    pub fn get(&self) -> T {
+        serde_json::from_str(self.text.get()).expect("a Compact<T> holds a T")
+    }
+}
+
+impl<T> Compact<T> {
+    /// The compact JSON text.
+    pub fn as_str(&self) -> &str {
+        self.text.get()
+    }
+}
+
+impl<T> Clone for Compact<T> {
+    fn clone(&self) -> Self {
+        Compact {
+            text: self.text.clone(),
+            shape: PhantomData,
+        }
+    }
+}
+
+impl<T> fmt::Debug for Compact<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text.get())
+    }
+}
+
+impl<T: DeserializeOwned + PartialEq> PartialEq for Compact<T> {
+    /// Equal when they hold equal values.
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str() || self.get() == other.get()
+    }
+}
+
+impl<T> Serialize for Compact<T> {
+    /// As the `T` would be (parsed again as JSON, keys in their order, so
+    /// that a pretty printer lays it out).
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde_json::from_str::<serde_json::Value>(self.text.get())
+            .map_err(serde::ser::Error::custom)?
+            .serialize(serializer)
+    }
+}
+
+impl<'de, T: Serialize + Deserialize<'de>> Deserialize<'de> for Compact<T> {
+    /// A `T` (refused as a `T` would be), kept compact.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        T::deserialize(deserializer).map(|value| Compact::new(&value))
+    }
+}
+
+/// A body that serializes as a `T`: the `T` itself or its [`Compact`] form.
+/// Client operations take one, so a plan's compact body is sent as it is.
+pub trait Shaped<T>: Serialize {}
+
+impl<T: Serialize> Shaped<T> for T {}
+
+impl<T> Shaped<T> for Compact<T> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{MetricSettingsRequest, ScorerConfig, ScorerType};
+
+    #[test]
+    fn serializes_as_the_value_and_reads_it_back() {
+        let request = MetricSettingsRequest {
+            scorers: Some(vec![ScorerConfig::new("s-1", ScorerType::Preset)]),
+            segment_filters: None,
+        };
+        let compact = Compact::new(&request);
+        assert_eq!(
+            compact.as_str(),
+            r#"{"scorers":[{"id":"s-1","scorer_type":"preset"}]}"#
+        );
+        assert_eq!(compact.get(), request);
+        assert_eq!(
+            serde_json::to_string(&compact).unwrap(),
+            serde_json::to_string(&request).unwrap()
+        );
+        let pretty = serde_json::to_string_pretty(&request).unwrap();
+        assert_eq!(serde_json::to_string_pretty(&compact).unwrap(), pretty);
+        let back: Compact<MetricSettingsRequest> = serde_json::from_str(&pretty).unwrap();
+        assert_eq!(back.as_str(), compact.as_str());
+        assert_eq!(back, compact);
+    }
+
+    #[test]
+    fn reading_refuses_what_the_type_refuses() {
+        let wrong = serde_json::from_str::<Compact<MetricSettingsRequest>>(r#"{"scorers": 3}"#);
+        assert!(wrong.is_err());
+    }
+}
