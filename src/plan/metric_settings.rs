@@ -114,19 +114,19 @@ fn describe(before: &NormMetricSettings, after: &NormMetricSettings) -> String {
     let added: Vec<&str> = after
         .scorers
         .keys()
-        .filter(|k| !before.scorers.contains_key(*k))
+        .filter(|k| !before.scorers.contains_key(k))
         .map(String::as_str)
         .collect();
     let removed: Vec<&str> = before
         .scorers
         .keys()
-        .filter(|k| !after.scorers.contains_key(*k))
+        .filter(|k| !after.scorers.contains_key(k))
         .map(String::as_str)
         .collect();
     let changed: Vec<&str> = after
         .scorers
         .iter()
-        .filter(|(k, v)| before.scorers.get(*k).is_some_and(|b| b != *v))
+        .filter(|(k, v)| before.scorers.get(k).is_some_and(|b| b != *v))
         .map(|(k, _)| k.as_str())
         .collect();
     if !added.is_empty() {

@@ -163,9 +163,11 @@ pub struct ResourceChange {
 pub struct FieldChange {
     /// Path within the object.
     pub path: String,
-    /// Value before (`None`: absent), kept as compact JSON text.
+    // Both values are held as compact JSON text (a plan holds tens of
+    // thousands); they serialize as the values.
+    /// Value before (`None`: absent).
     pub before: Option<JsonText>,
-    /// Value after (`None`: absent), kept as compact JSON text.
+    /// Value after (`None`: absent).
     pub after: Option<JsonText>,
     /// With `--base`: whose change this field is. Absent from a two-way plan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
