@@ -5,7 +5,7 @@
 //! Against a purpose-built server (which headers went where) and against the
 //! sandbox started with `--refuse-basic-on-trends`.
 
-use crate::client_support;
+use crate::{client_support, log_support};
 
 use std::time::Duration;
 
@@ -154,33 +154,7 @@ fn the_sandbox_command_has_the_flag() {
 
 #[tokio::test]
 async fn the_fallback_logs_no_secret_at_trace() {
-    use std::io::Write;
-    use std::sync::{Arc, Mutex};
-
-    #[derive(Clone, Default)]
-    struct Buffer(Arc<Mutex<Vec<u8>>>);
-    impl Write for Buffer {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().expect("buffer").extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Buffer {
-        type Writer = Buffer;
-        fn make_writer(&'a self) -> Self::Writer {
-            self.clone()
-        }
-    }
-    let buffer = Buffer::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(buffer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let logs = log_support::capture(tracing::Level::TRACE);
     let server = TestServer::start(|seen| match (seen.path.as_str(), &seen.auth) {
         ("/login", _) => Reply::ok(serde_json::json!({
             "access_token": "TOK-canary-login-token", "token_type": "bearer"
@@ -193,7 +167,7 @@ async fn the_fallback_logs_no_secret_at_trace() {
         "PW-canary-password",
     ));
     client.get_user("u1").await.unwrap();
-    let logs = String::from_utf8(buffer.0.lock().expect("buffer").clone()).expect("utf-8");
+    let logs = logs.text();
     assert!(logs.contains("HTTP Basic refused"), "{logs}");
     for canary in ["TOK-canary-login-token", "PW-canary-password"] {
         assert!(!logs.contains(canary), "{canary} in:\n{logs}");

@@ -6,52 +6,17 @@
 
 #![allow(clippy::unwrap_used)] // test helpers: a failing unwrap is a failing test, with its location
 
-use crate::client_support;
-
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+use crate::{client_support, log_support};
 
 use client_support::{Reply, TestServer};
 use evalctl::client::{ApiError, Client, ClientConfig, Credentials};
 use evalctl::sandbox::Sandbox;
 use evalctl::sandbox::fixture::DEMO_API_KEY;
 
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Buffer {
-    type Writer = Buffer;
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
-}
-
-impl Buffer {
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
-}
-
 /// Runs two reads (the first answered 503 once) against a server under a
 /// base URL with a path prefix, logging at `level`; returns the log.
 async fn logged(level: tracing::Level) -> String {
-    let buffer = Buffer::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(level)
-        .with_writer(buffer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let logs = log_support::capture(level);
     let server = TestServer::start(|seen| match seen.nth {
         0 if seen.path.ends_with("/users/a") => Reply::status(503),
         _ => Reply::status(404),
@@ -63,7 +28,7 @@ async fn logged(level: tracing::Level) -> String {
     let client = Client::new(config).unwrap();
     assert_eq!(client.get_user("a").await.unwrap(), None);
     assert_eq!(client.get_user("b").await.unwrap(), None);
-    buffer.text()
+    logs.text()
 }
 
 #[tokio::test]

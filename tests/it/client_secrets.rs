@@ -4,10 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers: a failing unwrap is a failing test, with its location
 
-use crate::client_support;
-
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+use crate::{client_support, log_support};
 
 use client_support::{Reply, TestServer};
 use evalctl::api::{IntegrationCreate, Secret, VertexGcsConfig};
@@ -21,26 +18,6 @@ const SECRETS: &[&str] = &[
     "GCS-s3cr3t-credentials",
     "AT-s3cr3t-access-token",
 ];
-
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Buffer {
-    type Writer = Buffer;
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
-}
 
 fn assert_clean(what: &str, text: &str) {
     for s in SECRETS {
@@ -62,13 +39,7 @@ fn vertex() -> IntegrationCreate<Secret> {
 
 #[tokio::test]
 async fn no_secret_in_debug_errors_or_trace_logs() {
-    let buffer = Buffer::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(buffer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let capture = log_support::capture(tracing::Level::TRACE);
 
     let server = TestServer::start(|seen| {
         if seen.path == "/login" {
@@ -149,8 +120,8 @@ async fn no_secret_in_debug_errors_or_trace_logs() {
     let client = Client::new(config).unwrap();
     assert_clean("client Debug", &format!("{client:?}"));
 
-    drop(_guard);
-    let logs = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let logs = capture.text();
+    drop(capture);
     assert!(logs.contains("TRACE"), "trace output was captured:\n{logs}");
     assert!(
         logs.contains("status=503") && logs.contains("attempt=2"),

@@ -6,6 +6,7 @@ mod ci_support;
 mod client_support;
 mod e2e_support;
 mod fault_support;
+mod log_support;
 mod property_support;
 mod render_support;
 mod sandbox_support;
