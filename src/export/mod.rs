@@ -111,9 +111,10 @@ pub async fn export(
 const PROJECT_ABOUT: &[&str] = &[
     "",
     "Every log stream and experiment with its scorers and sampling rules, each",
-    "log stream's trends sections, and the templates, as they were live. A list",
-    "written here is the whole truth: `apply` turns off a scorer missing from",
-    "`scorers`; sections and templates not listed are deleted only with --prune.",
+    "log stream's trends dashboards (sections, widgets, settings, the other",
+    "dashboards), and the templates, as they were live. A list written here is",
+    "the whole truth: `apply` turns off a scorer missing from `scorers`; sections,",
+    "widgets, dashboards and templates not listed are deleted only with --prune.",
     "Right after the export, `evalctl plan` on this file shows no changes.",
 ];
 

@@ -79,9 +79,17 @@ fn dashboard(sections: serde_json::Value, favorited: bool) -> serde_json::Value 
         "interval_mins": 60, "start_time": 0, "end_time": 0, "sections": sections})
 }
 
+/// `base` with the fields of `extra` set.
+fn with(mut base: serde_json::Value, extra: serde_json::Value) -> serde_json::Value {
+    if let (Some(obj), Some(more)) = (base.as_object_mut(), extra.as_object()) {
+        obj.extend(more.clone());
+    }
+    base
+}
+
 /// A project with every kind of content, and twin log stream names.
 pub(super) fn project() -> ProjectState {
-    let production = run(
+    let mut production = run(
         "ls1",
         "production",
         json!({
@@ -101,15 +109,57 @@ pub(super) fn project() -> ProjectState {
                 {"sample_rate": 1.0, "llm_scorers": false, "multimodal_scorers": false}
             ]
         }),
-        Some(dashboard(
-            json!([
-                {"id": "q1", "name": "Quality", "description": "Quality: charts #1", "color": "#1F77B4"},
-                {"id": "q2", "name": "Quality", "description": "again", "color": "#000000"},
-                {"id": "o1", "name": "Odd", "description": "", "color": "red"}
-            ]),
-            true,
+        Some(with(
+            dashboard(
+                json!([
+                    {"id": "q1", "name": "Quality", "description": "Quality: charts #1", "color": "#1F77B4",
+                     "widgets": [
+                        {"id": "w3", "name": "Correctness", "type": "line_chart", "metric": "correctness",
+                         "aggregation": "Average", "description": "", "dataset": []},
+                        {"id": "w2", "name": "Correctness", "type": "bar_chart", "metric": "correctness",
+                         "aggregation": "Count"},
+                        {"id": "w4", "name": "Adherence", "type": "number", "metric": "context_adherence",
+                         "aggregation": "PercentageTrue", "description": "Share of ${adherent} traces",
+                         "dataset": [{"metrics": ["context_adherence"], "groups": ["b", "a"]}]}
+                     ]},
+                    {"id": "q2", "name": "Quality", "description": "again", "color": "#000000"},
+                    {"id": "o1", "name": "Odd", "description": "", "color": "red"}
+                ]),
+                true,
+            ),
+            json!({"relative_time": "last_7_days", "group_by": "model",
+                "widgets": [{"id": "w1", "name": "Traces", "type": "number", "metric": "num_traces",
+                    "aggregation": "Count"}]}),
         )),
     );
+    // The other dashboards, in the service's order: two of one name.
+    let other = |id: &str, name: &str, visibility: &str, extra: serde_json::Value| {
+        let mut d = with(dashboard(json!([]), false), extra);
+        d["id"] = json!(id);
+        d["name"] = json!(name);
+        d["is_default"] = json!(false);
+        d["visibility"] = json!(visibility);
+        DashboardState::from(&from::<TrendsDashboard>(d))
+    };
+    production.dashboards = Some(vec![
+        other(
+            "d2",
+            "On-call",
+            "user",
+            json!({"description": "Pager", "interval_mins": 5, "group_by": "",
+                "widgets": [{"id": "w9", "name": "Errors", "type": "table", "metric": "error_count",
+                    "aggregation": "Sum"}],
+                "sections": [{"id": "s9", "name": "Latency", "widgets": [
+                    {"id": "w8", "name": "p99", "type": "line_chart", "metric": "latency_ms", "aggregation": "P99"}]}]}),
+        ),
+        other("d3", "On-call", "project", json!({})),
+        other(
+            "d4",
+            "Alpha",
+            "project",
+            json!({"relative_time": "last_24_hours"}),
+        ),
+    ]);
     let twin_a = run(
         "bbbb0002-0000-4000-8000-000000000000",
         "twin",
@@ -293,7 +343,9 @@ fn exported_files_load_back_into_the_same_specs_and_plan_empty() {
     let live = live_for(&outcome.set.projects[0].spec);
     let planned = plan(&outcome.set, &live, &PlanOptions::default())
         .unwrap_or_else(|e| panic!("{e}\n{}", export.files[0].text));
-    // Only the second `Quality` section, which export left out, is drift.
+    // Only the second `Quality` section, the second `Correctness` widget of
+    // the first and the second `On-call` dashboard, which export left out,
+    // are drift.
     let deletes: Vec<String> = planned
         .changes
         .iter()
@@ -301,11 +353,23 @@ fn exported_files_load_back_into_the_same_specs_and_plan_empty() {
         .collect();
     assert_eq!(
         deletes,
-        ["Delete project[demo].log_stream[production].trends.section[Quality]"],
+        [
+            "Delete project[demo].log_stream[production].dashboard[On-call]",
+            "Delete project[demo].log_stream[production].trends.section[Quality]",
+            "Delete project[demo].log_stream[production].trends.section[Quality].widget[Correctness]"
+        ],
         "{:#?}\n{}",
         planned.changes,
         export.files[0].text
     );
+    let operations: Vec<String> = planned
+        .changes
+        .iter()
+        .map(|c| format!("{:?}", c.operations))
+        .collect();
+    for (operations, second) in operations.iter().zip(["\"d3\"", "\"q2\"", "\"w2\""]) {
+        assert!(operations.contains(second), "{second}: {operations}");
+    }
 }
 
 #[test]
@@ -325,7 +389,14 @@ fn the_project_file_reads_like_a_hand_written_one() {
         "        - sample_rate: 0.5\n",
         "          llm_scorers: true\n        - sample_rate: 1.0\n",
         "          color: \"#1F77B4\"\n",
-        "      favorite: user\n",
+        "      favorite: user  # the service reads back only that it is favorited for you, not whether for the whole project: `project` if so (export does not guess)\n",
+        "          widgets:\n            - name: Adherence\n              type: number\n",
+        "              description: Share of $${adherent} traces\n              dataset:\n                - groups: [b, a]\n",
+        "            - name: Correctness\n              type: line_chart\n              metric: correctness\n              aggregation: Average\n      widgets:\n        - name: Traces\n",
+        "      interval_mins: 60\n      relative_time: last_7_days\n      group_by: model\n      dashboards:\n        - name: Alpha\n          visibility: project\n          sections: []\n          widgets: []\n",
+        "        - name: On-call\n          visibility: user\n          description: Pager\n",
+        "          interval_mins: 5\n\n",
+        "    trends:\n      sections: []\n      widgets: []\n      interval_mins: 60\n\n",
         "  - id: bbbb0002-0000-4000-8000-000000000000  # log stream `twin` (its name is not unique)\n",
         "  - name: \"exp: nightly\"\n",
         "    criteria: |\n      Pick $${one}\n      then explain.\n",
@@ -342,6 +413,12 @@ fn the_project_file_reads_like_a_hand_written_one() {
         "case_sensitive: true",
         "Odd\n          description",
         "red",
+        "description: \"\"",
+        "dataset: []",
+        "bar_chart",
+        "group_by: \"\"",
+        "copy_from",
+        "relative_time: null",
     ] {
         assert!(!text.contains(absent), "unexpected {absent:?} in\n{text}");
     }
@@ -349,7 +426,21 @@ fn the_project_file_reads_like_a_hand_written_one() {
         export
             .warnings
             .iter()
-            .any(|w| w.contains("second of that name")),
+            .any(|w| w.contains("section `Quality` of the default dashboard of log stream `production` of project `demo` is the second of that name")),
+        "{:?}",
+        export.warnings
+    );
+    assert!(
+        export.warnings.iter().any(|w| w.contains(
+            "widget `Correctness` of section `Quality` of the default dashboard of log stream `production` of project `demo` is the second of that name"
+        )),
+        "{:?}",
+        export.warnings
+    );
+    assert!(
+        export.warnings.iter().any(|w| w.contains(
+            "dashboard `On-call` of log stream `production` of project `demo` is the second of that name"
+        )),
         "{:?}",
         export.warnings
     );

@@ -11,28 +11,41 @@
 //!   `multimodal_capabilities`, `one_of`/`not_in` values) sorted;
 //! - `case_sensitive` only when false, `llm_scorers`/`multimodal_scorers`
 //!   only when true; empty section descriptions left out;
-//! - `favorite: user` when the dashboard is favorited, otherwise no
-//!   `favorite` (leaving it unmanaged: `none` would round-trip too, but it
-//!   would make every apply unstar a dashboard someone stars in the UI);
+//! - `favorite: user` when the dashboard is favorited, with a comment: the
+//!   service reads back only that the caller has it favorited, not for whom,
+//!   so export does not guess `project`; otherwise no `favorite` (leaving it
+//!   unmanaged: `none` would round-trip too, but it would make every apply
+//!   unstar a dashboard someone stars in the UI);
+//! - each section's `widgets` and the top level's, written even empty (the
+//!   list then manages the place), a widget's `description` and `dataset`
+//!   only where it has them; the settings `interval_mins`, `relative_time`
+//!   (left out for an absolute time range, which a manifest cannot hold) and
+//!   `group_by` (left out when none);
+//! - the log stream's other dashboards under `dashboards`, by name with
+//!   their `visibility` and description, contents and settings as above;
+//!   `dashboards` is left out when there are none (unmanaged: writing `[]`
+//!   would make every plan list every log stream's dashboards), and
+//!   `copy_from` always (it matters only to a dashboard that does not exist);
 //! - every list of a run or project is written, even empty, so the exported
 //!   file manages what is live (a scorer enabled in the UI later is drift);
-//! - runs, scorers, sections and templates sorted by name (the service's
-//!   order of sections and templates follows creation, which concurrent
-//!   applies make vary: sorting keeps exports of the same configuration
-//!   identical); names of runs and scorers that are not unique become ids,
-//!   with the name in a comment; of sections and templates of one name, the
-//!   first the service lists is kept (the one `plan` pairs with it).
+//! - runs, scorers, sections, widgets, dashboards and templates sorted by
+//!   name (the service's order of sections and templates follows creation,
+//!   which concurrent applies make vary: sorting keeps exports of the same
+//!   configuration identical); names of runs and scorers that are not unique become ids,
+//!   with the name in a comment; of sections, widgets (per place), dashboards
+//!   and templates of one name, the first the service lists is kept (the one
+//!   `plan` pairs with it), with a warning.
 //!
 //! Integrations are in [`super::integrations`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::write::{Body, Document};
-use crate::api::{AnnotationConstraints, ContentModality};
+use crate::api::{AnnotationConstraints, ContentModality, Visibility};
 use crate::manifest::types::{
-    ExperimentSpec, FavoriteSpec, FilterSpec, FilterValueSpec, LogStreamSpec, MetricSettingsSpec,
-    ModalityValueSpec, ProjectSpec, ScorerSpec, SectionSpec, SegmentFilterSpec, TemplateSpec,
-    TrendsSpec,
+    DashboardSpec, ExperimentSpec, FavoriteSpec, FilterSpec, FilterValueSpec, LogStreamSpec,
+    MetricSettingsSpec, ModalityValueSpec, ProjectSpec, ScorerSpec, SectionSpec, SegmentFilterSpec,
+    TemplateSpec, TrendsSpec, WidgetSpec,
 };
 use crate::state::metric_settings::{NormFilter, NormScorer, NormSegmentFilter, NormValue};
 use crate::state::{
@@ -84,10 +97,16 @@ pub fn project_document(
                         &mut notes,
                     )
                 }),
-                trends: run
-                    .dashboard
-                    .as_ref()
-                    .map(|d| trends(d, &project.name, &run.name, &mut notes)),
+                trends: run.dashboard.as_ref().map(|d| {
+                    trends(
+                        d,
+                        run.dashboards.as_deref(),
+                        &project.name,
+                        &run.name,
+                        &format!("{pointer}/trends"),
+                        &mut notes,
+                    )
+                }),
             }
         })
         .collect();
@@ -322,21 +341,99 @@ fn is_colour(c: &str) -> bool {
     c.len() == 7 && c.starts_with('#') && c[1..].chars().all(|h| h.is_ascii_hexdigit())
 }
 
+/// The default dashboard of a log stream (at `pointer`), with the log
+/// stream's other dashboards when they were read.
 fn trends(
     dashboard: &DashboardState,
+    others: Option<&[DashboardState]>,
     project: &str,
     log_stream: &str,
+    pointer: &str,
     notes: &mut Notes<'_>,
 ) -> TrendsSpec {
+    let place = format!("log stream `{log_stream}` of project `{project}`");
+    let own = contents(
+        dashboard,
+        &format!("the default dashboard of {place}"),
+        notes,
+    );
+    if dashboard.is_favorited {
+        notes.comments.insert(
+            format!("{pointer}/favorite"),
+            "the service reads back only that it is favorited for you, not whether for the whole project: `project` if so (export does not guess)".to_owned(),
+        );
+    }
+    let dashboards = others.filter(|o| !o.is_empty()).map(|others| {
+        let mut seen = BTreeSet::new();
+        let mut specs = Vec::new();
+        for d in others {
+            if !seen.insert(d.name.clone()) {
+                notes.warnings.push(format!(
+                    "dashboard `{}` of {place} is the second of that name; only the first is exported",
+                    d.name
+                ));
+                continue;
+            }
+            let what = format!("dashboard `{}` of {place}", d.name);
+            let description = d
+                .settings
+                .as_ref()
+                .and_then(|s| s.description.clone())
+                .filter(|d| !d.is_empty());
+            if description
+                .as_ref()
+                .is_some_and(|d| d.chars().count() > 1000)
+            {
+                notes.warnings.push(format!(
+                    "{what}: its description is over 1,000 characters; it was left out (unmanaged)"
+                ));
+            }
+            let c = contents(d, &what, notes);
+            specs.push(DashboardSpec {
+                name: d.name.clone(),
+                renamed_from: Vec::new(),
+                visibility: Some(Visibility::from(d.visibility.as_str())),
+                copy_from: None,
+                description: description.filter(|d| d.chars().count() <= 1000),
+                sections: c.sections,
+                widgets: c.widgets,
+                interval_mins: c.interval_mins,
+                relative_time: c.relative_time,
+                group_by: c.group_by,
+            });
+        }
+        specs.sort_by(|a, b| a.name.cmp(&b.name));
+        specs
+    });
+    TrendsSpec {
+        sections: own.sections,
+        widgets: own.widgets,
+        favorite: dashboard.is_favorited.then_some(FavoriteSpec::User),
+        interval_mins: own.interval_mins,
+        relative_time: own.relative_time,
+        group_by: own.group_by,
+        dashboards,
+    }
+}
+
+/// What the default dashboard and the others have in common.
+struct Contents {
+    sections: Option<Vec<SectionSpec>>,
+    widgets: Option<Vec<WidgetSpec>>,
+    interval_mins: Option<i64>,
+    relative_time: Option<String>,
+    group_by: Option<String>,
+}
+
+/// A dashboard's sections (each with its widgets), its top-level widgets
+/// and its settings; `what` names the dashboard in warnings. Widgets are
+/// written only when they were read, settings likewise; an absolute time
+/// range (no `relative_time`) and no group-by are left out (unmanaged).
+fn contents(dashboard: &DashboardState, what: &str, notes: &mut Notes<'_>) -> Contents {
     let mut seen = BTreeSet::new();
     let mut sections = Vec::new();
     for s in &dashboard.sections {
-        let place = || {
-            format!(
-                "section `{}` of log stream `{log_stream}` of project `{project}`",
-                s.name
-            )
-        };
+        let place = || format!("section `{}` of {what}", s.name);
         if !seen.insert(s.name.clone()) {
             notes.warnings.push(format!(
                 "{} is the second of that name; only the first is exported",
@@ -369,15 +466,55 @@ fn trends(
             renamed_from: Vec::new(),
             description: description.filter(|d| d.chars().count() <= 500),
             color: color.filter(|c| is_colour(c)),
-            widgets: None,
+            widgets: widgets(dashboard, Some(&s.id), &place(), notes),
         });
     }
     sections.sort_by(|a, b| a.name.cmp(&b.name));
-    TrendsSpec {
+    let settings = dashboard.settings.as_ref();
+    Contents {
         sections: Some(sections),
-        favorite: dashboard.is_favorited.then_some(FavoriteSpec::User),
-        ..TrendsSpec::default()
+        widgets: widgets(dashboard, None, &format!("the top level of {what}"), notes),
+        interval_mins: settings.map(|s| s.interval_mins),
+        relative_time: settings.and_then(|s| s.relative_time.clone()),
+        group_by: settings.and_then(|s| s.group_by.clone()),
     }
+}
+
+/// The widgets of one place of a dashboard (`section_id`, or the top level
+/// when `None`), sorted by name, the first listed of each name (the one
+/// `plan` pairs with it); `None` when the widgets were not read.
+fn widgets(
+    dashboard: &DashboardState,
+    section_id: Option<&str>,
+    place: &str,
+    notes: &mut Notes<'_>,
+) -> Option<Vec<WidgetSpec>> {
+    let live = dashboard.widgets.as_ref()?;
+    let mut seen = BTreeSet::new();
+    let mut specs = Vec::new();
+    for w in live
+        .iter()
+        .filter(|w| w.section_id.as_deref() == section_id)
+    {
+        if !seen.insert(w.name.clone()) {
+            notes.warnings.push(format!(
+                "widget `{}` of {place} is the second of that name; only the first is exported",
+                w.name
+            ));
+            continue;
+        }
+        specs.push(WidgetSpec {
+            name: w.name.clone(),
+            renamed_from: Vec::new(),
+            widget_type: w.widget_type.clone(),
+            metric: w.metric.clone(),
+            aggregation: w.aggregation.clone(),
+            description: w.description.clone(),
+            dataset: w.dataset.clone(),
+        });
+    }
+    specs.sort_by(|a, b| a.name.cmp(&b.name));
+    Some(specs)
 }
 
 /// Templates sorted by name, the first listed of each name (the one `plan`

@@ -79,10 +79,12 @@ fn runs_are_sorted_and_twins_are_written_by_id() {
         twin.trends,
         Some(TrendsSpec {
             sections: Some(Vec::new()),
+            widgets: Some(Vec::new()),
             favorite: None,
+            interval_mins: Some(60),
             ..TrendsSpec::default()
         }),
-        "not favorited: favorite left out (unmanaged)"
+        "not favorited: favorite left out (unmanaged); no other dashboards: `dashboards` left out; an absolute time range and no group-by left out"
     );
     assert_eq!(spec.log_streams[2].trends, None, "no dashboard");
     let settings = twin.metric_settings.as_ref().unwrap();
