@@ -11,8 +11,9 @@
 //! Requests, for P projects of L log streams and E experiments: the project
 //! listing, the scorer catalog, the integration listing and one read per
 //! provider; per project, one log stream search, one experiment search and
-//! one listing per template kind; one metric-settings read per run and one
-//! dashboard read per log stream.
+//! one listing per template kind; one metric-settings read per run; per log
+//! stream, one read of its default dashboard, one dashboard listing and one
+//! read per other dashboard the caller sees.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -468,6 +468,16 @@ fn out_of_band_dashboard_changes_against_exported_files_are_drift() {
     ] {
         assert!(plan.stdout.contains(&line), "{line}\n{}", plan.stdout);
     }
+    // The dashboard's deletion names its creator, after its warning.
+    let scratch = &plan.stdout[plan
+        .stdout
+        .find(&format!("- {at}.dashboard[Scratch]"))
+        .unwrap()..];
+    let scratch = &scratch[..scratch.find("\n\n").unwrap_or(scratch.len())];
+    assert!(
+        scratch.contains("created by Demo Admin <demo@example.com>"),
+        "{scratch}"
+    );
     let json = ctx.evalctl(&["drift", "out", "-o", "json"]);
     json.expect(2);
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).expect("drift -o json");
@@ -499,4 +509,29 @@ fn out_of_band_dashboard_changes_against_exported_files_are_drift() {
     ctx.evalctl(&["drift", "out"]).expect(0);
     ctx.evalctl(&["plan", "out", "--prune", "--detailed-exitcode"])
         .expect(0);
+
+    // An exported dashboard's visibility changed in the file: a replace
+    // that says what is lost and who made the dashboard.
+    let path = ctx.path("out/demo-project.yaml");
+    let text = std::fs::read_to_string(&path).expect("the exported file");
+    let edited = text.replace(
+        "          visibility: user\n",
+        "          visibility: project\n",
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&path, edited).expect("the file is written");
+    let plan = ctx.evalctl(&["plan", "out"]);
+    plan.expect(0);
+    let triage = &plan.stdout[plan
+        .stdout
+        .find(&format!("-/+ {at}.dashboard[Triage]"))
+        .unwrap_or_else(|| panic!("a replace:\n{}", plan.stdout))..];
+    let triage = &triage[..triage.find("\n\n").unwrap_or(triage.len())];
+    for line in [
+        "visibility `user` → `project`: the service cannot change it in place",
+        "the copy that replaces it has a new id: links to the dashboard break, and favorites of it are lost",
+        "created by Demo Admin <demo@example.com>",
+    ] {
+        assert!(triage.contains(line), "{line}\n{triage}");
+    }
 }
