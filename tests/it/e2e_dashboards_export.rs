@@ -6,8 +6,8 @@
 //! a guessed audience; a second widget or dashboard of a name is left out
 //! with a warning. Against the exported files, what someone changes in the
 //! service afterwards (a widget's field, a widget added or deleted, a
-//! setting, a dashboard's description, a dashboard deleted or added) is
-//! drift naming the address and the field, and the plan's warnings say what
+//! setting, the favorite, a dashboard's description, a dashboard deleted or
+//! added) is drift naming the address and the field, and the plan's warnings say what
 //! a deletion takes with it.
 
 use crate::e2e_support;
@@ -411,6 +411,11 @@ fn out_of_band_dashboard_changes_against_exported_files_are_drift() {
             )
             .await
             .unwrap();
+        // The favorite taken away.
+        client
+            .unfavorite_dashboard(&project, &ls, &Visibility::Project)
+            .await
+            .expect("the favorite is removed");
         // A dashboard made by hand, another deleted.
         client
             .duplicate_dashboard(
@@ -440,6 +445,7 @@ fn out_of_band_dashboard_changes_against_exported_files_are_drift() {
         ),
         "~ aggregation  configured: \"Count\"  live: \"Average\"".to_owned(),
         format!("+ {at}.trends.widget[Traces] (declared, not on the dashboard)"),
+        format!("~ {at}.trends.favorite"),
         format!("~ {at}.trends.settings (fields differ)"),
         "+ group_by  configured: \"model\"  live: absent".to_owned(),
         "~ interval_mins  configured: 30  live: 15".to_owned(),
