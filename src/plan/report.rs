@@ -28,6 +28,20 @@ impl ApplyReport {
         c
     }
 
+    /// Changes that failed or were skipped, as (transient, lasting): see
+    /// [`ChangeOutcome::transient`].
+    pub fn incomplete(&self) -> (usize, usize) {
+        self.outcomes
+            .iter()
+            .filter(|o| o.status != OutcomeStatus::Succeeded)
+            .fold(
+                (0, 0),
+                |(t, l), o| {
+                    if o.transient { (t + 1, l) } else { (t, l + 1) }
+                },
+            )
+    }
+
     /// Whether every change succeeded and live state converged.
     pub fn is_complete(&self) -> bool {
         let c = self.counts();
@@ -61,6 +75,13 @@ pub struct ChangeOutcome {
     /// Why it failed or was skipped, or how an ambiguous result was settled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// For a change that failed or was skipped: whether the cause passes (a
+    /// timeout, a lost connection, 429, 5xx, an interrupt, a race), so that
+    /// a second apply is expected to complete it. A change the service
+    /// refused (4xx other than 404/409, refused credentials) or one missing
+    /// an environment variable fails the same way until something changes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub transient: bool,
 }
 
 /// How a change ended.

@@ -462,16 +462,81 @@ pub(crate) fn summary(report: &ApplyReport, opts: &RenderOptions, recap: bool) -
     );
     let _ = writeln!(out, "{}", p.paint(Role::Strong, &footer));
     if !report.is_complete() {
-        let _ = writeln!(out, "{}", incomplete_line());
+        let _ = writeln!(out, "{}", incomplete_line(report));
     }
     out
 }
 
-/// The line under an incomplete apply's footer. A report does not say which
-/// failures were transient, so the advice to apply again is conditional: it
-/// helps after a timeout, a lost connection, a 429 or 5xx, or an interrupt,
-/// never after a refusal (4xx), which fails the same way until something
-/// changes.
-pub(crate) fn incomplete_line() -> &'static str {
-    "Not complete. After a transient failure (a timeout, a lost connection, 429 or 5xx) or an interrupt, a second `evalctl apply` plans afresh from live state and completes the rest; a change the service refused (4xx) fails again until the manifests or the service change."
+/// The line under an incomplete apply's footer: a second apply is advised
+/// for what failed for a reason that passes, never for what the service
+/// refused (see [`crate::plan::ChangeOutcome::transient`]).
+pub(crate) fn incomplete_line(report: &ApplyReport) -> String {
+    const AGAIN: &str = "a second `evalctl apply` plans afresh from live state and completes";
+    const PASSES: &str = "(a timeout, a lost connection, 429, 5xx, an interrupt or a race)";
+    const STAYS: &str = "(the service refused the request or the credentials, or a variable is missing) fail the same way until the manifests, the credentials or the service change";
+    match report.incomplete() {
+        (0, 0) => {
+            format!("Not complete: objects did not read back as planned (above); {AGAIN} them.")
+        }
+        (transient, 0) => format!(
+            "Not complete: {transient} change(s) failed for a reason that passes {PASSES}; {AGAIN} the rest."
+        ),
+        (0, lasting) => format!(
+            "Not complete: {lasting} change(s) that failed for a reason that stays {STAYS}; applying again will not complete them."
+        ),
+        (transient, lasting) => format!(
+            "Not complete: {AGAIN} the {transient} change(s) that failed for a reason that passes {PASSES}; the other {lasting} {STAYS}."
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Action, Address, ChangeOutcome, OutcomeStatus};
+
+    fn report(outcomes: &[(OutcomeStatus, bool)]) -> ApplyReport {
+        ApplyReport {
+            outcomes: outcomes
+                .iter()
+                .enumerate()
+                .map(|(i, &(status, transient))| ChangeOutcome {
+                    address: Address::Integration {
+                        provider: format!("p{i}"),
+                    },
+                    action: Action::Update,
+                    status,
+                    detail: None,
+                    transient,
+                })
+                .collect(),
+            ..ApplyReport::default()
+        }
+    }
+
+    #[test]
+    fn the_advice_to_apply_again_follows_what_failed() {
+        use OutcomeStatus::{Failed, Skipped, Succeeded};
+        let passes = incomplete_line(&report(&[(Succeeded, false), (Failed, true)]));
+        assert!(passes.contains("completes the rest"), "{passes}");
+        assert!(!passes.contains("stays"), "{passes}");
+        let stays = incomplete_line(&report(&[(Failed, false), (Skipped, false)]));
+        assert!(
+            stays.starts_with("Not complete: 2 change(s) that failed for a reason that stays"),
+            "{stays}"
+        );
+        assert!(
+            stays.contains("applying again will not complete them"),
+            "{stays}"
+        );
+        assert!(!stays.contains("completes the"), "{stays}");
+        let both = incomplete_line(&report(&[(Failed, true), (Skipped, true), (Failed, false)]));
+        assert!(both.contains("completes the 2 change(s)"), "{both}");
+        assert!(both.contains("the other 1 (the service refused"), "{both}");
+        let unconverged = incomplete_line(&report(&[(Succeeded, false)]));
+        assert!(
+            unconverged.contains("did not read back as planned"),
+            "{unconverged}"
+        );
+    }
 }

@@ -173,4 +173,11 @@ fn a_failed_change_is_streamed_and_recalled_at_the_end() {
         out.contains("Apply: 0 succeeded, 8 failed, 0 skipped."),
         "{out}"
     );
+    // A 503 passes: the report advises a second apply, for all eight.
+    assert!(
+        out.contains("completes the rest")
+            && out.contains("8 change(s) failed for a reason that passes"),
+        "{out}"
+    );
+    assert!(!out.contains("reason that stays"), "{out}");
 }

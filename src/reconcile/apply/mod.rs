@@ -350,6 +350,31 @@ fn outcome(
         action: change.action,
         status,
         detail,
+        transient: false,
+    }
+}
+
+impl OperationError {
+    /// Whether the cause passes, so that a second apply (which plans afresh
+    /// from live state) is expected to complete the change: the service was
+    /// unavailable, slow or throttling, the answer was lost, the run was
+    /// interrupted, or another writer raced this one (404, 409). A refusal
+    /// of the request or of the credentials, or a missing variable, stays.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            OperationError::Api(error) => matches!(
+                error,
+                ApiError::RateLimited { .. }
+                    | ApiError::Server { .. }
+                    | ApiError::Ambiguous { .. }
+                    | ApiError::Timeout { .. }
+                    | ApiError::Transport { .. }
+                    | ApiError::NotFound { .. }
+                    | ApiError::Conflict { .. }
+            ),
+            OperationError::MissingSecret(_) => false,
+            _ => true,
+        }
     }
 }
 
@@ -366,11 +391,14 @@ fn failed(change: &ResourceChange, error: &OperationError, done: usize) -> Chang
     } else {
         String::new()
     };
-    outcome(
-        change,
-        OutcomeStatus::Failed,
-        Some(format!("{error}{steps}")),
-    )
+    ChangeOutcome {
+        transient: error.is_transient(),
+        ..outcome(
+            change,
+            OutcomeStatus::Failed,
+            Some(format!("{error}{steps}")),
+        )
+    }
 }
 
 fn skipped(change: &ResourceChange, skip: Skip, gate: &Gate<'_>) -> ChangeOutcome {
@@ -383,7 +411,10 @@ fn skipped(change: &ResourceChange, skip: Skip, gate: &Gate<'_>) -> ChangeOutcom
             gate.stop.cause().unwrap_or("stopped")
         ),
     };
-    outcome(change, OutcomeStatus::Skipped, Some(detail))
+    ChangeOutcome {
+        transient: skip == Skip::Interrupted,
+        ..outcome(change, OutcomeStatus::Skipped, Some(detail))
+    }
 }
 
 fn abandoned(change: &ResourceChange, gate: &Gate<'_>) -> ChangeOutcome {
@@ -391,7 +422,10 @@ fn abandoned(change: &ResourceChange, gate: &Gate<'_>) -> ChangeOutcome {
         cause: gate.stop.cause().unwrap_or("stopped").to_owned(),
         grace_secs: gate.stop.grace().as_secs(),
     };
-    outcome(change, OutcomeStatus::Failed, Some(error.to_string()))
+    ChangeOutcome {
+        transient: true,
+        ..outcome(change, OutcomeStatus::Failed, Some(error.to_string()))
+    }
 }
 
 /// Applies one change's operations in order, unless the gate is closed. A

@@ -19,7 +19,7 @@ pub(crate) fn apply(report: &ApplyReport) -> String {
         c.succeeded, c.failed, c.skipped
     );
     if !report.is_complete() {
-        let _ = write!(doc.out, "{}\n\n", incomplete_line());
+        let _ = write!(doc.out, "{}\n\n", incomplete_line(report));
     }
     let _ = write!(
         doc.out,

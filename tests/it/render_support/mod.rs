@@ -465,6 +465,8 @@ pub fn apply_report() -> ApplyReport {
         action,
         status,
         detail: detail.map(str::to_owned),
+        // A refusal (422) or a skip after it: a second apply fails alike.
+        transient: false,
     };
     let ms = metric_settings_change().address;
     ApplyReport {
@@ -498,12 +500,18 @@ pub fn apply_report() -> ApplyReport {
                 OutcomeStatus::Skipped,
                 Some("the run stopped after a failure"),
             ),
-            outcome(
-                section_address("Quality"),
-                Action::Update,
-                OutcomeStatus::Skipped,
-                Some("the run stopped after a failure"),
-            ),
+            ChangeOutcome {
+                // Not started because of an interrupt: a second apply makes it.
+                transient: true,
+                ..outcome(
+                    section_address("Quality"),
+                    Action::Update,
+                    OutcomeStatus::Skipped,
+                    Some(
+                        "not started: the apply was interrupted (SIGTERM); the next apply makes it",
+                    ),
+                )
+            },
         ],
         unconverged: vec![Unconverged {
             address: ms,
