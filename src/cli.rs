@@ -186,8 +186,23 @@ pub enum ScorerSelector {
     },
 }
 
+/// Why a `SCORER` argument is not a scorer version.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScorerSelectorError {
+    /// The part after the last `@` is not a version number (1 or more,
+    /// optionally prefixed by `v`).
+    #[error("`{version}` is not a version number: write NAME@VERSION, e.g. correctness@3")]
+    NotAVersion {
+        /// The text after the `@`, as given.
+        version: String,
+    },
+    /// No name before the `@` (or nothing at all).
+    #[error("a scorer name, NAME@VERSION or a version id is needed")]
+    NoName,
+}
+
 /// Parses `NAME`, `NAME@VERSION` (`3` or `v3`) or a UUID.
-fn parse_scorer(text: &str) -> Result<ScorerSelector, String> {
+fn parse_scorer(text: &str) -> Result<ScorerSelector, ScorerSelectorError> {
     let text = text.trim();
     let is_uuid = text.len() == 36
         && text.chars().enumerate().all(|(i, c)| {
@@ -207,15 +222,15 @@ fn parse_scorer(text: &str) -> Result<ScorerSelector, String> {
                 .parse::<i64>()
                 .ok()
                 .filter(|n| *n >= 1)
-                .ok_or_else(|| {
-                    format!("`{version}` is not a version number: write NAME@VERSION, e.g. correctness@3")
+                .ok_or_else(|| ScorerSelectorError::NotAVersion {
+                    version: version.to_owned(),
                 })?;
             (name, Some(number))
         }
         None => (text, None),
     };
     if name.is_empty() {
-        return Err("a scorer name, NAME@VERSION or a version id is needed".to_owned());
+        return Err(ScorerSelectorError::NoName);
     }
     Ok(ScorerSelector::Name {
         name: name.to_owned(),
@@ -484,8 +499,13 @@ mod tests {
                 "6f1c2d3e-0000-4000-8000-000000000000".to_owned()
             ))
         );
-        assert!(parse_scorer("correctness@latest").is_err());
-        assert!(parse_scorer("correctness@0").is_err());
-        assert!(parse_scorer("@3").is_err());
+        let not_a_version = |version: &str| {
+            Err(ScorerSelectorError::NotAVersion {
+                version: version.to_owned(),
+            })
+        };
+        assert_eq!(parse_scorer("correctness@latest"), not_a_version("latest"));
+        assert_eq!(parse_scorer("correctness@0"), not_a_version("0"));
+        assert_eq!(parse_scorer("@3"), Err(ScorerSelectorError::NoName));
     }
 }

@@ -141,10 +141,10 @@ async fn plan_from_manifests_for(
 /// base branch has none), with a warning in case it is a typo.
 fn load_other(
     flag: &str,
-    what: &str,
+    what: &'static str,
     paths: &[PathBuf],
     printer: &Printer,
-) -> Result<ManifestSet, String> {
+) -> Result<ManifestSet, OtherNotLoaded> {
     let (present, missing): (Vec<PathBuf>, Vec<PathBuf>) =
         paths.iter().cloned().partition(|p| p.exists());
     for path in &missing {
@@ -158,18 +158,30 @@ fn load_other(
     }
     let outcome = manifest::load(&present, &process_env);
     if outcome.has_errors() {
-        let count = outcome.error_count();
-        let s = if count == 1 { "" } else { "s" };
-        return Err(format!(
-            "{what} do not load ({count} error{s}; `evalctl validate {}` shows them)",
-            present
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        ));
+        return Err(OtherNotLoaded {
+            what,
+            errors: outcome.error_count(),
+            paths: present,
+        });
     }
     Ok(outcome.set)
+}
+
+/// Why the manifests given to `--base` or `--applied` are not used: they
+/// have errors. Shown as a warning and a note, not as a failure.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{what} do not load ({errors} error{s}; `evalctl validate {paths}` shows them)",
+    s = if *.errors == 1 { "" } else { "s" },
+    paths = .paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" ")
+)]
+struct OtherNotLoaded {
+    /// What they are ("the base manifests").
+    what: &'static str,
+    /// How many errors loading them found.
+    errors: usize,
+    /// The paths given that exist.
+    paths: Vec<PathBuf>,
 }
 
 fn problems(what: &str, error: &PlanError) -> String {
@@ -219,6 +231,7 @@ pub async fn plan_three_way(
     let base = match base {
         Ok(base) => base,
         Err(why) => {
+            let why = why.to_string();
             printer.warn(&format!("{why}: this plan is not attributed"));
             let (state, plan, enrichment) =
                 match plan_with(&connection, &desired, options, printer).await {
@@ -264,7 +277,7 @@ pub async fn plan_three_way(
             let mut unknown = None;
             let applied_plan = match (&applied, &three.applied) {
                 (Some(Err(why)), _) => {
-                    unknown = Some(why.clone());
+                    unknown = Some(why.to_string());
                     None
                 }
                 (_, Some(Err(error))) => {

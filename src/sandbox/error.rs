@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use super::persist::{Damage, PersistError};
+
 /// Why a sandbox could not start, run or save its state.
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
@@ -59,7 +61,18 @@ pub enum SandboxError {
         /// The line (1-based).
         line: usize,
         /// What is wrong.
-        reason: String,
+        #[source]
+        reason: Damage,
+    },
+    /// The state file could not be written (at start: migrating or
+    /// compacting it).
+    #[error("the state could not be saved: {}: {source}", path.display())]
+    StateFileNotSaved {
+        /// The state file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: PersistError,
     },
     /// The state could not be saved after an out-of-band change.
     #[error("the state could not be saved: {0}")]

@@ -107,7 +107,7 @@ pub enum Dialect {
 pub struct Schemas {
     root: Value,
     dialect: Dialect,
-    patterns: HashMap<String, Result<Regex, String>>,
+    patterns: HashMap<String, Result<Regex, SchemaError>>,
     problems: Vec<SchemaError>,
 }
 
@@ -205,7 +205,7 @@ impl Schemas {
 
     /// The compiled regex for a pattern: cached when it occurs in the
     /// document, compiled on the spot otherwise (inline schemas).
-    fn regex(&self, pattern: &str) -> Cow<'_, Result<Regex, String>> {
+    fn regex(&self, pattern: &str) -> Cow<'_, Result<Regex, SchemaError>> {
         match self.patterns.get(pattern) {
             Some(r) => Cow::Borrowed(r),
             None => Cow::Owned(compile(pattern)),
@@ -293,8 +293,14 @@ fn percent_decode(s: &str) -> Cow<'_, str> {
     }
 }
 
-fn compile(pattern: &str) -> Result<Regex, String> {
-    Regex::new(pattern).map_err(|e| e.to_string())
+/// A pattern compiled, or why it cannot be ([`SchemaError::InvalidPattern`],
+/// with the compiler's complaint as its reason: the error is reported as
+/// data, serialized with the violations).
+fn compile(pattern: &str) -> Result<Regex, SchemaError> {
+    Regex::new(pattern).map_err(|e| SchemaError::InvalidPattern {
+        pattern: pattern.to_owned(),
+        reason: e.to_string(),
+    })
 }
 
 /// Keys whose values are data, not schemas: the indexer does not look inside.
@@ -311,7 +317,7 @@ const DATA_KEYWORDS: [&str; 6] = [
 /// checks every reference.
 #[derive(Default)]
 struct Index {
-    patterns: HashMap<String, Result<Regex, String>>,
+    patterns: HashMap<String, Result<Regex, SchemaError>>,
     problems: Vec<SchemaError>,
 }
 
@@ -352,11 +358,8 @@ impl Index {
             return;
         }
         let compiled = compile(p);
-        if let Err(reason) = &compiled {
-            self.problems.push(SchemaError::InvalidPattern {
-                pattern: p.to_owned(),
-                reason: reason.clone(),
-            });
+        if let Err(problem) = &compiled {
+            self.problems.push(problem.clone());
         }
         self.patterns.insert(p.to_owned(), compiled);
     }

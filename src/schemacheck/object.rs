@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::engine::{Level, Walker};
 use super::scalar;
-use super::violation::{PathSeg, SchemaError, ViolationKind};
+use super::violation::{PathSeg, ViolationKind};
 use super::{Dialect, MAX_HOPS};
 
 impl<'s> Walker<'s> {
@@ -183,12 +183,8 @@ impl<'s> Walker<'s> {
     fn pattern_matches(&mut self, pattern: &str, key: &str, member: &Value) -> bool {
         match self.schemas.regex(pattern).as_ref() {
             Ok(re) => re.is_match(key),
-            Err(reason) => {
-                let kind = ViolationKind::Schema(SchemaError::InvalidPattern {
-                    pattern: pattern.to_owned(),
-                    reason: reason.clone(),
-                });
-                self.report(kind, member);
+            Err(problem) => {
+                self.report(ViolationKind::Schema(problem.clone()), member);
                 false
             }
         }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Number, Value};
 
 use super::format;
-use super::violation::{Expected, SchemaError, ViolationKind};
+use super::violation::{Expected, ViolationKind};
 use super::{MAX_DEPTH, Schemas};
 
 /// Whether `value` has the JSON type named by a `type` entry. `integer`
@@ -153,12 +153,7 @@ pub(super) fn check_string(
                     pattern: pattern.to_owned(),
                 });
             }
-            Err(reason) => {
-                return Some(ViolationKind::Schema(SchemaError::InvalidPattern {
-                    pattern: pattern.to_owned(),
-                    reason: reason.clone(),
-                }));
-            }
+            Err(problem) => return Some(ViolationKind::Schema(problem.clone())),
         }
     }
     let name = map.get("format").and_then(Value::as_str)?;

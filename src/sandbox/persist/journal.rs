@@ -17,6 +17,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::Damage;
 use crate::sandbox::store::State;
 
 /// The format version written in the snapshot line.
@@ -149,7 +150,7 @@ pub struct Parsed {
 }
 
 /// Why a state file's text is not a journal.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum NotJournal {
     /// The first line is not a snapshot of this format: maybe a state file
     /// of an earlier version (one JSON document).
@@ -160,7 +161,7 @@ pub enum NotJournal {
         /// The line number (1-based).
         line: usize,
         /// What is wrong.
-        reason: String,
+        reason: Damage,
     },
 }
 
@@ -189,16 +190,19 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, NotJournal> {
         let expected = parsed.snapshot_seq + parsed.entries.len() as u64 + 1;
         let entry = if line.ends_with(b"\n") {
             serde_json::from_slice::<Entry>(line)
-                .map_err(|e| e.to_string())
+                .map_err(Damage::NotAnEntry)
                 .and_then(|e| {
                     if e.seq == expected {
                         Ok(e)
                     } else {
-                        Err(format!("write {} where {expected} was expected", e.seq))
+                        Err(Damage::OutOfOrder {
+                            found: e.seq,
+                            expected,
+                        })
                     }
                 })
         } else {
-            Err("incomplete line".to_owned())
+            Err(Damage::Incomplete)
         };
         match entry {
             Ok(e) => {
@@ -252,6 +256,6 @@ mod tests {
         ));
         // A state file of the previous version (one JSON document).
         let old = serde_json::to_vec(&state).unwrap();
-        assert_eq!(parse(&old).unwrap_err(), NotJournal::NoSnapshot);
+        assert!(matches!(parse(&old), Err(NotJournal::NoSnapshot)));
     }
 }

@@ -31,7 +31,7 @@ mod journal;
 mod records;
 mod tracked;
 
-pub use records::Records;
+pub use records::{ChangeError, Records};
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -55,7 +55,7 @@ const MIN_COMPACT_BYTES: u64 = 1024 * 1024;
 pub enum PersistError {
     /// The write's changes could not be serialized.
     #[error("the change could not be serialized: {0}")]
-    Serialize(String),
+    Serialize(#[source] serde_json::Error),
     /// Writing or flushing the state file failed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -73,6 +73,51 @@ pub enum PersistError {
         path: PathBuf,
         /// The first failure.
         reason: String,
+    },
+}
+
+/// What is wrong with a line of a state file after its snapshot (see
+/// [`SandboxError::StateDamaged`]).
+#[derive(Debug, thiserror::Error)]
+pub enum Damage {
+    /// The line is not a write (JSON of the journal's format).
+    #[error("{0}")]
+    NotAnEntry(#[source] serde_json::Error),
+    /// The line is a write, but not the next one.
+    #[error("write {found} where {expected} was expected")]
+    OutOfOrder {
+        /// Its number.
+        found: u64,
+        /// The number of the next write.
+        expected: u64,
+    },
+    /// The line has no end (before the last line: not a write cut short).
+    #[error("incomplete line")]
+    Incomplete,
+    /// The write changes a part of the state that does not exist.
+    #[error("no part of the state is called {name:?}")]
+    UnknownPart {
+        /// The part's name in the file.
+        name: String,
+    },
+    /// The new value of a single field (`salt`, `organization`) is not of
+    /// its type.
+    #[error("{part}: {source}")]
+    Field {
+        /// The field.
+        part: &'static str,
+        /// The cause.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A change of a collection cannot be replayed.
+    #[error("{part}: {source}")]
+    Collection {
+        /// The collection.
+        part: &'static str,
+        /// The cause.
+        #[source]
+        source: ChangeError,
     },
 }
 
@@ -255,8 +300,7 @@ impl StateFile {
             return Err(self.broken(reason));
         }
         let seq = inner.seq + 1;
-        let line =
-            journal::entry_line(seq, ops).map_err(|e| PersistError::Serialize(e.to_string()))?;
+        let line = journal::entry_line(seq, ops).map_err(PersistError::Serialize)?;
         if let Err(e) = (&*inner.file).write_all(&line) {
             // Take back a partly written line; if that fails too, the file
             // can no longer be trusted.
@@ -327,8 +371,7 @@ impl StateFile {
     /// over FILE, directory flushed.
     fn rewrite(&self, state: &State, mark: Option<Mark>) -> Result<(), PersistError> {
         let seq = mark.map_or_else(|| lock(&self.inner).seq, |m| m.seq);
-        let snapshot = journal::snapshot_line(state, seq)
-            .map_err(|e| PersistError::Serialize(e.to_string()))?;
+        let snapshot = journal::snapshot_line(state, seq).map_err(PersistError::Serialize)?;
         let result = self.rewrite_with(&snapshot, mark);
         if result.is_err() {
             let _ = std::fs::remove_file(&self.compact_path);
@@ -377,7 +420,10 @@ impl StateFile {
 fn persist_to_sandbox(e: PersistError, path: &Path) -> SandboxError {
     match e {
         PersistError::Io { path, source } => SandboxError::Io { path, source },
-        other => SandboxError::StateNotSaved(format!("{}: {other}", path.display())),
+        source => SandboxError::StateFileNotSaved {
+            path: path.to_owned(),
+            source,
+        },
     }
 }
 

@@ -40,7 +40,7 @@ struct Log<T> {
     /// touch every element was used).
     whole: bool,
     /// The first element that could not be serialized.
-    error: Option<String>,
+    error: Option<serde_json::Error>,
 }
 
 enum Undo<T> {
@@ -64,11 +64,33 @@ impl<T> Log<T> {
     }
 }
 
-fn to_value<T: Serialize>(item: &T, error: &mut Option<String>) -> Value {
+fn to_value<T: Serialize>(item: &T, error: &mut Option<serde_json::Error>) -> Value {
     serde_json::to_value(item).unwrap_or_else(|e| {
-        error.get_or_insert_with(|| e.to_string());
+        error.get_or_insert(e);
         Value::Null
     })
+}
+
+/// Why a change read from the state file cannot be replayed on a
+/// collection.
+#[derive(Debug, thiserror::Error)]
+pub enum ChangeError {
+    /// An element is not of the collection's type.
+    #[error("{0}")]
+    Element(#[source] serde_json::Error),
+    /// The change names a position the collection does not have.
+    #[error("{op} at {index} of a collection of {len}")]
+    OutOfRange {
+        /// The change: `set`, `insert` or `remove`.
+        op: &'static str,
+        /// The position it names.
+        index: usize,
+        /// The collection's length then.
+        len: usize,
+    },
+    /// A change of a single field, not of a collection.
+    #[error("a field change for a collection")]
+    FieldChange,
 }
 
 impl<T> Records<T> {
@@ -281,7 +303,7 @@ impl<T: Clone + Serialize> Records<T> {
 
     /// The changes of the write so far, `None` when the collection was
     /// replaced by another during it (then it is written whole).
-    pub(super) fn collect(&mut self) -> Result<Option<Vec<Change>>, String> {
+    pub(super) fn collect(&mut self) -> Result<Option<Vec<Change>>, serde_json::Error> {
         self.flush();
         let Some(log) = self.log.as_deref_mut() else {
             return Ok(None);
@@ -301,7 +323,7 @@ impl<T: Clone + Serialize> Records<T> {
     }
 
     /// The whole collection as one change.
-    pub(super) fn whole(&self) -> Result<Change, String> {
+    pub(super) fn whole(&self) -> Result<Change, serde_json::Error> {
         let mut error = None;
         let v = self.items.iter().map(|i| to_value(i, &mut error)).collect();
         match error {
@@ -352,10 +374,10 @@ impl<T: Clone + Serialize> Records<T> {
 
 impl<T: DeserializeOwned> Records<T> {
     /// Replays a change read from the journal.
-    pub(super) fn apply(&mut self, change: Change) -> Result<(), String> {
-        let item = |v: Value| serde_json::from_value::<T>(v).map_err(|e| e.to_string());
-        let out_of_range = |what: &str, i: usize, len: usize| {
-            Err(format!("{what} at {i} of a collection of {len}"))
+    pub(super) fn apply(&mut self, change: Change) -> Result<(), ChangeError> {
+        let item = |v: Value| serde_json::from_value::<T>(v).map_err(ChangeError::Element);
+        let out_of_range = |op: &'static str, index: usize, len: usize| {
+            Err(ChangeError::OutOfRange { op, index, len })
         };
         match change {
             Change::Set { i, v } => {
@@ -384,7 +406,7 @@ impl<T: DeserializeOwned> Records<T> {
             Change::All { v } => {
                 self.items = v.into_iter().map(item).collect::<Result<_, _>>()?;
             }
-            Change::Field { .. } => return Err("a field change for a collection".into()),
+            Change::Field { .. } => return Err(ChangeError::FieldChange),
         }
         Ok(())
     }

@@ -10,25 +10,26 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::Damage;
 use super::journal::{Change, Op};
-use super::records::Records;
+use super::records::{ChangeError, Records};
 use crate::sandbox::store::{Organization, State};
 
 /// A collection, whatever its element type.
 trait Collection {
     fn begin(&mut self);
-    fn collect(&mut self) -> Result<Vec<Change>, String>;
+    fn collect(&mut self) -> Result<Vec<Change>, serde_json::Error>;
     fn finish(&mut self);
     fn rollback(&mut self) -> bool;
-    fn apply(&mut self, change: Change) -> Result<(), String>;
-    fn whole(&self) -> Result<Change, String>;
+    fn apply(&mut self, change: Change) -> Result<(), ChangeError>;
+    fn whole(&self) -> Result<Change, serde_json::Error>;
 }
 
 impl<T: Clone + Serialize + DeserializeOwned> Collection for Records<T> {
     fn begin(&mut self) {
         Records::begin(self);
     }
-    fn collect(&mut self) -> Result<Vec<Change>, String> {
+    fn collect(&mut self) -> Result<Vec<Change>, serde_json::Error> {
         match Records::collect(self)? {
             Some(changes) => Ok(changes),
             // Replaced during the write: written whole.
@@ -41,10 +42,10 @@ impl<T: Clone + Serialize + DeserializeOwned> Collection for Records<T> {
     fn rollback(&mut self) -> bool {
         Records::rollback(self)
     }
-    fn apply(&mut self, change: Change) -> Result<(), String> {
+    fn apply(&mut self, change: Change) -> Result<(), ChangeError> {
         Records::apply(self, change)
     }
-    fn whole(&self) -> Result<Change, String> {
+    fn whole(&self) -> Result<Change, serde_json::Error> {
         Records::whole(self)
     }
 }
@@ -111,7 +112,7 @@ pub fn begin(state: &mut State) -> Recording {
 
 /// The ops of the write so far (changes stay recorded until [`finish`] or
 /// [`rollback`]).
-pub fn collect(state: &mut State, before: &Recording) -> Result<Vec<Op>, String> {
+pub fn collect(state: &mut State, before: &Recording) -> Result<Vec<Op>, serde_json::Error> {
     let f = fields(state);
     let mut ops = Vec::new();
     if *f.salt != before.salt {
@@ -126,7 +127,7 @@ pub fn collect(state: &mut State, before: &Recording) -> Result<Vec<Op>, String>
         ops.push(Op {
             c: "organization".into(),
             change: Change::Field {
-                v: serde_json::to_value(&*f.organization).map_err(|e| e.to_string())?,
+                v: serde_json::to_value(&*f.organization)?,
             },
         });
     }
@@ -141,7 +142,7 @@ pub fn collect(state: &mut State, before: &Recording) -> Result<Vec<Op>, String>
 
 /// Every part of the state as ops (for a write whose changes could not be
 /// recorded or undone).
-pub fn whole(state: &mut State) -> Result<Vec<Op>, String> {
+pub fn whole(state: &mut State) -> Result<Vec<Op>, serde_json::Error> {
     let f = fields(state);
     let mut ops = vec![
         Op {
@@ -153,7 +154,7 @@ pub fn whole(state: &mut State) -> Result<Vec<Op>, String> {
         Op {
             c: "organization".into(),
             change: Change::Field {
-                v: serde_json::to_value(&*f.organization).map_err(|e| e.to_string())?,
+                v: serde_json::to_value(&*f.organization)?,
             },
         },
     ];
@@ -187,22 +188,26 @@ pub fn rollback(state: &mut State, before: Recording) -> bool {
 }
 
 /// Replays one op read from the file.
-pub fn apply(state: &mut State, op: Op) -> Result<(), String> {
+pub fn apply(state: &mut State, op: Op) -> Result<(), Damage> {
     let f = fields(state);
+    let field = |part: &'static str| move |source| Damage::Field { part, source };
     match (op.c.as_str(), op.change) {
         ("salt", Change::Field { v }) => {
-            *f.salt = serde_json::from_value(v).map_err(|e| e.to_string())?;
+            *f.salt = serde_json::from_value(v).map_err(field("salt"))?;
         }
         ("organization", Change::Field { v }) => {
-            *f.organization = serde_json::from_value(v).map_err(|e| e.to_string())?;
+            *f.organization = serde_json::from_value(v).map_err(field("organization"))?;
         }
         (name, change) => {
-            let (_, c) = f
+            let (part, c) = f
                 .collections
                 .into_iter()
                 .find(|(n, _)| *n == name)
-                .ok_or_else(|| format!("no part of the state is called {name:?}"))?;
-            c.apply(change).map_err(|e| format!("{name}: {e}"))?;
+                .ok_or_else(|| Damage::UnknownPart {
+                    name: name.to_owned(),
+                })?;
+            c.apply(change)
+                .map_err(|source| Damage::Collection { part, source })?;
         }
     }
     Ok(())
