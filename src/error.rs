@@ -117,7 +117,7 @@ pub enum Error {
     #[error(
         "verification failed: planning the exported files shows {0}; this is a bug in evalctl export (or live state changed during the export); please report it with this output"
     )]
-    ExportUnverified(String),
+    ExportUnverified(#[source] Unverified),
     /// A signal (SIGINT, SIGTERM) interrupted the command before it changed anything.
     #[error("interrupted ({signal}) before anything was applied")]
     Interrupted {
@@ -127,6 +127,18 @@ pub enum Error {
     /// The async runtime could not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
+}
+
+/// What planning the exported files against live state showed (see
+/// [`Error::ExportUnverified`]).
+#[derive(Debug, thiserror::Error)]
+pub enum Unverified {
+    /// Changes, rendered above the error.
+    #[error("{0} change(s) (above)")]
+    Changes(usize),
+    /// The exported files refer to objects that do not exist.
+    #[error("{0}")]
+    Unplannable(#[source] PlanError),
 }
 
 impl Error {

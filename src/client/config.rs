@@ -185,6 +185,10 @@ impl ClientConfig {
     }
 }
 
+/// Why a text is not a URL (the `url` crate's `ParseError`, through
+/// reqwest's re-exported `Url`).
+pub type UrlParseError = <Url as std::str::FromStr>::Err;
+
 /// Why a configuration cannot be used. Messages name what to set or change.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ConfigError {
@@ -198,6 +202,16 @@ pub enum ConfigError {
         url: String,
         /// What is wrong with it.
         reason: String,
+    },
+    /// The base URL does not parse.
+    #[error("invalid base URL {url:?}: {source}")]
+    UnparsableBaseUrl {
+        /// The URL as given (`[a URL with user info]` when it may hold a
+        /// password).
+        url: String,
+        /// The parser's complaint.
+        #[source]
+        source: UrlParseError,
     },
     /// Plain HTTP to a host that is not loopback, without `--allow-insecure-http`.
     #[error(
@@ -260,7 +274,15 @@ pub fn check_base_url(raw: &str, allow_insecure_http: bool) -> Result<Url, Confi
         url: raw.to_owned(),
         reason: reason.to_owned(),
     };
-    let url = Url::parse(raw.trim()).map_err(|e| invalid(&e.to_string()))?;
+    let url = Url::parse(raw.trim()).map_err(|source| ConfigError::UnparsableBaseUrl {
+        // Never echo what may be a password before an `@`.
+        url: if raw.contains('@') {
+            "[a URL with user info]".to_owned()
+        } else {
+            raw.to_owned()
+        },
+        source,
+    })?;
     if !url.username().is_empty() || url.password().is_some() {
         // Never echo it: the URL may carry a password.
         return Err(ConfigError::InvalidBaseUrl {
@@ -505,6 +527,18 @@ mod tests {
     fn user_info_in_url_is_refused_without_echo() {
         let err = check_base_url("https://me:hunter2@api.example.com", false).unwrap_err();
         assert!(!err.to_string().contains("hunter2"), "{err}");
+        // Also when the URL does not parse.
+        let err = check_base_url("https://me:hunter2@[api.example.com", false).unwrap_err();
+        assert!(
+            matches!(err, ConfigError::UnparsableBaseUrl { .. }),
+            "{err:?}"
+        );
+        assert!(!err.to_string().contains("hunter2"), "{err}");
+        let err = check_base_url("https://[api.example.com", false).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid base URL \"https://[api.example.com\": invalid IPv6 address"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::cli::ExportArgs;
-use crate::error::Error;
+use crate::error::{Error, Unverified};
 use crate::exit::ExitStatus;
 use crate::export::files::{self, FilesError};
 use crate::export::{Export, Provenance, SchemaLocation, Selection, export};
@@ -135,11 +135,10 @@ async fn verify(
                 Format::Text,
                 &options,
             ));
-            Err(Error::ExportUnverified(format!(
-                "{} change(s) (above)",
-                p.changes.len()
+            Err(Error::ExportUnverified(Unverified::Changes(
+                p.changes.len(),
             )))
         }
-        Err(e) => Err(Error::ExportUnverified(e.to_string())),
+        Err(e) => Err(Error::ExportUnverified(Unverified::Unplannable(e))),
     }
 }

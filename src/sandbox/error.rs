@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use super::persist::{Damage, PersistError};
+use super::reply::ApiError;
 
 /// Why a sandbox could not start, run or save its state.
 #[derive(Debug, thiserror::Error)]
@@ -76,7 +77,7 @@ pub enum SandboxError {
     },
     /// The state could not be saved after an out-of-band change.
     #[error("the state could not be saved: {0}")]
-    StateNotSaved(String),
+    StateNotSaved(#[source] ApiError),
     /// An option (a fault rate, the key header name) is out of range.
     #[error("invalid option {option}: {reason}")]
     BadOption {

@@ -323,7 +323,7 @@ impl SandboxHandle {
     pub fn with_state<R>(&self, f: impl FnOnce(&mut State) -> R) -> Result<R, SandboxError> {
         self.app
             .write_blocking(|s| Ok(f(s)))
-            .map_err(|e| SandboxError::StateNotSaved(e.to_string()))
+            .map_err(SandboxError::StateNotSaved)
     }
 
     /// Forgets every bearer token issued so far (as a restart does).
