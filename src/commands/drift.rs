@@ -11,7 +11,7 @@ use crate::plan::PlanOptions;
 use crate::render::{Mode, RenderOptions, write_plan};
 
 use super::plan::fails;
-use super::reconcile::plan_three_way;
+use super::reconcile::{Planned, plan_three_way};
 
 /// Runs `evalctl drift`.
 pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Error> {
@@ -28,25 +28,27 @@ pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Erro
         printer,
     )
     .await?;
+    // What was read and loaded is not needed past planning: dropped before
+    // the plan is printed (a 10,000-object repo holds tens of megabytes).
+    let Planned {
+        plan,
+        enrichment,
+        connection,
+        desired,
+        state,
+    } = planned;
+    drop((desired, state, connection));
     let render_options = RenderOptions {
         color: printer.color_stdout(),
         mode: Mode::Drift,
         saved_plan: None,
         artifact: None,
     };
-    printer.out_streamed(|out| {
-        write_plan(
-            &planned.plan,
-            &planned.enrichment,
-            args.output,
-            &render_options,
-            out,
-        )
-    });
-    if fails(&planned.plan, &args.three_way.fail_on, printer) {
+    printer.out_streamed(|out| write_plan(&plan, &enrichment, args.output, &render_options, out));
+    if fails(&plan, &args.three_way.fail_on, printer) {
         return Ok(ExitStatus::NeedsReview);
     }
-    Ok(if planned.plan.is_empty() {
+    Ok(if plan.is_empty() {
         ExitStatus::Success
     } else {
         ExitStatus::Changes

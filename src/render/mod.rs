@@ -104,8 +104,34 @@ pub fn write_plan(
 ) -> std::io::Result<()> {
     match format {
         Format::Json => json::write_plan(plan, enrichment, opts.mode, out),
-        _ => out.write_all(render_plan(plan, enrichment, format, opts).as_bytes()),
+        Format::Text => {
+            // Written as rendered, each piece trimmed as `finish` would; the
+            // last one is held back, for `finish` to end the text.
+            let mut held: Option<String> = None;
+            let mut written = Ok(());
+            text::write_plan(plan, enrichment, opts, &mut |chunk: &str| {
+                if let Some(previous) = held.replace(chunk.to_owned())
+                    && written.is_ok()
+                {
+                    written = write_trimmed_lines(out, &previous);
+                }
+            });
+            written?;
+            out.write_all(finish(held.unwrap_or_default()).as_bytes())
+        }
+        Format::Markdown => out.write_all(render_plan(plan, enrichment, format, opts).as_bytes()),
     }
+}
+
+/// Writes `text` (whole lines) with the trailing whitespace of each line dropped.
+fn write_trimmed_lines(out: &mut dyn std::io::Write, text: &str) -> std::io::Result<()> {
+    for line in text.split_inclusive('\n') {
+        out.write_all(line.trim_end().as_bytes())?;
+        if line.ends_with('\n') {
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(())
 }
 
 /// What an apply did, with the plan it executed.

@@ -30,25 +30,50 @@ const NESTED: &str = "          ";
 
 /// Renders a plan or drift report.
 pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, opts: &RenderOptions) -> String {
+    let mut text = String::new();
+    write_plan(plan, enrichment, opts, &mut |chunk: &str| {
+        text.push_str(chunk)
+    });
+    text
+}
+
+/// How much rendered text is held before it is handed on: a plan of 10,000
+/// objects renders to megabytes, which are never held whole when printed.
+const CHUNK: usize = 64 * 1024;
+
+/// Renders a plan or drift report, handing the text to `emit` in pieces
+/// that end at a line break, in order ([`plan`] joins them).
+pub(crate) fn write_plan(
+    plan: &Plan,
+    enrichment: &Enrichment,
+    opts: &RenderOptions,
+    emit: &mut dyn FnMut(&str),
+) {
     let p = Painter::new(opts.color);
-    let mut out = String::new();
+    let mut out = Chunks {
+        text: String::new(),
+        emit,
+    };
+    let out = &mut out;
     let n = plan.changes.len();
     if n > 0 {
         let head = match opts.mode {
             Mode::Plan => "evalctl will perform the following actions:".to_owned(),
             Mode::Drift => format!("Drift detected in {n} object{}:", plural(n)),
         };
-        let _ = writeln!(out, "{}\n", p.paint(Role::Strong, &head));
+        let _ = writeln!(out.text, "{}\n", p.paint(Role::Strong, &head));
         if plan.changes.iter().any(|c| c.attribution.is_some()) {
-            attributed(&mut out, plan, enrichment, opts.mode, p);
+            attributed(out, plan, enrichment, opts.mode, p);
         } else {
             for change in &plan.changes {
-                change_block(&mut out, change, enrichment, opts.mode, p);
-                out.push('\n');
+                change_block(&mut out.text, change, enrichment, opts.mode, p);
+                out.text.push('\n');
+                out.pass_on_when_full();
             }
         }
     }
-    notes(&mut out, &plan.notes, enrichment, p);
+    let out = &mut out.text;
+    notes(out, &plan.notes, enrichment, p);
     let summary = plan.summary();
     let footer = match (opts.mode, n) {
         (Mode::Plan, 0) => "No changes. Live state matches the manifests.".to_owned(),
@@ -64,7 +89,32 @@ pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, opts: &RenderOptions) -
             counts.proposed, counts.drift, counts.conflict, counts.pending
         );
     }
-    out
+}
+
+/// Rendered text not yet handed on, and where it goes.
+struct Chunks<'a> {
+    text: String,
+    emit: &'a mut dyn FnMut(&str),
+}
+
+impl Chunks<'_> {
+    /// Hands the text on once [`CHUNK`] bytes are held (the text ends at a
+    /// line break whenever this is called).
+    fn pass_on_when_full(&mut self) {
+        if self.text.len() >= CHUNK {
+            (self.emit)(&self.text);
+            self.text.clear();
+        }
+    }
+}
+
+impl Drop for Chunks<'_> {
+    /// Hands on what is left.
+    fn drop(&mut self) {
+        if !self.text.is_empty() {
+            (self.emit)(&self.text);
+        }
+    }
 }
 
 /// A three-way plan's group heading. A drift report (`drift --base`, on a
@@ -89,7 +139,7 @@ fn attribution_heading(attribution: Attribution, mode: Mode) -> &'static str {
 /// A three-way plan's changes, grouped by attribution (in
 /// [`Attribution::ALL`]'s order; a change whose attribution is unknown
 /// last).
-fn attributed(out: &mut String, plan: &Plan, enrichment: &Enrichment, mode: Mode, p: Painter) {
+fn attributed(out: &mut Chunks<'_>, plan: &Plan, enrichment: &Enrichment, mode: Mode, p: Painter) {
     let groups = Attribution::ALL.map(Some).into_iter().chain([None]);
     for group in groups {
         let changes: Vec<&ResourceChange> = plan
@@ -102,10 +152,11 @@ fn attributed(out: &mut String, plan: &Plan, enrichment: &Enrichment, mode: Mode
         }
         let heading = group.map_or("Not attributed", |a| attribution_heading(a, mode));
         let heading = format!("{heading} ({}):", changes.len());
-        let _ = writeln!(out, "{}\n", p.paint(Role::Strong, &heading));
+        let _ = writeln!(out.text, "{}\n", p.paint(Role::Strong, &heading));
         for change in changes {
-            change_block(out, change, enrichment, mode, p);
-            out.push('\n');
+            change_block(&mut out.text, change, enrichment, mode, p);
+            out.text.push('\n');
+            out.pass_on_when_full();
         }
     }
 }

@@ -252,3 +252,24 @@ fn three_way_plan_groups_changes_by_attribution() {
 fn three_way_drift_report() {
     insta::assert_snapshot!(text(&three_way_plan(), Mode::Drift));
 }
+
+/// What `plan` prints (streamed in pieces, each trimmed, the last one
+/// finished) is what the renderer makes whole, for every format and mode,
+/// on a plan of several pieces and on a plan of one.
+#[test]
+fn printing_streams_the_same_text_as_rendering() {
+    for plan in [many_changes(3_000), full_plan(), Plan::empty()] {
+        for (format, mode) in all_formats() {
+            let opts = opts(mode);
+            let mut printed = Vec::new();
+            evalctl::render::write_plan(&plan, &enrichment(), format, &opts, &mut printed).unwrap();
+            let printed = String::from_utf8(printed).unwrap();
+            assert_eq!(printed, render(&plan, format, &opts), "{format:?} {mode:?}");
+        }
+    }
+    let big = many_changes(3_000);
+    assert!(
+        text(&big, Mode::Plan).len() > 4 * 64 * 1024,
+        "several pieces"
+    );
+}
