@@ -37,28 +37,10 @@ impl JsonText {
     }
 }
 
-impl From<Value> for JsonText {
-    fn from(value: Value) -> Self {
-        JsonText::new(&value)
-    }
-}
-
-impl From<&Value> for JsonText {
-    fn from(value: &Value) -> Self {
-        JsonText::new(value)
-    }
-}
-
 impl PartialEq for JsonText {
     /// Equal when they hold equal values (object keys in any order).
     fn eq(&self, other: &Self) -> bool {
         self.as_str() == other.as_str() || self.value() == other.value()
-    }
-}
-
-impl PartialEq<Value> for JsonText {
-    fn eq(&self, other: &Value) -> bool {
-        self.value() == *other
     }
 }
 
