@@ -119,6 +119,34 @@ fn write_settings_repo(handle: &SandboxHandle, dir: &Path) -> std::io::Result<us
     })
 }
 
+/// The `Retry-After` of the storm's 429s, in seconds.
+const RETRY_AFTER_SECS: u64 = 1;
+
+/// How many dependent rounds of requests a run without faults made: its
+/// wall time less evalctl's own time (the same run without latency), in
+/// round trips.
+fn dependent_rounds(wall: Duration, own: Duration, latency: Duration) -> f64 {
+    if latency.is_zero() {
+        return 0.0;
+    }
+    (wall.saturating_sub(own)).as_secs_f64() / latency.as_secs_f64()
+}
+
+/// The least expected wall time of `rounds` dependent rounds when each
+/// request is answered 429 with probability `rate` and the client waits
+/// `Retry-After` before sending it again: each round takes at least as long
+/// as one of its requests, `latency + rate / (1 - rate) × (latency +
+/// Retry-After)` in expectation; plus evalctl's own time `own`.
+fn storm_bound(own: Duration, rounds: f64, latency: Duration, rate: f64) -> Duration {
+    if rate >= 1.0 {
+        return Duration::MAX;
+    }
+    let latency = latency.as_secs_f64();
+    let retries = rate / (1.0 - rate);
+    let per_round = latency + retries * (latency + RETRY_AFTER_SECS as f64);
+    own + Duration::from_secs_f64(rounds * per_round)
+}
+
 fn pass(ok: bool) -> &'static str {
     if ok { "PASS" } else { "MISS" }
 }
@@ -203,35 +231,50 @@ pub fn run(args: &Args, evalctl: &Path, work: &WorkDir) -> Result<(), BenchError
     let full = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/full");
     let full = full.display().to_string();
     let storm_latency = Duration::from_millis(args.storm_latency_ms);
-    let mut baseline = None;
-    println!(
-        "| 429 rate | exit | wall | × no-fault | requests | 429s | target |\n|---|---|---|---|---|---|---|"
-    );
-    for rate in std::iter::once(0.0).chain(args.storm_rates.iter().copied()) {
+    let storm = |latency: Duration, rate: f64, name: &str| -> Result<Measured, BenchError> {
         let handle = Sandbox::builder()
             .faults(Faults {
-                latency: storm_latency,
+                latency,
                 throttle_rate: rate,
-                retry_after_secs: 1,
+                retry_after_secs: RETRY_AFTER_SECS,
                 seed: args.seed,
                 ..Faults::none()
             })
             .start()?;
-        let m = measure(
+        measure(
             evalctl,
             &["apply", &full, "--auto-approve"],
             &handle,
-            &logs.join(format!("client-storm-{:.0}", rate * 100.0)),
+            &logs.join(name),
+        )
+    };
+    // The same apply without latency: evalctl's own time (process start,
+    // loading, planning, rendering), to tell it from the round trips.
+    let own = storm(Duration::ZERO, 0.0, "client-storm-no-latency")?.wall;
+    let mut rounds = None;
+    let mut baseline = None;
+    println!(
+        "| 429 rate | exit | wall | × no-fault | requests | 429s | bound for any client honouring Retry-After | target |\n|---|---|---|---|---|---|---|---|"
+    );
+    for rate in std::iter::once(0.0).chain(args.storm_rates.iter().copied()) {
+        let m = storm(
+            storm_latency,
+            rate,
+            &format!("client-storm-{:.0}", rate * 100.0),
         )?;
         let base = *baseline.get_or_insert(m.wall);
+        let rounds = *rounds.get_or_insert_with(|| dependent_rounds(base, own, storm_latency));
         let times = m.wall.as_secs_f64() / base.as_secs_f64();
+        let bound = storm_bound(own, rounds, storm_latency, rate);
         println!(
-            "| {:.0}% | {} | {:.2} s | {times:.2} | {} | {} | {} |",
+            "| {:.0}% | {} | {:.2} s | {times:.2} | {} | {} | {:.2} s = {:.2}× | {} |",
             rate * 100.0,
             m.exit.map_or("killed".to_owned(), |c| c.to_string()),
             m.wall.as_secs_f64(),
             m.requests,
             m.throttled,
+            bound.as_secs_f64(),
+            bound.as_secs_f64() / base.as_secs_f64(),
             if rate == 0.0 {
                 "–".to_owned()
             } else {
@@ -240,8 +283,35 @@ pub fn run(args: &Args, evalctl: &Path, work: &WorkDir) -> Result<(), BenchError
         );
     }
     println!(
-        "\nevalctl apply examples/full --auto-approve against the demo fixture, {} ms a request, Retry-After: 1",
-        args.storm_latency_ms
+        "\nevalctl apply examples/full --auto-approve against the demo fixture, {} ms a request, Retry-After: {RETRY_AFTER_SECS}; without latency it takes {:.2} s, so the run without faults is {:.1} dependent rounds of requests.",
+        args.storm_latency_ms,
+        own.as_secs_f64(),
+        rounds.unwrap_or(0.0),
+    );
+    println!(
+        "The bound: each dependent round waits for at least one request; a request answered 429 with probability p costs, in expectation, the latency plus p/(1-p) × (latency + Retry-After) for a client that waits Retry-After before sending it again (geometric retries). Rounds × that + evalctl's own time is what no such client can beat on average, whatever else it does."
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_storm_bound_is_rounds_of_geometric_retries_plus_evalctls_own_time() {
+        let own = Duration::from_millis(270);
+        let latency = Duration::from_millis(200);
+        // 2.47 s without faults: 11 rounds of 200 ms after 0.27 s of its own.
+        let rounds = dependent_rounds(Duration::from_millis(2470), own, latency);
+        assert!((rounds - 11.0).abs() < 1e-9, "{rounds}");
+        // At 30%: 0.2 + 0.3/0.7 × 1.2 = 0.714 s a round; 11 of them + 0.27 s.
+        let bound = storm_bound(own, rounds, latency, 0.3).as_secs_f64();
+        assert!((bound - (0.27 + 11.0 * (0.2 + 0.3 / 0.7 * 1.2))).abs() < 1e-6, "{bound}");
+        assert!(bound / 2.47 > 3.0);
+        // No faults: the run itself.
+        let bound = storm_bound(own, rounds, latency, 0.0);
+        assert_eq!(bound, Duration::from_millis(2470));
+        assert_eq!(storm_bound(own, rounds, latency, 1.0), Duration::MAX);
+    }
 }

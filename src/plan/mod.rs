@@ -31,6 +31,8 @@ pub mod templates;
 pub mod trends;
 pub mod types;
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 pub use address::{Address, RunKind, TemplateKind};
@@ -240,6 +242,56 @@ pub(crate) fn find_by_name<T>(
 /// Returns an error listing every reference that cannot be resolved (missing
 /// projects, runs, scorers or versions, with the nearest existing names).
 pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Result<Plan, PlanError> {
+    plan_projects(desired, live, LiveProjects::Kept(&live.projects), options)
+}
+
+/// Like [`plan`], releasing each project's compared contents from `live` as
+/// soon as the project is planned ([`ProjectState::release_planned`]): what
+/// is left is what the effects after planning use (ids and names to read
+/// again, the catalog, and the metric settings of the runs whose metric
+/// settings change, for blast radius). A plan of 10,000 log streams then
+/// never holds every dashboard and template beside every change.
+pub fn plan_releasing(
+    desired: &ManifestSet,
+    live: &mut State,
+    options: &PlanOptions,
+) -> Result<Plan, PlanError> {
+    let mut projects = std::mem::take(&mut live.projects);
+    let planned = plan_projects(
+        desired,
+        live,
+        LiveProjects::Released(&mut projects),
+        options,
+    );
+    live.projects = projects;
+    planned
+}
+
+/// The live projects a plan reads: kept as they are, or released as planned.
+enum LiveProjects<'s> {
+    /// Read only.
+    Kept(&'s BTreeMap<ObjectKey, ProjectState>),
+    /// Each project's compared contents dropped once it is planned.
+    Released(&'s mut BTreeMap<ObjectKey, ProjectState>),
+}
+
+impl LiveProjects<'_> {
+    fn map(&self) -> &BTreeMap<ObjectKey, ProjectState> {
+        match self {
+            LiveProjects::Kept(projects) => projects,
+            LiveProjects::Released(projects) => projects,
+        }
+    }
+}
+
+/// [`plan`] with the projects of `live` taken from `projects` (`live`'s own
+/// projects are not read).
+fn plan_projects(
+    desired: &ManifestSet,
+    live: &State,
+    mut projects: LiveProjects<'_>,
+    options: &PlanOptions,
+) -> Result<Plan, PlanError> {
     let mut planner = Planner {
         live,
         options,
@@ -248,7 +300,7 @@ pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Resul
         problems: Vec::new(),
     };
     for missing in &live.missing {
-        let (origin, field) = match declared_at(desired, live, missing) {
+        let (origin, field) = match declared_at(desired, projects.map(), missing) {
             Some((origin, field)) => (Some(origin.clone()), Some(field)),
             None => (None, None),
         };
@@ -268,7 +320,7 @@ pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Resul
         if !options.reaches(&Target::project(&key.to_string())) {
             continue;
         }
-        let Some(live_project) = live.projects.get(&key) else {
+        let Some(live_project) = projects.map().get(&key) else {
             if !live
                 .missing
                 .iter()
@@ -278,6 +330,7 @@ pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Resul
             }
             continue;
         };
+        let planned_before = planner.changes.len();
         plan_project(
             &mut planner,
             &project.origin,
@@ -285,6 +338,11 @@ pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Resul
             &project.spec,
             live_project,
         );
+        if let LiveProjects::Released(projects) = &mut projects
+            && let Some(live_project) = projects.get_mut(&key)
+        {
+            release_planned(live_project, &planner.changes[planned_before..]);
+        }
     }
     for integration in &desired.integrations {
         let address = target::integration_address(&integration.spec);
@@ -310,7 +368,10 @@ pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Resul
     }
     let mut changes = planner.changes;
     changes.retain(|c| options.selects(&c.address));
-    changes.sort_by(|a, b| a.address.cmp(&b.address).then(a.action.cmp(&b.action)));
+    // In place: a stable sort would borrow a buffer of half the plan at the
+    // moment memory peaks. Ties (copies of one declared section to delete)
+    // stay in a deterministic order: the input's is, and so is the sort.
+    changes.sort_unstable_by(|a, b| a.address.cmp(&b.address).then(a.action.cmp(&b.action)));
     let mut notes = planner.notes;
     notes.retain(|n| n.address.as_ref().is_none_or(|a| options.selects(a)));
     notes.sort();
@@ -323,11 +384,40 @@ pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Resul
     })
 }
 
+/// Drops from a planned project what only planning compares: templates,
+/// dashboards, and the metric settings of runs `changes` (the project's)
+/// leave alone. Ids and names stay (an apply reads the project again by
+/// them), and so do the metric settings being changed (blast radius reads
+/// the scorers they run now).
+fn release_planned(project: &mut ProjectState, changes: &[ResourceChange]) {
+    project.annotation_templates = None;
+    project.feedback_templates = None;
+    let changed: std::collections::BTreeSet<(RunKind, &str)> = changes
+        .iter()
+        .filter_map(|c| match &c.address {
+            Address::MetricSettings { run_kind, run, .. } => Some((*run_kind, run.as_str())),
+            _ => None,
+        })
+        .collect();
+    for (kind, runs) in [
+        (RunKind::LogStream, &mut project.log_streams),
+        (RunKind::Experiment, &mut project.experiments),
+    ] {
+        for (key, run) in runs.iter_mut() {
+            run.dashboard = None;
+            run.dashboards = None;
+            if !changed.contains(&(kind, key.to_string().as_str())) {
+                run.metric_settings = None;
+            }
+        }
+    }
+}
+
 /// The manifest field that names an object reading found missing: a
 /// project's `name` (or `id`), or a run's within the project that declares it.
 fn declared_at<'d>(
     desired: &'d ManifestSet,
-    live: &State,
+    live_projects: &BTreeMap<ObjectKey, ProjectState>,
     missing: &crate::state::MissingObject,
 ) -> Option<(&'d Origin, FieldPath)> {
     let key_field = |key: &ObjectKey| match key {
@@ -349,7 +439,7 @@ fn declared_at<'d>(
     // A run: in the declared project whose live name is the one it was looked for in.
     desired.projects.iter().find_map(|p| {
         let key = key_of(&p.spec)?;
-        let live_project = live.projects.get(&key)?;
+        let live_project = live_projects.get(&key)?;
         if missing.project.as_deref() != Some(live_project.name.as_str()) {
             return None;
         }

@@ -16,13 +16,14 @@ pub mod read;
 
 use crate::client::Client;
 use crate::manifest::set::ManifestSet;
-use crate::plan::{Plan, PlanError, PlanOptions, plan};
+use crate::plan::{Plan, PlanError, PlanOptions, plan, plan_releasing};
 use crate::state::State;
 
 pub use read::ReadError;
 
-/// Reads what `desired` names (narrowed to the targets of `options`) and plans.
-/// A read error is the `Err`; a planning error (references that do not
+/// Reads what `desired` names (narrowed to the targets of `options`) and
+/// plans; the state returned keeps what the effects after planning use
+/// ([`plan_releasing`]). A read error is the `Err`; a planning error (references that do not
 /// exist) is returned with the state, for the caller to word.
 pub async fn read_and_plan(
     client: &Client,
@@ -30,8 +31,8 @@ pub async fn read_and_plan(
     options: &PlanOptions,
 ) -> Result<(State, Result<Plan, PlanError>), ReadError> {
     let selection = read::Selection::of_manifests(desired, options);
-    let state = read::read_state(client, &selection).await?;
-    let planned = plan(desired, &state, options);
+    let mut state = read::read_state(client, &selection).await?;
+    let planned = plan_releasing(desired, &mut state, options);
     Ok((state, planned))
 }
 

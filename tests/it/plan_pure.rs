@@ -3,9 +3,9 @@
 
 use evalctl::manifest::set::{Located, ManifestSet, Origin};
 use evalctl::manifest::types::{IntegrationSpec, ProjectSpec};
-use evalctl::plan::{Action, Address, NoteKind, Operation, PlanOptions, plan};
-use evalctl::state::State;
+use evalctl::plan::{Action, Address, NoteKind, Operation, PlanOptions, plan, plan_releasing};
 use evalctl::state::wire::WireState;
+use evalctl::state::{ObjectKey, State};
 use serde_json::json;
 
 const PROJECT_ID: &str = "11111111-1111-4111-8111-111111111111";
@@ -138,6 +138,49 @@ fn a_declared_scorer_list_is_authoritative() {
         body.segment_filters.is_none(),
         "segment filters are not managed here"
     );
+}
+
+#[test]
+fn planning_releases_what_only_planning_compares() {
+    let desired = desired(project(json!({
+        "name": "production",
+        "metric_settings": {"scorers": [{"name": "correctness", "scorer_version": 2}]},
+        "trends": {"sections": [{"name": "Quality"}]}
+    })));
+    let settings = json!({"scorers": [{"id": BLEU, "scorer_type": "preset", "name": "bleu"}]});
+    let kept = live(settings.clone(), json!([]), false);
+    let expected = plan(&desired, &kept, &PlanOptions::default()).unwrap();
+
+    let mut released = kept.clone();
+    let planned = plan_releasing(&desired, &mut released, &PlanOptions::default()).unwrap();
+    assert_eq!(planned, expected, "the same plan");
+    let project = &released.projects[&ObjectKey::Name("demo".into())];
+    let run = &project.log_streams[&ObjectKey::Name("production".into())];
+    assert_eq!((project.id.as_str(), run.id.as_str()), (PROJECT_ID, LS_ID));
+    assert!(run.dashboard.is_none() && project.annotation_templates.is_none());
+    assert_eq!(
+        run.metric_settings,
+        kept.projects[&ObjectKey::Name("demo".into())].log_streams
+            [&ObjectKey::Name("production".into())]
+            .metric_settings,
+        "the metric settings being changed stay (blast radius reads them)"
+    );
+    assert_eq!(released.catalog, kept.catalog);
+
+    // Unchanged metric settings are released too.
+    let desired = desired_without_scorer_change();
+    let mut released = kept.clone();
+    plan_releasing(&desired, &mut released, &PlanOptions::default()).unwrap();
+    let run = &released.projects[&ObjectKey::Name("demo".into())].log_streams
+        [&ObjectKey::Name("production".into())];
+    assert!(run.metric_settings.is_none());
+}
+
+fn desired_without_scorer_change() -> ManifestSet {
+    desired(project(json!({
+        "name": "production",
+        "metric_settings": {"scorers": [{"name": "bleu"}]}
+    })))
 }
 
 #[test]
