@@ -6,7 +6,9 @@
 //! ```text
 //! manifests (YAML) --manifest::load-------> ManifestSet (desired)
 //! service (HTTP)   --reconcile::read------> State   (plain data: per kind, reduced, normalized)
-//! plan::plan(&ManifestSet, &State) -> Plan          (pure, no I/O)
+//! plan::plan(&ManifestSet, &State) -> Plan          (pure, no I/O; plan::Planning is the same
+//!                                                    project by project, as the readers deliver
+//!                                                    each project: reconcile::read_and_plan)
 //! render::render_plan(&Plan, ..)                    (text | json | markdown)
 //! reconcile::apply::apply(&Plan, &Client) -> outcomes (ordered, bounded)
 //! reconcile::confirm                                (reads the touched objects through the same

@@ -242,146 +242,199 @@ pub(crate) fn find_by_name<T>(
 /// Returns an error listing every reference that cannot be resolved (missing
 /// projects, runs, scorers or versions, with the nearest existing names).
 pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Result<Plan, PlanError> {
-    plan_projects(desired, live, LiveProjects::Kept(&live.projects), options)
-}
-
-/// Like [`plan`], releasing each project's compared contents from `live` as
-/// soon as the project is planned ([`ProjectState::release_planned`]): what
-/// is left is what the effects after planning use (ids and names to read
-/// again, the catalog, and the metric settings of the runs whose metric
-/// settings change, for blast radius). A plan of 10,000 log streams then
-/// never holds every dashboard and template beside every change.
-pub fn plan_releasing(
-    desired: &ManifestSet,
-    live: &mut State,
-    options: &PlanOptions,
-) -> Result<Plan, PlanError> {
-    let mut projects = std::mem::take(&mut live.projects);
-    let planned = plan_projects(
-        desired,
-        live,
-        LiveProjects::Released(&mut projects),
-        options,
-    );
-    live.projects = projects;
-    planned
-}
-
-/// The live projects a plan reads: kept as they are, or released as planned.
-enum LiveProjects<'s> {
-    /// Read only.
-    Kept(&'s BTreeMap<ObjectKey, ProjectState>),
-    /// Each project's compared contents dropped once it is planned.
-    Released(&'s mut BTreeMap<ObjectKey, ProjectState>),
-}
-
-impl LiveProjects<'_> {
-    fn map(&self) -> &BTreeMap<ObjectKey, ProjectState> {
-        match self {
-            LiveProjects::Kept(projects) => projects,
-            LiveProjects::Released(projects) => projects,
-        }
+    let mut planning = Planning::new(desired, live, options);
+    for (key, project) in &live.projects {
+        planning.project(key, project);
     }
+    planning.finish(&live.projects)
 }
 
-/// [`plan`] with the projects of `live` taken from `projects` (`live`'s own
-/// projects are not read).
-fn plan_projects(
-    desired: &ManifestSet,
-    live: &State,
-    mut projects: LiveProjects<'_>,
-    options: &PlanOptions,
-) -> Result<Plan, PlanError> {
-    let mut planner = Planner {
-        live,
-        options,
-        changes: Vec::new(),
-        notes: Vec::new(),
-        problems: Vec::new(),
-    };
-    for missing in &live.missing {
-        let (origin, field) = match declared_at(desired, projects.map(), missing) {
-            Some((origin, field)) => (Some(origin.clone()), Some(field)),
-            None => (None, None),
-        };
-        planner.problems.push(Problem {
-            origin,
-            field,
-            message: missing.to_string(),
-        });
-    }
-    for project in &desired.projects {
-        let Some(key) =
-            ObjectKey::from_parts(project.spec.name.as_deref(), project.spec.id.as_deref())
-        else {
-            planner.problem(&project.origin, "a project needs a `name` or an `id`");
-            continue;
-        };
-        if !options.reaches(&Target::project(&key.to_string())) {
-            continue;
-        }
-        let Some(live_project) = projects.map().get(&key) else {
-            if !live
-                .missing
-                .iter()
-                .any(|m| m.kind == "project" && m.key == key)
+/// A plan computed project by project, as each project's live state
+/// arrives: what lets a reader plan a project and release it before the
+/// next ones are read ([`Planning::project_releasing`]), so that memory
+/// holds the projects being read, not every project. [`plan`] is this over
+/// a state read whole; both give the same plan.
+pub struct Planning<'a> {
+    desired: &'a ManifestSet,
+    /// Live state but its projects: the catalog, integrations, and the
+    /// objects found missing.
+    live: &'a State,
+    options: &'a PlanOptions,
+    /// The desired projects the options reach, by key: their indices.
+    wanted: BTreeMap<ObjectKey, Vec<usize>>,
+    /// What each desired project planned, by index, once planned.
+    planned: Vec<Option<ProjectPlan>>,
+}
+
+/// The changes, notes and problems of one desired project.
+struct ProjectPlan {
+    changes: Vec<ResourceChange>,
+    notes: Vec<Note>,
+    problems: Vec<Problem>,
+}
+
+impl<'a> Planning<'a> {
+    /// Starts a plan of `desired` against `live`, whose projects are
+    /// given one by one ([`Planning::project`]); `live.projects` is not read.
+    pub fn new(desired: &'a ManifestSet, live: &'a State, options: &'a PlanOptions) -> Self {
+        let mut wanted: BTreeMap<ObjectKey, Vec<usize>> = BTreeMap::new();
+        for (index, project) in desired.projects.iter().enumerate() {
+            if let Some(key) =
+                ObjectKey::from_parts(project.spec.name.as_deref(), project.spec.id.as_deref())
+                && options.reaches(&Target::project(&key.to_string()))
             {
-                planner.problem(&project.origin, format!("project `{key}` was not loaded"));
+                wanted.entry(key).or_default().push(index);
             }
-            continue;
+        }
+        Planning {
+            desired,
+            live,
+            options,
+            wanted,
+            planned: desired.projects.iter().map(|_| None).collect(),
+        }
+    }
+
+    /// Plans the desired projects that refer to `key`, against
+    /// `live_project`, its live state.
+    pub fn project(&mut self, key: &ObjectKey, live_project: &ProjectState) {
+        let Some(indices) = self.wanted.get(key) else {
+            return;
         };
-        let planned_before = planner.changes.len();
-        plan_project(
-            &mut planner,
-            &project.origin,
-            &key,
-            &project.spec,
-            live_project,
-        );
-        if let LiveProjects::Released(projects) = &mut projects
-            && let Some(live_project) = projects.get_mut(&key)
-        {
-            release_planned(live_project, &planner.changes[planned_before..]);
+        for &index in indices {
+            let project = &self.desired.projects[index];
+            let mut planner = Planner {
+                live: self.live,
+                options: self.options,
+                changes: Vec::new(),
+                notes: Vec::new(),
+                problems: Vec::new(),
+            };
+            plan_project(
+                &mut planner,
+                &project.origin,
+                key,
+                &project.spec,
+                live_project,
+            );
+            self.planned[index] = Some(ProjectPlan {
+                changes: planner.changes,
+                notes: planner.notes,
+                problems: planner.problems,
+            });
         }
     }
-    for integration in &desired.integrations {
-        let address = target::integration_address(&integration.spec);
-        if !options.selects(&address) {
-            continue;
+
+    /// Like [`Planning::project`], then drops from `live_project` what only
+    /// planning compares ([`release_planned`]): what is left is what the
+    /// effects after planning use (ids and names to read again, and the
+    /// metric settings being changed, for blast radius).
+    pub fn project_releasing(&mut self, key: &ObjectKey, live_project: &mut ProjectState) {
+        self.project(key, live_project);
+        let Some(indices) = self.wanted.get(key) else {
+            return;
+        };
+        let changes = indices
+            .iter()
+            .filter_map(|&index| self.planned[index].as_ref())
+            .flat_map(|p| &p.changes);
+        release_planned(live_project, changes);
+    }
+
+    /// The plan, once every live project was given: `projects` are the
+    /// live projects (released or not: only their names are read here).
+    pub fn finish(
+        mut self,
+        projects: &BTreeMap<ObjectKey, ProjectState>,
+    ) -> Result<Plan, PlanError> {
+        let (desired, live, options) = (self.desired, self.live, self.options);
+        let mut planner = Planner {
+            live,
+            options,
+            changes: Vec::new(),
+            notes: Vec::new(),
+            problems: Vec::new(),
+        };
+        for missing in &live.missing {
+            let (origin, field) = match declared_at(desired, projects, missing) {
+                Some((origin, field)) => (Some(origin.clone()), Some(field)),
+                None => (None, None),
+            };
+            planner.problems.push(Problem {
+                origin,
+                field,
+                message: missing.to_string(),
+            });
         }
-        match &integration.spec.name {
-            Some(name) => integrations::plan_custom_integration(
-                &mut planner,
-                &integration.origin,
-                name,
-                &integration.spec,
-            ),
-            None => {
-                integrations::plan_integration(&mut planner, &integration.origin, &integration.spec)
+        for (index, project) in desired.projects.iter().enumerate() {
+            let Some(key) =
+                ObjectKey::from_parts(project.spec.name.as_deref(), project.spec.id.as_deref())
+            else {
+                planner.problem(&project.origin, "a project needs a `name` or an `id`");
+                continue;
+            };
+            if !options.reaches(&Target::project(&key.to_string())) {
+                continue;
+            }
+            match self.planned[index].take() {
+                Some(planned) => {
+                    planner.changes.extend(planned.changes);
+                    planner.notes.extend(planned.notes);
+                    planner.problems.extend(planned.problems);
+                }
+                None => {
+                    if !live
+                        .missing
+                        .iter()
+                        .any(|m| m.kind == "project" && m.key == key)
+                    {
+                        planner.problem(&project.origin, format!("project `{key}` was not loaded"));
+                    }
+                }
             }
         }
+        for integration in &desired.integrations {
+            let address = target::integration_address(&integration.spec);
+            if !options.selects(&address) {
+                continue;
+            }
+            match &integration.spec.name {
+                Some(name) => integrations::plan_custom_integration(
+                    &mut planner,
+                    &integration.origin,
+                    name,
+                    &integration.spec,
+                ),
+                None => integrations::plan_integration(
+                    &mut planner,
+                    &integration.origin,
+                    &integration.spec,
+                ),
+            }
+        }
+        if !planner.problems.is_empty() {
+            return Err(PlanError {
+                problems: planner.problems,
+            });
+        }
+        let mut changes = planner.changes;
+        changes.retain(|c| options.selects(&c.address));
+        // In place: a stable sort would borrow a buffer of half the plan at
+        // the moment memory peaks. Ties (copies of one declared section to
+        // delete) stay in a deterministic order: the input's is, and so is
+        // the sort.
+        changes.sort_unstable_by(|a, b| a.address.cmp(&b.address).then(a.action.cmp(&b.action)));
+        let mut notes = planner.notes;
+        notes.retain(|n| n.address.as_ref().is_none_or(|a| options.selects(a)));
+        notes.sort();
+        notes.dedup();
+        let notes = notes::group_per_project(notes);
+        Ok(Plan {
+            format_version: PLAN_FORMAT_VERSION,
+            changes,
+            notes,
+        })
     }
-    if !planner.problems.is_empty() {
-        return Err(PlanError {
-            problems: planner.problems,
-        });
-    }
-    let mut changes = planner.changes;
-    changes.retain(|c| options.selects(&c.address));
-    // In place: a stable sort would borrow a buffer of half the plan at the
-    // moment memory peaks. Ties (copies of one declared section to delete)
-    // stay in a deterministic order: the input's is, and so is the sort.
-    changes.sort_unstable_by(|a, b| a.address.cmp(&b.address).then(a.action.cmp(&b.action)));
-    let mut notes = planner.notes;
-    notes.retain(|n| n.address.as_ref().is_none_or(|a| options.selects(a)));
-    notes.sort();
-    notes.dedup();
-    let notes = notes::group_per_project(notes);
-    Ok(Plan {
-        format_version: PLAN_FORMAT_VERSION,
-        changes,
-        notes,
-    })
 }
 
 /// Drops from a planned project what only planning compares: templates,
@@ -389,11 +442,14 @@ fn plan_projects(
 /// leave alone. Ids and names stay (an apply reads the project again by
 /// them), and so do the metric settings being changed (blast radius reads
 /// the scorers they run now).
-fn release_planned(project: &mut ProjectState, changes: &[ResourceChange]) {
+fn release_planned<'c>(
+    project: &mut ProjectState,
+    changes: impl IntoIterator<Item = &'c ResourceChange>,
+) {
     project.annotation_templates = None;
     project.feedback_templates = None;
     let changed: std::collections::BTreeSet<(RunKind, &str)> = changes
-        .iter()
+        .into_iter()
         .filter_map(|c| match &c.address {
             Address::MetricSettings { run_kind, run, .. } => Some((*run_kind, run.as_str())),
             _ => None,

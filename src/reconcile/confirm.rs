@@ -15,14 +15,15 @@
 //!   moved to exactly what the plan sets (another apply of the same plan got
 //!   there first) has not moved away from it: applying is a no-op for it.
 
+use super::read::Selection;
 use super::read::touched::{Moment, Observation, read_touched};
-use super::read::{Selection, read_state_knowing};
+use super::read_and_plan_knowing;
 use crate::manifest::set::ManifestSet;
 use crate::plan::confirm::unconfirmed;
 use crate::plan::diff::path_label;
 use crate::plan::{
     Action, Address, FieldChange, Operation, PlanOptions, ResourceChange, SectionRef, Target,
-    Unconverged, WidgetRef, diff, plan,
+    Unconverged, WidgetRef, diff,
 };
 use crate::state::{Catalog, State};
 
@@ -58,19 +59,13 @@ pub async fn replan_touched(
         targets: applied.iter().map(|c| Target::of(&c.address)).collect(),
     };
     let selection = Selection::of_manifests(desired, &options);
-    let state = match read_state_knowing(client, &selection, known).await {
-        Ok(state) => state,
-        Err(e) => {
-            let why = e.to_string();
-            return applied.iter().map(|c| could_not_reread(c, &why)).collect();
-        }
-    };
-    let replanned = match plan(desired, &state, &options) {
-        Ok(p) => p,
-        Err(e) => {
-            let why = e.to_string();
-            return applied.iter().map(|c| could_not_reread(c, &why)).collect();
-        }
+    let read = read_and_plan_knowing(client, desired, &selection, known, &options).await;
+    let replanned = match read
+        .map_err(|e| e.to_string())
+        .and_then(|(_, planned)| planned.map_err(|e| e.to_string()))
+    {
+        Ok(plan) => plan,
+        Err(why) => return applied.iter().map(|c| could_not_reread(c, &why)).collect(),
     };
     let touched: std::collections::BTreeSet<&Address> =
         applied.iter().map(|c| &c.address).collect();

@@ -16,23 +16,48 @@ pub mod read;
 
 use crate::client::Client;
 use crate::manifest::set::ManifestSet;
-use crate::plan::{Plan, PlanError, PlanOptions, plan, plan_releasing};
+use crate::plan::{Plan, PlanError, PlanOptions, Planning, plan};
 use crate::state::State;
 
 pub use read::ReadError;
 
 /// Reads what `desired` names (narrowed to the targets of `options`) and
-/// plans; the state returned keeps what the effects after planning use
-/// ([`plan_releasing`]). A read error is the `Err`; a planning error (references that do not
-/// exist) is returned with the state, for the caller to word.
+/// plans. A read error is the `Err`; a planning error (references that do
+/// not exist) is returned with the state, for the caller to word.
 pub async fn read_and_plan(
     client: &Client,
     desired: &ManifestSet,
     options: &PlanOptions,
 ) -> Result<(State, Result<Plan, PlanError>), ReadError> {
     let selection = read::Selection::of_manifests(desired, options);
-    let mut state = read::read_state(client, &selection).await?;
-    let planned = plan_releasing(desired, &mut state, options);
+    read_and_plan_knowing(client, desired, &selection, None, options).await
+}
+
+/// Reads what `selection` names (finding projects and runs by the ids
+/// `known` holds, as [`read::read_state_knowing`] does) and plans `desired`
+/// against it, each project as it arrives ([`Planning`]): a project's
+/// compared contents are released once it is planned, so memory holds the
+/// projects being read and the plan, not all of live state. The state
+/// returned keeps what the effects after planning use (ids and names, the
+/// catalog, the metric settings being changed).
+pub async fn read_and_plan_knowing(
+    client: &Client,
+    desired: &ManifestSet,
+    selection: &read::Selection,
+    known: Option<&State>,
+    options: &PlanOptions,
+) -> Result<(State, Result<Plan, PlanError>), ReadError> {
+    let read::Found {
+        mut state,
+        projects,
+    } = read::find(client, selection, known).await?;
+    let mut planning = Planning::new(desired, &state, options);
+    let projects = read::read_projects(client, &state.catalog, projects, |key, project| {
+        planning.project_releasing(key, project);
+    })
+    .await?;
+    let planned = planning.finish(&projects);
+    state.projects = projects;
     Ok((state, planned))
 }
 

@@ -1,11 +1,13 @@
 //! The plan is a pure function of (desired, live): these tests give it
 //! literals and check the plan, with no server involved.
 
+use std::collections::BTreeMap;
+
 use evalctl::manifest::set::{Located, ManifestSet, Origin};
 use evalctl::manifest::types::{IntegrationSpec, ProjectSpec};
-use evalctl::plan::{Action, Address, NoteKind, Operation, PlanOptions, plan, plan_releasing};
+use evalctl::plan::{Action, Address, NoteKind, Operation, PlanOptions, Planning, plan};
 use evalctl::state::wire::WireState;
-use evalctl::state::{ObjectKey, State};
+use evalctl::state::{ObjectKey, ProjectState, State};
 use serde_json::json;
 
 const PROJECT_ID: &str = "11111111-1111-4111-8111-111111111111";
@@ -140,46 +142,65 @@ fn a_declared_scorer_list_is_authoritative() {
     );
 }
 
+/// Plans `desired` against `live` project by project, releasing each as
+/// the readers do: the plan, and the projects as left.
+fn plan_releasing(
+    desired: &ManifestSet,
+    live: &State,
+) -> (evalctl::plan::Plan, BTreeMap<ObjectKey, ProjectState>) {
+    let globals = State {
+        projects: BTreeMap::new(),
+        ..live.clone()
+    };
+    let options = PlanOptions::default();
+    let mut planning = Planning::new(desired, &globals, &options);
+    let mut projects = live.projects.clone();
+    for (key, project) in projects.iter_mut() {
+        planning.project_releasing(key, project);
+    }
+    let plan = planning.finish(&projects).expect("a plan");
+    (plan, projects)
+}
+
 #[test]
-fn planning_releases_what_only_planning_compares() {
+fn planning_project_by_project_gives_the_same_plan_and_releases_what_only_planning_compares() {
     let desired = desired(project(json!({
         "name": "production",
         "metric_settings": {"scorers": [{"name": "correctness", "scorer_version": 2}]},
         "trends": {"sections": [{"name": "Quality"}]}
     })));
     let settings = json!({"scorers": [{"id": BLEU, "scorer_type": "preset", "name": "bleu"}]});
-    let kept = live(settings.clone(), json!([]), false);
-    let expected = plan(&desired, &kept, &PlanOptions::default()).unwrap();
+    let live = live(settings, json!([]), false);
+    let expected = plan(&desired, &live, &PlanOptions::default()).unwrap();
+    assert_eq!(expected.changes.len(), 2, "{:#?}", expected.changes);
 
-    let mut released = kept.clone();
-    let planned = plan_releasing(&desired, &mut released, &PlanOptions::default()).unwrap();
+    let (planned, projects) = plan_releasing(&desired, &live);
     assert_eq!(planned, expected, "the same plan");
-    let project = &released.projects[&ObjectKey::Name("demo".into())];
-    let run = &project.log_streams[&ObjectKey::Name("production".into())];
+    let demo = ObjectKey::Name("demo".into());
+    let production = ObjectKey::Name("production".into());
+    let (project, run) = (&projects[&demo], &projects[&demo].log_streams[&production]);
     assert_eq!((project.id.as_str(), run.id.as_str()), (PROJECT_ID, LS_ID));
     assert!(run.dashboard.is_none() && project.annotation_templates.is_none());
     assert_eq!(
-        run.metric_settings,
-        kept.projects[&ObjectKey::Name("demo".into())].log_streams
-            [&ObjectKey::Name("production".into())]
-            .metric_settings,
+        run.metric_settings, live.projects[&demo].log_streams[&production].metric_settings,
         "the metric settings being changed stay (blast radius reads them)"
     );
-    assert_eq!(released.catalog, kept.catalog);
 
-    // Unchanged metric settings are released too.
-    let desired = desired_without_scorer_change();
-    let mut released = kept.clone();
-    plan_releasing(&desired, &mut released, &PlanOptions::default()).unwrap();
-    let run = &released.projects[&ObjectKey::Name("demo".into())].log_streams
-        [&ObjectKey::Name("production".into())];
-    assert!(run.metric_settings.is_none());
+    // Metric settings no change touches are released too.
+    let unchanged = desired_with_scorers(json!([{"name": "bleu"}]));
+    let (planned, projects) = plan_releasing(&unchanged, &live);
+    assert!(planned.is_empty(), "{:#?}", planned.changes);
+    assert!(
+        projects[&demo].log_streams[&production]
+            .metric_settings
+            .is_none()
+    );
 }
 
-fn desired_without_scorer_change() -> ManifestSet {
+fn desired_with_scorers(scorers: serde_json::Value) -> ManifestSet {
     desired(project(json!({
         "name": "production",
-        "metric_settings": {"scorers": [{"name": "bleu"}]}
+        "metric_settings": {"scorers": scorers}
     })))
 }
 

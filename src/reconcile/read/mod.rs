@@ -4,7 +4,10 @@
 //!
 //! - [`read_state`]: what the manifests name, narrowed to the targets
 //!   ([`Selection`]): `plan`, `apply`, `drift`, and the confirmation after an
-//!   apply (the touched addresses as targets);
+//!   apply (the touched addresses as targets). Those commands read in two
+//!   steps, [`find`] (catalog, integrations, projects and runs found) then
+//!   [`read_projects`], which hands each project to the planner as it
+//!   arrives (`crate::reconcile::read_and_plan`);
 //! - [`touched`]: the objects a saved plan's changes name, by id: the check
 //!   before `apply --plan` and its confirmation after;
 //! - `crate::export::collect`: everything the credentials can see.
@@ -61,6 +64,32 @@ pub async fn read_state_knowing(
     selection: &Selection,
     known: Option<&State>,
 ) -> Result<State, ReadError> {
+    let Found {
+        mut state,
+        projects,
+    } = find(client, selection, known).await?;
+    state.projects = read_projects(client, &state.catalog, projects, |_, _| {}).await?;
+    Ok(state)
+}
+
+/// What is read before the projects' contents: the state but its projects
+/// (the catalog, integrations, the objects found missing), and the
+/// projects and runs found, with what to read of each.
+pub struct Found<'s> {
+    /// Live state without its projects.
+    pub state: State,
+    /// The projects found, to give [`read_projects`].
+    pub projects: Vec<Discovered<'s>>,
+}
+
+/// Reads the catalog and integrations `selection` names and finds its
+/// projects and runs (ids and names), taking those `known` already holds
+/// from it.
+pub async fn find<'s>(
+    client: &Client,
+    selection: &'s Selection,
+    known: Option<&State>,
+) -> Result<Found<'s>, ReadError> {
     let catalog = async {
         match (&selection.catalog, known) {
             // The catalog does not change with an apply: the one known is kept.
@@ -72,27 +101,42 @@ pub async fn read_state_knowing(
     let integrations = integrations::read_integrations(client, selection.integrations.clone());
     let custom = integrations::read_custom_integrations(client, &selection.custom_integrations);
     let discovered = discover(client, &selection.projects, known);
-    let (catalog, integrations, custom_integrations, (found, mut missing)) =
+    let (catalog, integrations, custom_integrations, (projects, mut missing)) =
         tokio::try_join!(catalog, integrations, custom, discovered)?;
-    let catalog = &catalog;
+    missing.sort();
+    Ok(Found {
+        state: State {
+            projects: BTreeMap::new(),
+            integrations: integrations.into_iter().collect(),
+            custom_integrations,
+            catalog,
+            missing,
+        },
+        projects,
+    })
+}
+
+/// Reads the contents of the projects `found` found ([`PROJECTS_AT_ONCE`]
+/// at a time), giving each to `each` as it arrives (what lets a caller plan
+/// a project and release what it no longer needs before the next ones
+/// arrive), and returns them as `each` left them.
+pub async fn read_projects(
+    client: &Client,
+    catalog: &Catalog,
+    found: Vec<Discovered<'_>>,
+    mut each: impl FnMut(&ObjectKey, &mut ProjectState),
+) -> Result<BTreeMap<ObjectKey, ProjectState>, ReadError> {
     let loads = found.into_iter().map(|(wanted, project, runs)| async move {
         let state = read_project(client, catalog, wanted, &project, runs).await?;
         Ok::<_, ReadError>((wanted.key.clone(), state))
     });
-    let projects: BTreeMap<ObjectKey, ProjectState> = futures::stream::iter(loads)
-        .buffer_unordered(PROJECTS_AT_ONCE)
-        .try_collect::<Vec<_>>()
-        .await?
-        .into_iter()
-        .collect();
-    missing.sort();
-    Ok(State {
-        projects,
-        integrations: integrations.into_iter().collect(),
-        custom_integrations,
-        catalog: catalog.clone(),
-        missing,
-    })
+    let mut projects = BTreeMap::new();
+    let mut loads = std::pin::pin!(futures::stream::iter(loads).buffer_unordered(PROJECTS_AT_ONCE));
+    while let Some((key, mut state)) = loads.try_next().await? {
+        each(&key, &mut state);
+        projects.insert(key, state);
+    }
+    Ok(projects)
 }
 
 /// How many projects are read at once, and how many runs of a project.
@@ -109,7 +153,7 @@ const RUNS_AT_ONCE: usize = 64;
 type FoundRuns<'s> = Vec<(&'s RunSelection, FoundRun)>;
 
 /// A project found, with its runs found: log streams, then experiments.
-type Discovered<'s> = (&'s ProjectSelection, FoundProject, [FoundRuns<'s>; 2]);
+pub type Discovered<'s> = (&'s ProjectSelection, FoundProject, [FoundRuns<'s>; 2]);
 
 /// Finds the projects and runs `wanted` names (ids and names only), taking
 /// those `known` already holds from it.
