@@ -307,7 +307,10 @@ mod tests {
         assert!((rounds - 11.0).abs() < 1e-9, "{rounds}");
         // At 30%: 0.2 + 0.3/0.7 × 1.2 = 0.714 s a round; 11 of them + 0.27 s.
         let bound = storm_bound(own, rounds, latency, 0.3).as_secs_f64();
-        assert!((bound - (0.27 + 11.0 * (0.2 + 0.3 / 0.7 * 1.2))).abs() < 1e-6, "{bound}");
+        assert!(
+            (bound - (0.27 + 11.0 * (0.2 + 0.3 / 0.7 * 1.2))).abs() < 1e-6,
+            "{bound}"
+        );
         assert!(bound / 2.47 > 3.0);
         // No faults: the run itself.
         let bound = storm_bound(own, rounds, latency, 0.0);
