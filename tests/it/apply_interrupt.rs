@@ -173,40 +173,30 @@ fn wait_for(
 /// The names of `demo-project`'s templates and of `staging`'s sections that
 /// the big repo declares.
 fn live_names(ctx: &TestContext) -> BTreeSet<String> {
+    let read = ctx.demo_dashboard("staging");
+    let mut names: Vec<String> = read
+        .dashboard
+        .sections
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
     let client = ctx.client();
     ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("read")
-            .expect("demo-project");
-        let ls = client
-            .find_log_stream_by_name(&project.id, "staging")
-            .await
-            .expect("read")
-            .expect("staging");
-        let mut names = Vec::new();
-        let dashboard = client
-            .get_dashboard(&project.id, &ls.id, None)
-            .await
-            .expect("read")
-            .expect("a dashboard");
-        names.extend(dashboard.sections.into_iter().map(|s| s.name));
         let a = client
-            .list_annotation_templates(&project.id)
+            .list_annotation_templates(&read.project_id)
             .await
             .expect("read");
         names.extend(a.into_iter().map(|t| t.name));
         let f = client
-            .list_feedback_templates(&project.id)
+            .list_feedback_templates(&read.project_id)
             .await
             .expect("read");
         names.extend(f.into_iter().map(|t| t.name));
-        names
-            .into_iter()
-            .filter(|n| n.starts_with("interrupt-"))
-            .collect()
-    })
+    });
+    names
+        .into_iter()
+        .filter(|n| n.starts_with("interrupt-"))
+        .collect()
 }
 
 fn name_of(address: &Address) -> String {

@@ -343,25 +343,8 @@ log_streams:
 
 /// The default dashboard of demo-project's production log stream.
 fn production_dashboard(ctx: &TestContext) -> (String, String, TrendsDashboard) {
-    let client = ctx.client();
-    ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("read")
-            .expect("demo-project");
-        let ls = client
-            .find_log_stream_by_name(&project.id, "production")
-            .await
-            .expect("read")
-            .expect("production");
-        let d = client
-            .get_dashboard(&project.id, &ls.id, None)
-            .await
-            .expect("read")
-            .expect("a dashboard");
-        (project.id, ls.id, d)
-    })
+    let read = ctx.demo_dashboard("production");
+    (read.project_id, read.log_stream_id, read.dashboard)
 }
 
 /// Names that occur more than once among the sections of the production

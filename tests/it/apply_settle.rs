@@ -74,25 +74,13 @@ fn converged(ctx: &TestContext) {
     ctx.faults(Faults::none());
     ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
         .expect(0);
-    let client = ctx.client();
-    let mut names: Vec<String> = ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("read")
-            .expect("demo-project");
-        let ls = client
-            .find_log_stream_by_name(&project.id, "staging")
-            .await
-            .expect("read")
-            .expect("staging");
-        let dashboard = client
-            .get_dashboard(&project.id, &ls.id, None)
-            .await
-            .expect("read")
-            .expect("a dashboard");
-        dashboard.sections.into_iter().map(|s| s.name).collect()
-    });
+    let mut names: Vec<String> = ctx
+        .demo_dashboard("staging")
+        .dashboard
+        .sections
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
     names.sort();
     assert_eq!(names, ["S1", "S2", "S3", "S4"]);
 }
@@ -245,36 +233,19 @@ log_streams:
 
 /// The widget names of each place of production's dashboard, sorted.
 fn widget_places(ctx: &TestContext) -> Vec<(String, Vec<String>)> {
-    let client = ctx.client();
-    ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("read")
-            .expect("demo-project");
-        let ls = client
-            .find_log_stream_by_name(&project.id, "production")
-            .await
-            .expect("read")
-            .expect("production");
-        let d = client
-            .get_dashboard(&project.id, &ls.id, None)
-            .await
-            .expect("read")
-            .expect("a dashboard");
-        let names = |ws: &[evalctl::api::Widget]| {
-            let mut n: Vec<String> = ws.iter().map(|w| w.name.clone()).collect();
-            n.sort();
-            n
-        };
-        let mut places = vec![("(top)".to_owned(), names(&d.widgets))];
-        places.extend(
-            d.sections
-                .iter()
-                .map(|s| (s.name.clone(), names(&s.widgets))),
-        );
-        places
-    })
+    let d = ctx.demo_dashboard("production").dashboard;
+    let names = |ws: &[evalctl::api::Widget]| {
+        let mut n: Vec<String> = ws.iter().map(|w| w.name.clone()).collect();
+        n.sort();
+        n
+    };
+    let mut places = vec![("(top)".to_owned(), names(&d.widgets))];
+    places.extend(
+        d.sections
+            .iter()
+            .map(|s| (s.name.clone(), names(&s.widgets))),
+    );
+    places
 }
 
 #[test]

@@ -341,52 +341,28 @@ fn usage_errors_exit_64_not_2() {
 
 /// The sections of the default dashboard of a log stream of `demo-project`.
 fn sections(ctx: &TestContext, log_stream: &str) -> Vec<Section> {
-    let client = ctx.client();
-    ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("read");
-        let project = project.expect("demo-project exists");
-        let ls = client
-            .find_log_stream_by_name(&project.id, log_stream)
-            .await
-            .expect("read");
-        let ls = ls.expect("the log stream exists");
-        let dashboard = client
-            .get_dashboard(&project.id, &ls.id, None)
-            .await
-            .expect("read");
-        dashboard.expect("a default dashboard").sections
-    })
+    ctx.demo_dashboard(log_stream).dashboard.sections
 }
 
 /// Edits a section out of band, as someone using the service's UI would.
 fn edit_section(ctx: &TestContext, log_stream: &str, name: &str, body: &SectionUpdateRequest) {
+    let read = ctx.demo_dashboard(log_stream);
+    let section = read
+        .dashboard
+        .sections
+        .iter()
+        .find(|s| s.name == name)
+        .expect("the section");
     let client = ctx.client();
     ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("read");
-        let project = project.expect("demo-project exists");
-        let ls = client
-            .find_log_stream_by_name(&project.id, log_stream)
-            .await
-            .expect("read");
-        let ls = ls.expect("the log stream exists");
-        let dashboard = client
-            .get_dashboard(&project.id, &ls.id, None)
-            .await
-            .expect("read");
-        let dashboard = dashboard.expect("a default dashboard");
-        let section = dashboard
-            .sections
-            .iter()
-            .find(|s| s.name == name)
-            .expect("the section");
         client
-            .update_section(&project.id, &ls.id, &section.id, None, body)
+            .update_section(
+                &read.project_id,
+                &read.log_stream_id,
+                &section.id,
+                None,
+                body,
+            )
             .await
             .expect("the edit is accepted");
     });

@@ -74,30 +74,23 @@ fn scenario() -> TestContext {
 }
 
 fn delete_section(ctx: &TestContext, name: &str) {
+    let read = ctx.demo_dashboard("production");
+    let section = read
+        .dashboard
+        .sections
+        .iter()
+        .find(|s| s.name == name)
+        .expect("the section exists");
     let client = ctx.client();
     ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("the projects are listed")
-            .expect("demo-project exists");
-        let ls = client
-            .find_log_stream_by_name(&project.id, "production")
-            .await
-            .expect("the log streams are searched")
-            .expect("production exists");
-        let dashboard = client
-            .get_dashboard(&project.id, &ls.id, None)
-            .await
-            .expect("the dashboard is read")
-            .expect("it exists");
-        let section = dashboard
-            .sections
-            .iter()
-            .find(|s| s.name == name)
-            .expect("the section exists");
         client
-            .delete_section(&project.id, &ls.id, &section.id, None, false)
+            .delete_section(
+                &read.project_id,
+                &read.log_stream_id,
+                &section.id,
+                None,
+                false,
+            )
             .await
             .expect("deleted");
     });

@@ -9,6 +9,17 @@ use evalctl::api::Secret;
 use evalctl::client::{Client, ClientConfig, Credentials};
 use evalctl::sandbox::{Faults, Fixture, Sandbox, SandboxHandle};
 
+/// A default dashboard of the demo fixture, read out of band
+/// ([`TestContext::demo_dashboard`]).
+pub struct DemoDashboard {
+    /// Its project's id.
+    pub project_id: String,
+    /// Its log stream's id.
+    pub log_stream_id: String,
+    /// The dashboard.
+    pub dashboard: evalctl::api::TrendsDashboard,
+}
+
 /// The demo fixture's API key.
 pub const DEMO_API_KEY: &str = "demo-api-key";
 
@@ -135,6 +146,35 @@ impl TestContext {
             Credentials::ApiKey(Secret::new(DEMO_API_KEY)),
         );
         Client::new(config).expect("a client")
+    }
+
+    /// The default dashboard of the fixture's `demo-project` log stream
+    /// `log_stream`, read out of band, with the project's and the log
+    /// stream's ids.
+    pub fn demo_dashboard(&self, log_stream: &str) -> DemoDashboard {
+        let client = self.client();
+        self.block_on(async {
+            let project = client
+                .find_project_by_name("demo-project")
+                .await
+                .expect("the projects are listed")
+                .expect("demo-project exists");
+            let ls = client
+                .find_log_stream_by_name(&project.id, log_stream)
+                .await
+                .expect("the log streams are searched")
+                .unwrap_or_else(|| panic!("log stream {log_stream} exists"));
+            let dashboard = client
+                .get_dashboard(&project.id, &ls.id, None)
+                .await
+                .expect("the dashboard is read")
+                .expect("a default dashboard");
+            DemoDashboard {
+                project_id: project.id,
+                log_stream_id: ls.id,
+                dashboard,
+            }
+        })
     }
 
     /// Runs an async block (an out-of-band change) to completion.
