@@ -262,15 +262,14 @@ pub struct Planning<'a> {
     options: &'a PlanOptions,
     /// The desired projects the options reach, by key: their indices.
     wanted: BTreeMap<ObjectKey, Vec<usize>>,
-    /// What each desired project planned, by index, once planned.
-    planned: Vec<Option<ProjectPlan>>,
-}
-
-/// The changes, notes and problems of one desired project.
-struct ProjectPlan {
+    /// The changes planned so far, of every project, in the order the
+    /// projects came in (one vector: a vector per project, gathered at the
+    /// end, would hold every change twice at that moment).
     changes: Vec<ResourceChange>,
+    /// The notes planned so far, likewise.
     notes: Vec<Note>,
-    problems: Vec<Problem>,
+    /// Each desired project's problems, by index, once it is planned.
+    problems: Vec<Option<Vec<Problem>>>,
 }
 
 impl<'a> Planning<'a> {
@@ -291,23 +290,26 @@ impl<'a> Planning<'a> {
             live,
             options,
             wanted,
-            planned: desired.projects.iter().map(|_| None).collect(),
+            changes: Vec::new(),
+            notes: Vec::new(),
+            problems: desired.projects.iter().map(|_| None).collect(),
         }
     }
 
     /// Plans the desired projects that refer to `key`, against
-    /// `live_project`, its live state.
-    pub fn project(&mut self, key: &ObjectKey, live_project: &ProjectState) {
+    /// `live_project`, its live state; returns the changes they add.
+    pub fn project(&mut self, key: &ObjectKey, live_project: &ProjectState) -> &[ResourceChange] {
+        let start = self.changes.len();
         let Some(indices) = self.wanted.get(key) else {
-            return;
+            return &[];
         };
         for &index in indices {
             let project = &self.desired.projects[index];
             let mut planner = Planner {
                 live: self.live,
                 options: self.options,
-                changes: Vec::new(),
-                notes: Vec::new(),
+                changes: std::mem::take(&mut self.changes),
+                notes: std::mem::take(&mut self.notes),
                 problems: Vec::new(),
             };
             plan_project(
@@ -317,12 +319,11 @@ impl<'a> Planning<'a> {
                 &project.spec,
                 live_project,
             );
-            self.planned[index] = Some(ProjectPlan {
-                changes: planner.changes,
-                notes: planner.notes,
-                problems: planner.problems,
-            });
+            self.changes = planner.changes;
+            self.notes = planner.notes;
+            self.problems[index] = Some(planner.problems);
         }
+        &self.changes[start..]
     }
 
     /// Like [`Planning::project`], then drops from `live_project` what only
@@ -330,15 +331,8 @@ impl<'a> Planning<'a> {
     /// effects after planning use (ids and names to read again, and the
     /// metric settings being changed, for blast radius).
     pub fn project_releasing(&mut self, key: &ObjectKey, live_project: &mut ProjectState) {
-        self.project(key, live_project);
-        let Some(indices) = self.wanted.get(key) else {
-            return;
-        };
-        let changes = indices
-            .iter()
-            .filter_map(|&index| self.planned[index].as_ref())
-            .flat_map(|p| &p.changes);
-        release_planned(live_project, changes);
+        let added = self.project(key, live_project);
+        release_planned(live_project, added);
     }
 
     /// The plan, once every live project was given: `projects` are the
@@ -376,12 +370,8 @@ impl<'a> Planning<'a> {
             if !options.reaches(&Target::project(&key.to_string())) {
                 continue;
             }
-            match self.planned[index].take() {
-                Some(planned) => {
-                    planner.changes.extend(planned.changes);
-                    planner.notes.extend(planned.notes);
-                    planner.problems.extend(planned.problems);
-                }
+            match self.problems[index].take() {
+                Some(problems) => planner.problems.extend(problems),
                 None => {
                     if !live
                         .missing
@@ -417,14 +407,22 @@ impl<'a> Planning<'a> {
                 problems: planner.problems,
             });
         }
-        let mut changes = planner.changes;
+        let mut changes = self.changes;
+        changes.append(&mut planner.changes);
         changes.retain(|c| options.selects(&c.address));
-        // In place: a stable sort would borrow a buffer of half the plan at
-        // the moment memory peaks. Ties (copies of one declared section to
-        // delete) stay in a deterministic order: the input's is, and so is
-        // the sort.
-        changes.sort_unstable_by(|a, b| a.address.cmp(&b.address).then(a.action.cmp(&b.action)));
-        let mut notes = planner.notes;
+        // In place (a stable sort would borrow a buffer of half the plan at
+        // the moment memory peaks), on a total order, since projects come
+        // in in any order: ties of address and action (copies of one
+        // declared section to delete) are ordered by what they do.
+        changes.sort_unstable_by(|a, b| {
+            a.address
+                .cmp(&b.address)
+                .then(a.action.cmp(&b.action))
+                .then_with(|| a.live_fingerprint.cmp(&b.live_fingerprint))
+                .then_with(|| operations_text(a).cmp(&operations_text(b)))
+        });
+        let mut notes = self.notes;
+        notes.append(&mut planner.notes);
         notes.retain(|n| n.address.as_ref().is_none_or(|a| options.selects(a)));
         notes.sort();
         notes.dedup();
@@ -435,6 +433,12 @@ impl<'a> Planning<'a> {
             notes,
         })
     }
+}
+
+/// The operations of `change` as JSON, to order two changes that tie on
+/// everything else (rare: only then is it computed).
+fn operations_text(change: &ResourceChange) -> String {
+    serde_json::to_string(&change.operations).unwrap_or_default()
 }
 
 /// Drops from a planned project what only planning compares: templates,
