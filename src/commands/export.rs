@@ -106,8 +106,7 @@ async fn verify(
     let progress = Progress::start(printer, &connection.client, "Verifying");
     let read = read_and_plan(&connection.client, desired, &options).await;
     drop(progress);
-    let (_, planned) = read?;
-    match planned {
+    match read?.plan {
         Ok(p) if p.is_empty() => {
             printer
                 .info("Verified: planning the exported files against live state shows no changes.");

@@ -12,7 +12,7 @@ use crate::output::Printer;
 use crate::plan::attribution::{self, Sides};
 use crate::plan::{Enrichment, Plan, PlanError, PlanOptions, Problem, target};
 use crate::progress::Progress;
-use crate::reconcile::{enrich::enrich, read_and_plan, read_and_plan_three_way};
+use crate::reconcile::{TouchedVersions, enrich::enrich, read_and_plan, read_and_plan_three_way};
 use crate::state::State;
 
 use super::connect::{Connection, connect};
@@ -304,7 +304,8 @@ pub async fn plan_three_way(
             plan
         }
     };
-    let (enrichment, warning) = enrich(&connection.client, &three.state, &plan).await;
+    let touched = TouchedVersions::of_state(&three.state, &plan);
+    let (enrichment, warning) = enrich(&connection.client, &touched, &plan).await;
     if let Some(warning) = warning {
         printer.warn(&warning);
     }
@@ -396,11 +397,11 @@ pub async fn plan_with(
     let shown = Progress::start(printer, &connection.client, "Loading live state");
     let read = read_and_plan(&connection.client, desired, options).await;
     drop(shown);
-    let (state, plan) = read?;
-    let plan = plan?;
-    let (enrichment, warning) = enrich(&connection.client, &state, &plan).await;
+    let read = read?;
+    let plan = read.plan?;
+    let (enrichment, warning) = enrich(&connection.client, &read.touched, &plan).await;
     if let Some(warning) = warning {
         printer.warn(&warning);
     }
-    Ok((state, plan, enrichment))
+    Ok((read.state, plan, enrichment))
 }

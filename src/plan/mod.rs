@@ -251,8 +251,8 @@ pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Resul
 
 /// A plan computed project by project, as each project's live state
 /// arrives: what lets a reader plan a project and release it before the
-/// next ones are read ([`Planning::project_releasing`]), so that memory
-/// holds the projects being read, not every project. [`plan`] is this over
+/// next ones are read (`crate::state::ProjectState::release_compared`), so
+/// that memory holds the projects being read, not every project. [`plan`] is this over
 /// a state read whole; both give the same plan.
 pub struct Planning<'a> {
     desired: &'a ManifestSet,
@@ -324,15 +324,6 @@ impl<'a> Planning<'a> {
             self.problems[index] = Some(planner.problems);
         }
         &self.changes[start..]
-    }
-
-    /// Like [`Planning::project`], then drops from `live_project` what only
-    /// planning compares ([`release_planned`]): what is left is what the
-    /// effects after planning use (ids and names to read again, and the
-    /// metric settings being changed, for blast radius).
-    pub fn project_releasing(&mut self, key: &ObjectKey, live_project: &mut ProjectState) {
-        let added = self.project(key, live_project);
-        release_planned(live_project, added);
     }
 
     /// The plan, once every live project was given: `projects` are the
@@ -439,38 +430,6 @@ impl<'a> Planning<'a> {
 /// everything else (rare: only then is it computed).
 fn operations_text(change: &ResourceChange) -> String {
     serde_json::to_string(&change.operations).unwrap_or_default()
-}
-
-/// Drops from a planned project what only planning compares: templates,
-/// dashboards, and the metric settings of runs `changes` (the project's)
-/// leave alone. Ids and names stay (an apply reads the project again by
-/// them), and so do the metric settings being changed (blast radius reads
-/// the scorers they run now).
-fn release_planned<'c>(
-    project: &mut ProjectState,
-    changes: impl IntoIterator<Item = &'c ResourceChange>,
-) {
-    project.annotation_templates = None;
-    project.feedback_templates = None;
-    let changed: std::collections::BTreeSet<(RunKind, &str)> = changes
-        .into_iter()
-        .filter_map(|c| match &c.address {
-            Address::MetricSettings { run_kind, run, .. } => Some((*run_kind, run.as_str())),
-            _ => None,
-        })
-        .collect();
-    for (kind, runs) in [
-        (RunKind::LogStream, &mut project.log_streams),
-        (RunKind::Experiment, &mut project.experiments),
-    ] {
-        for (key, run) in runs.iter_mut() {
-            run.dashboard = None;
-            run.dashboards = None;
-            if !changed.contains(&(kind, key.to_string().as_str())) {
-                run.metric_settings = None;
-            }
-        }
-    }
 }
 
 /// The manifest field that names an object reading found missing: a

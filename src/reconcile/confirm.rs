@@ -62,7 +62,7 @@ pub async fn replan_touched(
     let read = read_and_plan_knowing(client, desired, &selection, known, &options).await;
     let replanned = match read
         .map_err(|e| e.to_string())
-        .and_then(|(_, planned)| planned.map_err(|e| e.to_string()))
+        .and_then(|read| read.plan.map_err(|e| e.to_string()))
     {
         Ok(plan) => plan,
         Err(why) => return applied.iter().map(|c| could_not_reread(c, &why)).collect(),

@@ -10,8 +10,8 @@ use futures::future::{join_all, try_join_all};
 
 use crate::api::ScorerConfig;
 use crate::client::{ApiError, Client};
-use crate::plan::{Address, BlastRadius, Enrichment, Operation, Plan, RunKind};
-use crate::state::{Catalog, RunState, State};
+use crate::plan::{Address, BlastRadius, Enrichment, Operation, Plan, ResourceChange, RunKind};
+use crate::state::{Catalog, ProjectState, RunState, State};
 
 /// A scorer version a change touches.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -19,20 +19,6 @@ struct Touched {
     scorer: String,
     version_id: String,
     version: i64,
-}
-
-fn find_run<'a>(
-    live: &'a State,
-    project_id: &str,
-    kind: RunKind,
-    run_id: &str,
-) -> Option<&'a RunState> {
-    let project = live.projects.values().find(|p| p.id == project_id)?;
-    let runs = match kind {
-        RunKind::LogStream => &project.log_streams,
-        RunKind::Experiment => &project.experiments,
-    };
-    runs.values().find(|r| r.id == run_id)
 }
 
 /// A scorer in a config: its id, name, and the version it runs
@@ -51,22 +37,17 @@ fn latest(catalog: &Catalog, id: &str) -> Option<(String, i64)> {
         .map(|v| (v.id.clone(), v.version))
 }
 
-/// The scorer versions a metric-settings change adds, removes or re-pins.
-fn touched_versions(live: &State, op: &Operation) -> Vec<Touched> {
-    let Operation::PatchMetricSettings {
-        project_id,
-        run,
-        body,
-    } = op
-    else {
+/// The scorer versions a metric-settings change adds, removes or re-pins,
+/// given the run it changes as read (`current`).
+fn touched_versions(catalog: &Catalog, current: Option<&RunState>, op: &Operation) -> Vec<Touched> {
+    let Operation::PatchMetricSettings { body, .. } = op else {
         return Vec::new();
     };
     let body = body.get();
     let Some(wanted) = &body.scorers else {
         return Vec::new();
     };
-    let catalog = &live.catalog;
-    let current: Vec<InUse> = find_run(live, project_id, run.kind, &run.id)
+    let current: Vec<InUse> = current
         .and_then(|r| r.metric_settings.as_ref())
         .map(|s| {
             s.scorers
@@ -113,22 +94,80 @@ fn touched_versions(live: &State, op: &Operation) -> Vec<Touched> {
     out.into_iter().collect()
 }
 
+/// The scorer versions each metric-settings change of a plan touches, by
+/// the change's address: worked out from live state as each project is
+/// planned ([`TouchedVersions::add`]), so that the metric settings read can
+/// be released before blast radius is listed.
+#[derive(Debug, Default)]
+pub struct TouchedVersions(BTreeMap<Address, Vec<Touched>>);
+
+impl TouchedVersions {
+    /// Adds the versions that `changes`, planned against `project`, touch.
+    pub fn add<'c>(
+        &mut self,
+        catalog: &Catalog,
+        project: &ProjectState,
+        changes: impl IntoIterator<Item = &'c ResourceChange>,
+    ) {
+        for change in changes {
+            let Address::MetricSettings { run_kind, .. } = &change.address else {
+                continue;
+            };
+            let touched: Vec<Touched> = change
+                .operations
+                .iter()
+                .flat_map(|op| {
+                    let current = run_of(op).and_then(|id| {
+                        let runs = match run_kind {
+                            RunKind::LogStream => &project.log_streams,
+                            RunKind::Experiment => &project.experiments,
+                        };
+                        runs.values().find(|r| r.id == id)
+                    });
+                    touched_versions(catalog, current, op)
+                })
+                .collect();
+            if !touched.is_empty() {
+                self.0.insert(change.address.clone(), touched);
+            }
+        }
+    }
+
+    /// The versions the changes of `plan` touch, against `live` read whole
+    /// (a three-way plan).
+    pub fn of_state(live: &State, plan: &Plan) -> Self {
+        let mut touched = TouchedVersions::default();
+        for project in live.projects.values() {
+            let changes = plan.changes.iter().filter(|c| {
+                c.operations.iter().any(|op| {
+                    matches!(op, Operation::PatchMetricSettings { project_id, .. } if *project_id == project.id)
+                })
+            });
+            touched.add(&live.catalog, project, changes);
+        }
+        touched
+    }
+}
+
+/// The id of the run a metric-settings operation changes.
+fn run_of(op: &Operation) -> Option<&str> {
+    match op {
+        Operation::PatchMetricSettings { run, .. } => Some(&run.id),
+        _ => None,
+    }
+}
+
 /// For each metric-settings change of `plan` that touches scorer versions
 /// used by other projects, those projects. Each version is listed once.
 async fn blast_radius(
     client: &Client,
-    live: &State,
+    touched: &TouchedVersions,
     plan: &Plan,
 ) -> Result<BTreeMap<String, Vec<BlastRadius>>, ApiError> {
     let per_change: Vec<Vec<Touched>> = plan
         .changes
         .iter()
-        .map(|c| {
-            c.operations
-                .iter()
-                .flat_map(|op| touched_versions(live, op))
-                .collect()
-        })
+        .map(|c| touched.0.get(&c.address).cloned().unwrap_or_default())
         .collect();
     let ids: BTreeSet<&str> = per_change
         .iter()
@@ -204,8 +243,12 @@ async fn people(client: &Client, plan: &Plan) -> BTreeMap<String, String> {
 
 /// The enrichment of `plan` (both lookups at once), and a warning when the
 /// blast radius could not be listed.
-pub async fn enrich(client: &Client, live: &State, plan: &Plan) -> (Enrichment, Option<String>) {
-    let (radius, people) = tokio::join!(blast_radius(client, live, plan), people(client, plan));
+pub async fn enrich(
+    client: &Client,
+    touched: &TouchedVersions,
+    plan: &Plan,
+) -> (Enrichment, Option<String>) {
+    let (radius, people) = tokio::join!(blast_radius(client, touched, plan), people(client, plan));
     let (blast_radius, warning) = match radius {
         Ok(r) => (r, None),
         Err(e) => (

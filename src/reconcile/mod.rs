@@ -19,46 +19,68 @@ use crate::manifest::set::ManifestSet;
 use crate::plan::{Plan, PlanError, PlanOptions, Planning, plan};
 use crate::state::State;
 
+pub use enrich::TouchedVersions;
 pub use read::ReadError;
+
+/// A plan and what was read for it.
+#[derive(Debug)]
+pub struct ReadAndPlanned {
+    /// Live state as left after planning: ids and names of projects and
+    /// runs, the catalog and integrations (each project's compared contents
+    /// are released once it is planned).
+    pub state: State,
+    /// The plan, or the references that do not exist.
+    pub plan: Result<Plan, PlanError>,
+    /// The scorer versions each metric-settings change touches, for blast
+    /// radius.
+    pub touched: TouchedVersions,
+}
 
 /// Reads what `desired` names (narrowed to the targets of `options`) and
 /// plans. A read error is the `Err`; a planning error (references that do
-/// not exist) is returned with the state, for the caller to word.
+/// not exist) is in the result, for the caller to word.
 pub async fn read_and_plan(
     client: &Client,
     desired: &ManifestSet,
     options: &PlanOptions,
-) -> Result<(State, Result<Plan, PlanError>), ReadError> {
+) -> Result<ReadAndPlanned, ReadError> {
     let selection = read::Selection::of_manifests(desired, options);
     read_and_plan_knowing(client, desired, &selection, None, options).await
 }
 
 /// Reads what `selection` names (finding projects and runs by the ids
 /// `known` holds, as [`read::read_state_knowing`] does) and plans `desired`
-/// against it, each project as it arrives ([`Planning`]): a project's
-/// compared contents are released once it is planned, so memory holds the
-/// projects being read and the plan, not all of live state. The state
-/// returned keeps what the effects after planning use (ids and names, the
-/// catalog, the metric settings being changed).
+/// against it, each project as it arrives ([`Planning`]): once a project is
+/// planned, the scorer versions its changes touch are noted and its
+/// compared contents released, so memory holds the projects being read and
+/// the plan, not all of live state.
 pub async fn read_and_plan_knowing(
     client: &Client,
     desired: &ManifestSet,
     selection: &read::Selection,
     known: Option<&State>,
     options: &PlanOptions,
-) -> Result<(State, Result<Plan, PlanError>), ReadError> {
+) -> Result<ReadAndPlanned, ReadError> {
     let read::Found {
         mut state,
         projects,
     } = read::find(client, selection, known).await?;
     let mut planning = Planning::new(desired, &state, options);
-    let projects = read::read_projects(client, &state.catalog, projects, |key, project| {
-        planning.project_releasing(key, project);
+    let mut touched = TouchedVersions::default();
+    let catalog = &state.catalog;
+    let projects = read::read_projects(client, catalog, projects, |key, project| {
+        let added = planning.project(key, project);
+        touched.add(catalog, project, added);
+        project.release_compared();
     })
     .await?;
-    let planned = planning.finish(&projects);
+    let plan = planning.finish(&projects);
     state.projects = projects;
-    Ok((state, planned))
+    Ok(ReadAndPlanned {
+        state,
+        plan,
+        touched,
+    })
 }
 
 /// The plans of a three-way plan, all against one read of live state.

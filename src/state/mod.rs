@@ -72,6 +72,25 @@ pub struct ProjectState {
     pub feedback_templates: Option<Vec<TemplateState<FeedbackConstraints>>>,
 }
 
+impl ProjectState {
+    /// Drops what planning compares (templates, each run's metric settings
+    /// and dashboards) and keeps ids and names: what is left of a project
+    /// once it is planned, for reading it again by id.
+    pub fn release_compared(&mut self) {
+        self.annotation_templates = None;
+        self.feedback_templates = None;
+        for run in self
+            .log_streams
+            .values_mut()
+            .chain(self.experiments.values_mut())
+        {
+            run.metric_settings = None;
+            run.dashboard = None;
+            run.dashboards = None;
+        }
+    }
+}
+
 /// A log stream or experiment and the parts of it that were read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunState {

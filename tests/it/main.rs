@@ -28,6 +28,7 @@ mod client_reference;
 mod client_retry;
 mod client_sandbox;
 mod client_secrets;
+mod e2e_blast_radius;
 mod e2e_dashboards_export;
 mod e2e_env_secrets;
 mod e2e_export;

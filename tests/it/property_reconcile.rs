@@ -86,9 +86,10 @@ async fn reconcile(client: &Client, desired: &ManifestSet, prune: bool) -> Resul
         prune,
         ..PlanOptions::default()
     };
-    let (state, first) = read_and_plan(client, desired, &options)
+    let read = read_and_plan(client, desired, &options)
         .await
         .map_err(|e| format!("reading failed: {e}"))?;
+    let (state, first) = (read.state, read.plan);
     let first = first.map_err(|e| format!("plan failed: {e}"))?;
     let stop = Stop::new(std::time::Duration::from_secs(30));
     let apply_options = ApplyOptions {
@@ -111,10 +112,11 @@ async fn reconcile(client: &Client, desired: &ManifestSet, prune: bool) -> Resul
         outcomes,
         unconverged,
     };
-    let (_, second) = read_and_plan(client, desired, &options)
+    let second = read_and_plan(client, desired, &options)
         .await
-        .map_err(|e| format!("reading after apply failed: {e}"))?;
-    let second = second.map_err(|e| format!("plan after apply failed: {e}"))?;
+        .map_err(|e| format!("reading after apply failed: {e}"))?
+        .plan
+        .map_err(|e| format!("plan after apply failed: {e}"))?;
     if report.is_complete() && second.is_empty() {
         return Ok(());
     }
@@ -337,10 +339,11 @@ fn the_generators_make_repos_that_load_and_plan() {
     for _ in 0..32 {
         let docs = strategy.new_tree(&mut runner).expect("a value").current();
         let set = load(&docs).unwrap_or_else(|e| panic!("{e}\n{docs:#?}"));
-        let (_, p) = runtime
+        let p = runtime
             .block_on(read_and_plan(&client, &set, &PlanOptions::default()))
-            .expect("read");
-        let p = p.unwrap_or_else(|e| panic!("{e}"));
+            .expect("read")
+            .plan
+            .unwrap_or_else(|e| panic!("{e}"));
         changes += p.changes.len();
     }
     assert!(
