@@ -11,7 +11,7 @@ use crate::plan::PlanOptions;
 use crate::render::{Mode, RenderOptions, write_plan};
 
 use super::plan::fails;
-use super::reconcile::{Planned, plan_three_way};
+use super::reconcile::plan_three_way;
 
 /// Runs `evalctl drift`.
 pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Error> {
@@ -28,16 +28,8 @@ pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Erro
         printer,
     )
     .await?;
-    // What was read and loaded is not needed past planning: dropped before
-    // the plan is printed (a 10,000-object repo holds tens of megabytes).
-    let Planned {
-        plan,
-        enrichment,
-        connection,
-        desired,
-        state,
-    } = planned;
-    drop((desired, state, connection));
+    let (plan, enrichment, connection) = planned.into_printable();
+    drop(connection);
     let render_options = RenderOptions {
         color: printer.color_stdout(),
         mode: Mode::Drift,

@@ -7,7 +7,7 @@ use crate::output::Printer;
 use crate::plan::{Attribution, Plan};
 use crate::render::{Mode, RenderOptions, write_plan};
 
-use super::reconcile::{Planned, plan_three_way};
+use super::reconcile::plan_three_way;
 use super::saved_plan::{SavedPlanRef, save};
 
 /// Runs `evalctl plan`.
@@ -21,16 +21,7 @@ pub async fn run(args: &PlanArgs, printer: &Printer) -> Result<ExitStatus, Error
         printer,
     )
     .await?;
-    // What was read and loaded is not needed past planning: dropped before
-    // the plan is printed (a 10,000-object repo holds tens of megabytes).
-    let Planned {
-        plan,
-        enrichment,
-        connection,
-        desired,
-        state,
-    } = planned;
-    drop((desired, state));
+    let (plan, enrichment, connection) = planned.into_printable();
     let saved_plan = args.out.as_ref().map(|path| path.to_string_lossy());
     let render_options = RenderOptions {
         color: printer.color_stdout(),

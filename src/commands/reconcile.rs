@@ -31,6 +31,15 @@ pub struct Planned {
     pub enrichment: Enrichment,
 }
 
+impl Planned {
+    /// What `plan` and `drift` print from: the plan, what was read beside it
+    /// and the connection. The manifests and live state are dropped here,
+    /// before printing: a 10,000-object repo holds tens of megabytes of them.
+    pub fn into_printable(self) -> (Plan, Enrichment, Connection) {
+        (self.plan, self.enrichment, self.connection)
+    }
+}
+
 /// Reads environment variables for the manifests.
 pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()

@@ -136,14 +136,17 @@ impl TouchedVersions {
     /// The versions the changes of `plan` touch, against `live` read whole
     /// (a three-way plan).
     pub fn of_state(live: &State, plan: &Plan) -> Self {
+        let by_id: BTreeMap<&str, &ProjectState> =
+            live.projects.values().map(|p| (p.id.as_str(), p)).collect();
         let mut touched = TouchedVersions::default();
-        for project in live.projects.values() {
-            let changes = plan.changes.iter().filter(|c| {
-                c.operations.iter().any(|op| {
-                    matches!(op, Operation::PatchMetricSettings { project_id, .. } if *project_id == project.id)
-                })
+        for change in &plan.changes {
+            let project = change.operations.iter().find_map(|op| match op {
+                Operation::PatchMetricSettings { project_id, .. } => by_id.get(project_id.as_str()),
+                _ => None,
             });
-            touched.add(&live.catalog, project, changes);
+            if let Some(project) = project {
+                touched.add(&live.catalog, project, std::iter::once(change));
+            }
         }
         touched
     }

@@ -49,7 +49,7 @@ pub async fn read_and_plan(
 }
 
 /// Reads what `selection` names (finding projects and runs by the ids
-/// `known` holds, as [`read::read_state_knowing`] does) and plans `desired`
+/// `known` holds, as [`read::find`] does) and plans `desired`
 /// against it, each project as it arrives ([`Planning`]): once a project is
 /// planned, the scorer versions its changes touch are noted and its
 /// compared contents released, so memory holds the projects being read and

@@ -482,22 +482,13 @@ log_streams:
 /// The names of production's dashboards other than the default one, and
 /// what occurs twice in each.
 fn other_dashboards(ctx: &TestContext) -> (Vec<String>, Vec<String>) {
+    let (project_id, ls_id) = ctx.demo_ids("production");
     let client = ctx.client();
     ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("read")
-            .expect("demo-project");
-        let ls = client
-            .find_log_stream_by_name(&project.id, "production")
-            .await
-            .expect("read")
-            .expect("production");
         let mut names = Vec::new();
         let mut twice = Vec::new();
         for d in client
-            .list_dashboards(&project.id, &ls.id)
+            .list_dashboards(&project_id, &ls_id)
             .await
             .expect("listed")
         {
@@ -506,7 +497,7 @@ fn other_dashboards(ctx: &TestContext) -> (Vec<String>, Vec<String>) {
             }
             names.push(d.name.clone());
             let full = client
-                .get_dashboard(&project.id, &ls.id, Some(&d.id))
+                .get_dashboard(&project_id, &ls_id, Some(&d.id))
                 .await
                 .expect("read")
                 .expect("a listed dashboard");

@@ -63,20 +63,7 @@ log_streams:
 
 /// The ids of demo-project and its production log stream.
 fn ids(ctx: &TestContext) -> (String, String) {
-    let client = ctx.client();
-    ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("the projects are listed")
-            .expect("demo-project exists");
-        let ls = client
-            .find_log_stream_by_name(&project.id, "production")
-            .await
-            .expect("the log streams are searched")
-            .expect("production exists");
-        (project.id, ls.id)
-    })
+    ctx.demo_ids("production")
 }
 
 /// The production log stream's dashboards as the demo user reads them, in

@@ -75,27 +75,18 @@ api_key_value: ${EVAL_GATEWAY_KEY}
 /// The dashboards of demo-project's production log stream: the default one,
 /// then the others, read as the demo user.
 fn dashboards(ctx: &TestContext) -> Vec<TrendsDashboard> {
+    let (project_id, ls_id) = ctx.demo_ids("production");
     let client = ctx.client();
     ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("the projects are listed")
-            .expect("demo-project exists");
-        let ls = client
-            .find_log_stream_by_name(&project.id, "production")
-            .await
-            .expect("the log streams are searched")
-            .expect("production exists");
         let mut out = Vec::new();
         let listed = client
-            .list_dashboards(&project.id, &ls.id)
+            .list_dashboards(&project_id, &ls_id)
             .await
             .expect("the dashboards are listed");
         for d in listed {
             out.push(
                 client
-                    .get_dashboard(&project.id, &ls.id, Some(&d.id))
+                    .get_dashboard(&project_id, &ls_id, Some(&d.id))
                     .await
                     .expect("a dashboard is read")
                     .expect("a listed dashboard exists"),

@@ -51,23 +51,13 @@ use crate::client::Client;
 use crate::plan::RunKind;
 use crate::state::{Catalog, MissingObject, ObjectKey, ProjectState, RunState, State};
 
-/// Reads the live state of everything `selection` names.
+/// Reads the live state of everything `selection` names, whole (a
+/// three-way plan plans several manifest sets against it).
 pub async fn read_state(client: &Client, selection: &Selection) -> Result<State, ReadError> {
-    read_state_knowing(client, selection, None).await
-}
-
-/// Like [`read_state`], finding projects and runs by the ids `known` (a
-/// state read earlier) already holds for them, without searching again: how
-/// an apply is confirmed (one round trip of reads, not three).
-pub async fn read_state_knowing(
-    client: &Client,
-    selection: &Selection,
-    known: Option<&State>,
-) -> Result<State, ReadError> {
     let Found {
         mut state,
         projects,
-    } = find(client, selection, known).await?;
+    } = find(client, selection, None).await?;
     state.projects = read_projects(client, &state.catalog, projects, |_, _| {}).await?;
     Ok(state)
 }
@@ -83,8 +73,9 @@ pub struct Found<'s> {
 }
 
 /// Reads the catalog and integrations `selection` names and finds its
-/// projects and runs (ids and names), taking those `known` already holds
-/// from it.
+/// projects and runs (ids and names), taking those `known` (a state read
+/// earlier) already holds from it, without searching again: how an apply is
+/// confirmed (one round trip of reads, not three).
 pub async fn find<'s>(
     client: &Client,
     selection: &'s Selection,

@@ -148,10 +148,9 @@ impl TestContext {
         Client::new(config).expect("a client")
     }
 
-    /// The default dashboard of the fixture's `demo-project` log stream
-    /// `log_stream`, read out of band, with the project's and the log
-    /// stream's ids.
-    pub fn demo_dashboard(&self, log_stream: &str) -> DemoDashboard {
+    /// The ids of the fixture's `demo-project` and of its log stream
+    /// `log_stream`, read out of band.
+    pub fn demo_ids(&self, log_stream: &str) -> (String, String) {
         let client = self.client();
         self.block_on(async {
             let project = client
@@ -164,17 +163,28 @@ impl TestContext {
                 .await
                 .expect("the log streams are searched")
                 .unwrap_or_else(|| panic!("log stream {log_stream} exists"));
-            let dashboard = client
-                .get_dashboard(&project.id, &ls.id, None)
+            (project.id, ls.id)
+        })
+    }
+
+    /// The default dashboard of the fixture's `demo-project` log stream
+    /// `log_stream`, read out of band, with the project's and the log
+    /// stream's ids.
+    pub fn demo_dashboard(&self, log_stream: &str) -> DemoDashboard {
+        let (project_id, log_stream_id) = self.demo_ids(log_stream);
+        let client = self.client();
+        let dashboard = self.block_on(async {
+            client
+                .get_dashboard(&project_id, &log_stream_id, None)
                 .await
                 .expect("the dashboard is read")
-                .expect("a default dashboard");
-            DemoDashboard {
-                project_id: project.id,
-                log_stream_id: ls.id,
-                dashboard,
-            }
-        })
+                .expect("a default dashboard")
+        });
+        DemoDashboard {
+            project_id,
+            log_stream_id,
+            dashboard,
+        }
     }
 
     /// Runs an async block (an out-of-band change) to completion.
