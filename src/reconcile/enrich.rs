@@ -110,22 +110,10 @@ impl TouchedVersions {
         changes: impl IntoIterator<Item = &'c ResourceChange>,
     ) {
         for change in changes {
-            let Address::MetricSettings { run_kind, .. } = &change.address else {
-                continue;
-            };
             let touched: Vec<Touched> = change
                 .operations
                 .iter()
-                .flat_map(|op| {
-                    let current = run_of(op).and_then(|id| {
-                        let runs = match run_kind {
-                            RunKind::LogStream => &project.log_streams,
-                            RunKind::Experiment => &project.experiments,
-                        };
-                        runs.values().find(|r| r.id == id)
-                    });
-                    touched_versions(catalog, current, op)
-                })
+                .flat_map(|op| touched_versions(catalog, run_changed(project, op), op))
                 .collect();
             if !touched.is_empty() {
                 self.0.insert(change.address.clone(), touched);
@@ -152,12 +140,16 @@ impl TouchedVersions {
     }
 }
 
-/// The id of the run a metric-settings operation changes.
-fn run_of(op: &Operation) -> Option<&str> {
-    match op {
-        Operation::PatchMetricSettings { run, .. } => Some(&run.id),
-        _ => None,
-    }
+/// The run of `project` a metric-settings operation changes, as read.
+fn run_changed<'p>(project: &'p ProjectState, op: &Operation) -> Option<&'p RunState> {
+    let Operation::PatchMetricSettings { run, .. } = op else {
+        return None;
+    };
+    let runs = match run.kind {
+        RunKind::LogStream => &project.log_streams,
+        RunKind::Experiment => &project.experiments,
+    };
+    runs.values().find(|r| r.id == run.id)
 }
 
 /// For each metric-settings change of `plan` that touches scorer versions
