@@ -11,7 +11,7 @@ use crate::plan::PlanOptions;
 use crate::render::{Mode, RenderOptions, write_plan};
 
 use super::plan::fails;
-use super::reconcile::plan_three_way;
+use super::reconcile::{Printable, plan_three_way};
 
 /// Runs `evalctl drift`.
 pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Error> {
@@ -20,7 +20,11 @@ pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Erro
         targets: args.target.clone(),
         ..PlanOptions::default()
     };
-    let planned = plan_three_way(
+    let Printable {
+        plan,
+        enrichment,
+        connection,
+    } = plan_three_way(
         &args.manifests,
         &args.three_way,
         &args.live,
@@ -28,7 +32,6 @@ pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Erro
         printer,
     )
     .await?;
-    let (plan, enrichment, connection) = planned.into_printable();
     drop(connection);
     let render_options = RenderOptions {
         color: printer.color_stdout(),

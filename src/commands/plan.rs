@@ -7,13 +7,17 @@ use crate::output::Printer;
 use crate::plan::{Attribution, Plan};
 use crate::render::{Mode, RenderOptions, write_plan};
 
-use super::reconcile::plan_three_way;
+use super::reconcile::{Printable, plan_three_way};
 use super::saved_plan::{SavedPlanRef, save};
 
 /// Runs `evalctl plan`.
 pub async fn run(args: &PlanArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let options = args.shape.options();
-    let planned = plan_three_way(
+    let Printable {
+        plan,
+        enrichment,
+        connection,
+    } = plan_three_way(
         &args.manifests,
         &args.three_way,
         &args.live,
@@ -21,7 +25,6 @@ pub async fn run(args: &PlanArgs, printer: &Printer) -> Result<ExitStatus, Error
         printer,
     )
     .await?;
-    let (plan, enrichment, connection) = planned.into_printable();
     let saved_plan = args.out.as_ref().map(|path| path.to_string_lossy());
     let render_options = RenderOptions {
         color: printer.color_stdout(),

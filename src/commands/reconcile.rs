@@ -12,7 +12,10 @@ use crate::output::Printer;
 use crate::plan::attribution::{self, Sides};
 use crate::plan::{Enrichment, Plan, PlanError, PlanOptions, Problem, target};
 use crate::progress::Progress;
-use crate::reconcile::{TouchedVersions, enrich::enrich, read_and_plan, read_and_plan_three_way};
+use crate::reconcile::{
+    ReadAndPlanned, ReadError, TouchedVersions, enrich::enrich, read_and_plan, read_and_plan_once,
+    read_and_plan_three_way,
+};
 use crate::state::State;
 
 use super::connect::{Connection, connect};
@@ -31,13 +34,16 @@ pub struct Planned {
     pub enrichment: Enrichment,
 }
 
-impl Planned {
-    /// What `plan` and `drift` print from: the plan, what was read beside it
-    /// and the connection. The manifests and live state are dropped here,
-    /// before printing: a 10,000-object repo holds tens of megabytes of them.
-    pub fn into_printable(self) -> (Plan, Enrichment, Connection) {
-        (self.plan, self.enrichment, self.connection)
-    }
+/// What `plan` and `drift` print from: the plan, what was read beside it and
+/// the connection. The manifests and live state are not kept: a
+/// 10,000-object repo holds tens of megabytes of them.
+pub struct Printable {
+    /// The plan.
+    pub plan: Plan,
+    /// Blast radius and people.
+    pub enrichment: Enrichment,
+    /// The connection.
+    pub connection: Connection,
 }
 
 /// Reads environment variables for the manifests.
@@ -103,37 +109,19 @@ pub fn load_manifests_for(
     Ok(outcome.set)
 }
 
-/// Loads, checks the targets, connects, reads and plans.
+/// Loads, checks the targets, connects, reads and plans, keeping the
+/// manifests (`apply` confirms against them).
 pub async fn plan_from_manifests(
     manifests: &ManifestArgs,
     live_args: &LiveArgs,
     options: &PlanOptions,
     printer: &Printer,
 ) -> Result<Planned, Error> {
-    plan_from_manifests_for(manifests, Secrets::Sent, live_args, options, printer).await
-}
-
-/// Like [`plan_from_manifests`], for a command that uses `secrets` so.
-async fn plan_from_manifests_for(
-    manifests: &ManifestArgs,
-    secrets: Secrets,
-    live_args: &LiveArgs,
-    options: &PlanOptions,
-    printer: &Printer,
-) -> Result<Planned, Error> {
-    let desired = load_manifests_for(manifests, secrets, printer)?;
+    let desired = load_manifests(manifests, printer)?;
     target::unmatched(&desired, &options.targets)?;
     let connection = connect(live_args)?;
-    let (state, plan, enrichment) = match plan_with(&connection, &desired, options, printer).await {
-        Err(Error::UnknownReferences(error)) => {
-            return Err(report_unresolved(
-                &error,
-                printer,
-                manifests.github_annotations,
-            ));
-        }
-        planned => planned?,
-    };
+    let planned = plan_with(&connection, &desired, options, printer).await;
+    let (state, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
     Ok(Planned {
         desired,
         connection,
@@ -141,6 +129,47 @@ async fn plan_from_manifests_for(
         plan,
         enrichment,
     })
+}
+
+/// Like [`plan_from_manifests`] for `plan` and `drift`: write-only secrets
+/// are not needed ([`Secrets::NotNeeded`]), and each manifest project is
+/// released once planned ([`read_and_plan_once`]).
+async fn plan_once(
+    manifests: &ManifestArgs,
+    live_args: &LiveArgs,
+    options: &PlanOptions,
+    printer: &Printer,
+) -> Result<Printable, Error> {
+    let desired = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
+    target::unmatched(&desired, &options.targets)?;
+    let connection = connect(live_args)?;
+    let shown = Progress::start(printer, &connection.client, "Loading live state");
+    let read = read_and_plan_once(&connection.client, desired, options).await;
+    drop(shown);
+    let planned = enriched(&connection, read, printer).await;
+    let (_, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
+    Ok(Printable {
+        plan,
+        enrichment,
+        connection,
+    })
+}
+
+/// `planned`, with references that do not exist reported at their fields
+/// ([`report_unresolved`]).
+fn words_unresolved(
+    planned: Result<(State, Plan, Enrichment), Error>,
+    manifests: &ManifestArgs,
+    printer: &Printer,
+) -> Result<(State, Plan, Enrichment), Error> {
+    match planned {
+        Err(Error::UnknownReferences(error)) => Err(report_unresolved(
+            &error,
+            printer,
+            manifests.github_annotations,
+        )),
+        planned => planned,
+    }
 }
 
 /// Loads the other manifests of a three-way plan (`--base`, `--applied`):
@@ -218,10 +247,9 @@ pub async fn plan_three_way(
     live_args: &LiveArgs,
     options: &PlanOptions,
     printer: &Printer,
-) -> Result<Planned, Error> {
+) -> Result<Printable, Error> {
     if three_way.base.is_empty() {
-        return plan_from_manifests_for(manifests, Secrets::NotNeeded, live_args, options, printer)
-            .await;
+        return plan_once(manifests, live_args, options, printer).await;
     }
     let desired = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
     target::unmatched(&desired, &options.targets)?;
@@ -242,23 +270,12 @@ pub async fn plan_three_way(
         Err(why) => {
             let why = why.to_string();
             printer.warn(&format!("{why}: this plan is not attributed"));
-            let (state, plan, enrichment) =
-                match plan_with(&connection, &desired, options, printer).await {
-                    Err(Error::UnknownReferences(error)) => {
-                        return Err(report_unresolved(
-                            &error,
-                            printer,
-                            manifests.github_annotations,
-                        ));
-                    }
-                    planned => planned?,
-                };
-            return Ok(Planned {
-                desired,
-                connection,
-                state,
+            let planned = plan_with(&connection, &desired, options, printer).await;
+            let (_, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
+            return Ok(Printable {
                 plan: attribution::unattributed(plan, &why),
                 enrichment,
+                connection,
             });
         }
     };
@@ -318,12 +335,10 @@ pub async fn plan_three_way(
     if let Some(warning) = warning {
         printer.warn(&warning);
     }
-    Ok(Planned {
-        desired,
-        connection,
-        state: three.state,
+    Ok(Printable {
         plan,
         enrichment,
+        connection,
     })
 }
 
@@ -406,6 +421,15 @@ pub async fn plan_with(
     let shown = Progress::start(printer, &connection.client, "Loading live state");
     let read = read_and_plan(&connection.client, desired, options).await;
     drop(shown);
+    enriched(connection, read, printer).await
+}
+
+/// The plan `read` holds, with blast radius and people read beside it.
+async fn enriched(
+    connection: &Connection,
+    read: Result<ReadAndPlanned, ReadError>,
+    printer: &Printer,
+) -> Result<(State, Plan, Enrichment), Error> {
     let read = read?;
     let plan = read.plan?;
     let (enrichment, warning) = enrich(&connection.client, &read.touched, &plan).await;

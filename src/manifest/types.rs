@@ -56,6 +56,25 @@ pub struct ProjectSpec {
     pub feedback_templates: Option<Vec<FeedbackTemplateSpec>>,
 }
 
+impl ProjectSpec {
+    /// Drops what a plan compares (each run's metric settings and
+    /// dashboards, the templates) and keeps the names and ids of the project
+    /// and its runs: what is left of a project once it is planned, for
+    /// saying where a missing one is declared.
+    pub fn release_planned(&mut self) {
+        for log_stream in &mut self.log_streams {
+            log_stream.metric_settings = None;
+            log_stream.trends = None;
+        }
+        for experiment in &mut self.experiments {
+            experiment.metric_settings = None;
+        }
+        self.log_streams.shrink_to_fit();
+        self.annotation_templates = None;
+        self.feedback_templates = None;
+    }
+}
+
 /// A log stream's managed configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -31,6 +31,7 @@ pub mod templates;
 pub mod trends;
 pub mod types;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -255,7 +256,10 @@ pub fn plan(desired: &ManifestSet, live: &State, options: &PlanOptions) -> Resul
 /// that memory holds the projects being read, not every project. [`plan`] is this over
 /// a state read whole; both give the same plan.
 pub struct Planning<'a> {
-    desired: &'a ManifestSet,
+    /// The manifests: borrowed, they are left as they are; owned
+    /// ([`Planning::releasing`]), each project's compared parts are dropped
+    /// once it is planned ([`ProjectSpec::release_planned`]).
+    desired: Cow<'a, ManifestSet>,
     /// Live state but its projects: the catalog, integrations, and the
     /// objects found missing.
     live: &'a State,
@@ -276,6 +280,20 @@ impl<'a> Planning<'a> {
     /// Starts a plan of `desired` against `live`, whose projects are
     /// given one by one ([`Planning::project`]); `live.projects` is not read.
     pub fn new(desired: &'a ManifestSet, live: &'a State, options: &'a PlanOptions) -> Self {
+        Planning::of(Cow::Borrowed(desired), live, options)
+    }
+
+    /// Like [`Planning::new`], taking the manifests: once a desired project
+    /// is planned, what it declares for comparison (metric settings,
+    /// dashboards, templates) is dropped and its names and ids kept, so
+    /// memory holds the projects not yet planned and the plan, not both
+    /// whole. For a command that does not plan the same manifests again
+    /// (`plan`, `drift`; `apply` confirms against them).
+    pub fn releasing(desired: ManifestSet, live: &'a State, options: &'a PlanOptions) -> Self {
+        Planning::of(Cow::Owned(desired), live, options)
+    }
+
+    fn of(desired: Cow<'a, ManifestSet>, live: &'a State, options: &'a PlanOptions) -> Self {
         let mut wanted: BTreeMap<ObjectKey, Vec<usize>> = BTreeMap::new();
         for (index, project) in desired.projects.iter().enumerate() {
             if let Some(key) =
@@ -285,6 +303,7 @@ impl<'a> Planning<'a> {
                 wanted.entry(key).or_default().push(index);
             }
         }
+        let problems = desired.projects.iter().map(|_| None).collect();
         Planning {
             desired,
             live,
@@ -292,7 +311,7 @@ impl<'a> Planning<'a> {
             wanted,
             changes: Vec::new(),
             notes: Vec::new(),
-            problems: desired.projects.iter().map(|_| None).collect(),
+            problems,
         }
     }
 
@@ -322,6 +341,9 @@ impl<'a> Planning<'a> {
             self.changes = planner.changes;
             self.notes = planner.notes;
             self.problems[index] = Some(planner.problems);
+            if let Cow::Owned(desired) = &mut self.desired {
+                desired.projects[index].spec.release_planned();
+            }
         }
         &self.changes[start..]
     }
@@ -332,7 +354,8 @@ impl<'a> Planning<'a> {
         mut self,
         projects: &BTreeMap<ObjectKey, ProjectState>,
     ) -> Result<Plan, PlanError> {
-        let (desired, live, options) = (self.desired, self.live, self.options);
+        let (live, options) = (self.live, self.options);
+        let desired = &*self.desired;
         let mut planner = Planner {
             live,
             options,
@@ -398,7 +421,7 @@ impl<'a> Planning<'a> {
                 problems: planner.problems,
             });
         }
-        let mut changes = self.changes;
+        let mut changes = std::mem::take(&mut self.changes);
         changes.append(&mut planner.changes);
         changes.retain(|c| options.selects(&c.address));
         // In place (a stable sort would borrow a buffer of half the plan at
@@ -412,7 +435,7 @@ impl<'a> Planning<'a> {
                 .then_with(|| a.live_fingerprint.cmp(&b.live_fingerprint))
                 .then_with(|| operations_text(a).cmp(&operations_text(b)))
         });
-        let mut notes = self.notes;
+        let mut notes = std::mem::take(&mut self.notes);
         notes.append(&mut planner.notes);
         notes.retain(|n| n.address.as_ref().is_none_or(|a| options.selects(a)));
         notes.sort();

@@ -429,8 +429,10 @@ pub enum Operation {
         dashboard_id: DashboardRef,
         /// Where it goes (its `section_id`).
         placement: Placement,
-        /// The body, `section_id` left out.
-        body: WidgetCreateRequest,
+        /// The body, `section_id` left out (boxed, as every body larger
+        /// than a section's: a plan holds tens of thousands of operations,
+        /// each the size of the largest variant).
+        body: Box<WidgetCreateRequest>,
     },
     /// PUT a widget; a new placement moves it (it keeps its id).
     UpdateWidget {
@@ -445,8 +447,8 @@ pub enum Operation {
         /// Where it moves (`section_id`); `None`: it stays.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         move_to: Option<Placement>,
-        /// The body, `section_id` left out.
-        body: WidgetUpdateRequest,
+        /// The body, `section_id` left out (boxed).
+        body: Box<WidgetUpdateRequest>,
     },
     /// DELETE a widget.
     DeleteWidget {
@@ -467,8 +469,8 @@ pub enum Operation {
         log_stream_id: String,
         /// The dashboard.
         dashboard_id: DashboardRef,
-        /// The body.
-        body: TrendsDashboardUpdateRequest,
+        /// The body (boxed).
+        body: Box<TrendsDashboardUpdateRequest>,
     },
     /// POST a copy of a dashboard: how a dashboard is created (the service
     /// has no other way), and half of changing its visibility.

@@ -94,12 +94,22 @@ fn touched_versions(catalog: &Catalog, current: Option<&RunState>, op: &Operatio
     out.into_iter().collect()
 }
 
-/// The scorer versions each metric-settings change of a plan touches, by
-/// the change's address: worked out from live state as each project is
-/// planned ([`TouchedVersions::add`]), so that the metric settings read can
-/// be released before blast radius is listed.
+/// The scorer versions each metric-settings change of a plan touches:
+/// worked out from live state as each project is planned
+/// ([`TouchedVersions::add`]), so that the metric settings read can be
+/// released before blast radius is listed. Held compactly, as a plan of
+/// 10,000 runs touches a few distinct versions thousands of times: each
+/// version once, and per run the indices of the ones its change touches.
 #[derive(Debug, Default)]
-pub struct TouchedVersions(BTreeMap<Address, Vec<Touched>>);
+pub struct TouchedVersions {
+    /// Each distinct version touched.
+    versions: Vec<Touched>,
+    /// Its index in `versions`.
+    index: BTreeMap<Touched, u32>,
+    /// By the run a metric-settings change patches (its kind and id): the
+    /// indices in `versions` of what it touches.
+    by_run: BTreeMap<RunKind, BTreeMap<String, Box<[u32]>>>,
+}
 
 impl TouchedVersions {
     /// Adds the versions that `changes`, planned against `project`, touch.
@@ -110,15 +120,49 @@ impl TouchedVersions {
         changes: impl IntoIterator<Item = &'c ResourceChange>,
     ) {
         for change in changes {
-            let touched: Vec<Touched> = change
-                .operations
-                .iter()
-                .flat_map(|op| touched_versions(catalog, run_changed(project, op), op))
-                .collect();
-            if !touched.is_empty() {
-                self.0.insert(change.address.clone(), touched);
+            for op in &change.operations {
+                let Operation::PatchMetricSettings { run, .. } = op else {
+                    continue;
+                };
+                let touched = touched_versions(catalog, run_changed(project, op), op);
+                if touched.is_empty() {
+                    continue;
+                }
+                let indices = touched.into_iter().map(|t| self.intern(t)).collect();
+                self.by_run
+                    .entry(run.kind)
+                    .or_default()
+                    .insert(run.id.clone(), indices);
             }
         }
+    }
+
+    /// The index of `touched` in `versions`, added when new.
+    fn intern(&mut self, touched: Touched) -> u32 {
+        if let Some(&i) = self.index.get(&touched) {
+            return i;
+        }
+        let i = u32::try_from(self.versions.len()).expect("fewer than 2^32 scorer versions");
+        self.versions.push(touched.clone());
+        self.index.insert(touched, i);
+        i
+    }
+
+    /// The versions the metric-settings operation `op` touches (none for
+    /// another operation).
+    fn of(&self, op: &Operation) -> impl Iterator<Item = &Touched> {
+        let indices = match op {
+            Operation::PatchMetricSettings { run, .. } => self
+                .by_run
+                .get(&run.kind)
+                .and_then(|runs| runs.get(&run.id))
+                .map(|i| &i[..]),
+            _ => None,
+        };
+        indices
+            .unwrap_or_default()
+            .iter()
+            .map(|&i| &self.versions[i as usize])
     }
 
     /// The versions the changes of `plan` touch, against `live` read whole
@@ -159,14 +203,9 @@ async fn blast_radius(
     touched: &TouchedVersions,
     plan: &Plan,
 ) -> Result<BTreeMap<String, Vec<BlastRadius>>, ApiError> {
-    let per_change: Vec<Vec<Touched>> = plan
-        .changes
+    let ids: BTreeSet<&str> = touched
+        .versions
         .iter()
-        .map(|c| touched.0.get(&c.address).cloned().unwrap_or_default())
-        .collect();
-    let ids: BTreeSet<&str> = per_change
-        .iter()
-        .flatten()
         .map(|t| t.version_id.as_str())
         .collect();
     let listings = try_join_all(ids.into_iter().map(|id| async move {
@@ -179,16 +218,16 @@ async fn blast_radius(
         .map(|(id, projects)| (id, projects.into_iter().map(|p| (p.id, p.name)).collect()))
         .collect();
     let mut out = BTreeMap::new();
-    for (change, touched) in plan.changes.iter().zip(per_change) {
+    for change in &plan.changes {
         let (
             Address::MetricSettings { .. },
-            Some(Operation::PatchMetricSettings { project_id, .. }),
+            Some(op @ Operation::PatchMetricSettings { project_id, .. }),
         ) = (&change.address, change.operations.first())
         else {
             continue;
         };
         let mut radius = Vec::new();
-        for t in touched {
+        for t in touched.of(op) {
             let others: Vec<String> = by_version
                 .get(&t.version_id)
                 .into_iter()
@@ -198,8 +237,8 @@ async fn blast_radius(
                 .collect();
             if !others.is_empty() {
                 radius.push(BlastRadius {
-                    scorer: t.scorer,
-                    scorer_version_id: t.version_id,
+                    scorer: t.scorer.clone(),
+                    scorer_version_id: t.version_id.clone(),
                     version: t.version,
                     total_count: i64::try_from(others.len()).unwrap_or(i64::MAX),
                     projects: others,

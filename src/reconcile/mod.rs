@@ -14,6 +14,8 @@ pub mod confirm;
 pub mod enrich;
 pub mod read;
 
+use std::borrow::Cow;
+
 use crate::client::Client;
 use crate::manifest::set::ManifestSet;
 use crate::plan::{Plan, PlanError, PlanOptions, Planning, plan};
@@ -48,6 +50,18 @@ pub async fn read_and_plan(
     read_and_plan_knowing(client, desired, &selection, None, options).await
 }
 
+/// Like [`read_and_plan`], taking the manifests: each desired project's
+/// compared parts are dropped once it is planned ([`Planning::releasing`]),
+/// for a command that does not plan them again (`plan`, `drift`).
+pub async fn read_and_plan_once(
+    client: &Client,
+    desired: ManifestSet,
+    options: &PlanOptions,
+) -> Result<ReadAndPlanned, ReadError> {
+    let selection = read::Selection::of_manifests(&desired, options);
+    read_and_plan_as(client, Cow::Owned(desired), &selection, None, options).await
+}
+
 /// Reads what `selection` names (finding projects and runs by the ids
 /// `known` holds, as [`read::find`] does) and plans `desired`
 /// against it, each project as it arrives ([`Planning`]): once a project is
@@ -61,11 +75,26 @@ pub async fn read_and_plan_knowing(
     known: Option<&State>,
     options: &PlanOptions,
 ) -> Result<ReadAndPlanned, ReadError> {
+    read_and_plan_as(client, Cow::Borrowed(desired), selection, known, options).await
+}
+
+/// [`read_and_plan_knowing`], with the manifests borrowed (kept whole) or
+/// owned (released as planned).
+async fn read_and_plan_as(
+    client: &Client,
+    desired: Cow<'_, ManifestSet>,
+    selection: &read::Selection,
+    known: Option<&State>,
+    options: &PlanOptions,
+) -> Result<ReadAndPlanned, ReadError> {
     let read::Found {
         mut state,
         projects,
     } = read::find(client, selection, known).await?;
-    let mut planning = Planning::new(desired, &state, options);
+    let mut planning = match desired {
+        Cow::Borrowed(desired) => Planning::new(desired, &state, options),
+        Cow::Owned(desired) => Planning::releasing(desired, &state, options),
+    };
     let mut touched = TouchedVersions::default();
     let catalog = &state.catalog;
     let projects = read::read_projects(client, catalog, projects, |key, project| {

@@ -312,12 +312,12 @@ fn update_dashboard(
             project_id: ids.project_id.to_owned(),
             log_stream_id: ids.log_stream_id.to_owned(),
             dashboard_id: DashboardRef::Id(live.id.clone()),
-            body: TrendsDashboardUpdateRequest {
+            body: Box::new(TrendsDashboardUpdateRequest {
                 name: (before.name != after.name).then(|| after.name.clone()),
                 description: (before.description != after.description)
                     .then(|| after.description.clone()),
                 ..TrendsDashboardUpdateRequest::default()
-            },
+            }),
         }];
     }
     let mut change = draft.change(Some(&before), Some(&after));

@@ -100,7 +100,7 @@ pub(super) fn plan_settings(
             project_id: board.project_id.to_owned(),
             log_stream_id: board.log_stream_id.to_owned(),
             dashboard_id: board.reference.clone(),
-            body,
+            body: Box::new(body),
         }],
     };
     planner

@@ -330,7 +330,7 @@ fn create_widget(
             log_stream_id: board.log_stream_id.to_owned(),
             dashboard_id: board.reference.clone(),
             placement: target.clone(),
-            body,
+            body: Box::new(body),
         }],
     };
     planner
@@ -399,7 +399,7 @@ fn update_widget(
             dashboard_id: board.reference.clone(),
             widget: board.widget_ref(live, live_section),
             move_to: moved.then(|| target.clone()),
-            body,
+            body: Box::new(body),
         }],
     };
     planner

@@ -354,7 +354,7 @@ async fn send(client: &Client, scope: &Scope, op: &Operation) -> Result<String, 
         ) => {
             let body = WidgetCreateRequest {
                 section_id: section_id.clone(),
-                ..body.clone()
+                ..(**body).clone()
             };
             client
                 .create_widget(project_id, log_stream_id, Some(dashboard_id), &body)

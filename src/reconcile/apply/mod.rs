@@ -751,7 +751,7 @@ async fn send_idempotent(
             };
             let body = WidgetUpdateRequest {
                 section_id,
-                ..body.clone()
+                ..(**body).clone()
             };
             client
                 .update_widget(
