@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::cli::{LiveArgs, ManifestArgs, ThreeWayArgs};
 use crate::error::Error;
 use crate::manifest::diagnostic::{self, Diagnostic, Severity, github};
-use crate::manifest::{self, set::ManifestSet};
+use crate::manifest::{self, Threads, set::ManifestSet};
 use crate::output::Printer;
 use crate::plan::attribution::{self, Sides};
 use crate::plan::{Enrichment, Plan, PlanError, PlanOptions, Problem, target};
@@ -73,7 +73,7 @@ pub fn load_manifests_for(
     secrets: Secrets,
     printer: &Printer,
 ) -> Result<ManifestSet, Error> {
-    let mut outcome = manifest::load(&args.paths, &process_env);
+    let mut outcome = manifest::load_on(Threads::One, &args.paths, &process_env);
     if secrets == Secrets::NotNeeded {
         let mut unset: Vec<String> = outcome
             .diagnostics
@@ -194,7 +194,7 @@ fn load_other(
     if present.is_empty() {
         return Ok(ManifestSet::default());
     }
-    let outcome = manifest::load(&present, &process_env);
+    let outcome = manifest::load_on(Threads::One, &present, &process_env);
     if outcome.has_errors() {
         return Err(OtherNotLoaded {
             what,

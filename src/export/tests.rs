@@ -63,8 +63,11 @@ fn run(
     RunState {
         id: id.into(),
         name: name.into(),
-        metric_settings: Some(metric_settings_from_wire(&catalog(), &from(settings))),
-        dashboard: dashboard.map(|d| DashboardState::from(&from::<TrendsDashboard>(d))),
+        metric_settings: Some(Box::new(metric_settings_from_wire(
+            &catalog(),
+            &from(settings),
+        ))),
+        dashboard: dashboard.map(|d| Box::new(DashboardState::from(&from::<TrendsDashboard>(d)))),
         dashboards: None,
     }
 }

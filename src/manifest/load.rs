@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use super::check::{Claim, Spec};
 use super::diagnostic::{self, Diagnostic};
 use super::files::{self, FileError};
-use super::pipeline;
+use super::pipeline::{self, Threads};
 use super::set::{Located, ManifestSet, Origin};
 use super::yaml::Limits;
 
@@ -87,9 +87,19 @@ impl LoadOutcome {
 /// files' trees, not every file's. `env` may be called from any of the worker threads.
 #[must_use]
 pub fn load(paths: &[PathBuf], env: &(dyn Fn(&str) -> Option<String> + Sync)) -> LoadOutcome {
+    load_on(Threads::Cores, paths, env)
+}
+
+/// [`load`] on the `threads` given ([`Threads::One`]: the calling thread alone).
+#[must_use]
+pub fn load_on(
+    threads: Threads,
+    paths: &[PathBuf],
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> LoadOutcome {
     let (found, mut errors) = files::discover(paths);
     let mut read = Vec::with_capacity(found.len());
-    for outcome in pipeline::run(&found, &Limits::default(), env) {
+    for outcome in pipeline::run(&found, &Limits::default(), threads, env) {
         match outcome {
             Ok(file) => read.push(file),
             Err(error) => errors.push(error),

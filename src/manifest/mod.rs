@@ -33,5 +33,6 @@ pub mod types;
 pub mod violations;
 pub mod yaml;
 
-pub use load::{LoadOutcome, load};
+pub use load::{LoadOutcome, load, load_on};
 pub use locate::{FieldPath, Location, locate};
+pub use pipeline::Threads;

@@ -50,7 +50,7 @@ pub const KINDS: [&str; 2] = ["Project", "Integration"];
 #[must_use]
 pub fn document_schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| generate_with(limits::service_reference()))
+    SCHEMA.get_or_init(|| generate_with(&limits::service_reference()))
 }
 
 /// The schema, indexed for validation by the loader.

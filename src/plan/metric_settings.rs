@@ -101,7 +101,7 @@ pub(crate) fn plan_metric_settings(
         address,
         action: Action::Update,
         reason,
-        live_fingerprint: fingerprint::metric_settings(run.metric_settings.as_ref()),
+        live_fingerprint: fingerprint::metric_settings(run.metric_settings.as_deref()),
         operations: vec![operation],
     };
     planner

@@ -99,10 +99,12 @@ pub struct RunState {
     /// Name.
     pub name: String,
     /// Metric settings, when read; `None` also when the run vanished
-    /// between being found and being read.
-    pub metric_settings: Option<NormMetricSettings>,
+    /// between being found and being read. Boxed, as the dashboard: a run
+    /// is kept, released of both, once its project is planned (ids and
+    /// names of 10,000 runs), and would otherwise keep their room.
+    pub metric_settings: Option<Box<NormMetricSettings>>,
     /// The default trends dashboard, when read.
-    pub dashboard: Option<DashboardState>,
+    pub dashboard: Option<Box<DashboardState>>,
     /// The log stream's other dashboards the caller sees, in the listing's
     /// order, when read.
     pub dashboards: Option<Vec<DashboardState>>,

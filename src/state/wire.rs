@@ -110,8 +110,11 @@ impl WireState {
             metric_settings: r
                 .metric_settings
                 .as_ref()
-                .map(|m| metric_settings_from_wire(&catalog, m)),
-            dashboard: r.dashboard.as_ref().map(DashboardState::from),
+                .map(|m| Box::new(metric_settings_from_wire(&catalog, m))),
+            dashboard: r
+                .dashboard
+                .as_ref()
+                .map(|d| Box::new(DashboardState::from(d))),
             dashboards: r
                 .dashboards
                 .as_ref()

@@ -26,7 +26,7 @@ fn listing(applied: &Applied) -> String {
 #[test]
 fn every_limit_of_the_reference_on_a_manifest_field() {
     let mut schema = generate_types();
-    let applied = apply(&mut schema, service_reference());
+    let applied = apply(&mut schema, &service_reference());
     insta::assert_snapshot!(listing(&applied), @r#"
     /$defs/ProjectDocument/properties/id format="uuid" <- #/paths/~1v2~1projects~1{project_id}/get/parameters/0/schema
     /$defs/LogStreamSpec/properties/id format="uuid" <- #/paths/~1v2~1projects~1{project_id}~1log_streams~1{log_stream_id}/get/parameters/0/schema
@@ -129,7 +129,7 @@ fn every_limit_of_the_reference_on_a_manifest_field() {
 #[test]
 fn every_manifest_type_is_bound_to_the_service() {
     let mut schema = generate_types();
-    let applied = apply(&mut schema, service_reference());
+    let applied = apply(&mut schema, &service_reference());
     let defs = schema["$defs"].as_object().cloned().unwrap_or_default();
     let unbound: Vec<&String> = defs
         .iter()
@@ -141,6 +141,7 @@ fn every_manifest_type_is_bound_to_the_service() {
         unbound.is_empty(),
         "bind these in limits::BINDINGS (or list them in UNSENT): {unbound:?}"
     );
+    let reference = service_reference();
     for binding in BINDINGS {
         assert!(
             schema.pointer(binding.manifest).is_some(),
@@ -149,7 +150,7 @@ fn every_manifest_type_is_bound_to_the_service() {
         );
         for service in binding.service {
             assert!(
-                service_schema(service_reference(), *service).is_some(),
+                service_schema(&reference, *service).is_some(),
                 "{service:?} is not in the reference"
             );
         }
@@ -206,7 +207,7 @@ fn violations(reference: &Value, value: &Value) -> Vec<(String, ViolationKind)> 
 
 #[test]
 fn a_limit_added_to_the_reference_is_enforced() {
-    let original = service_reference();
+    let original = &service_reference();
     assert_eq!(violations(original, &project()), []);
 
     let mut changed = original.clone();
@@ -249,7 +250,7 @@ fn a_limit_added_to_the_reference_is_enforced() {
 
 #[test]
 fn a_limit_on_a_field_the_manifest_does_not_have_changes_nothing() {
-    let mut changed = service_reference().clone();
+    let mut changed = service_reference();
     changed["components"]["schemas"]["TrendsDashboardResponse"]["properties"]["start_time"]["maximum"] =
         json!(1);
     assert_eq!(generate_with(&changed), *document_schema());

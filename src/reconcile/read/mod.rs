@@ -340,8 +340,8 @@ pub async fn read_run(
     Ok(RunState {
         id: run.id.clone(),
         name: run.name.clone(),
-        metric_settings,
-        dashboard,
+        metric_settings: metric_settings.map(Box::new),
+        dashboard: dashboard.map(Box::new),
         dashboards,
     })
 }
