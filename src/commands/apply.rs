@@ -26,8 +26,8 @@ use crate::reconcile::apply::{ApplyOptions, Stop, apply};
 use crate::reconcile::confirm::{check_fields, check_unchanged, replan_touched};
 use crate::reconcile::read::catalog::read_catalog;
 use crate::render::{
-    Applied, Format, Mode, RenderOptions, render_apply_summary, render_outcome, render_plan,
-    write_apply, write_plan,
+    Applied, Format, Mode, RenderOptions, render_apply_summary, render_outcome, write_apply,
+    write_plan,
 };
 use crate::state::State;
 
@@ -86,12 +86,9 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         return Ok(ExitStatus::Success);
     }
     if args.output != Format::Json {
-        printer.out(&render_plan(
-            &plan,
-            &enrichment,
-            args.output,
-            &render_options,
-        ));
+        // Written as rendered: a 10,000-object plan is megabytes of text.
+        printer
+            .out_streamed(|out| write_plan(&plan, &enrichment, args.output, &render_options, out));
     }
     check_secrets_available(&plan)?;
     interruptible(&stop, confirm(args)).await??;

@@ -98,14 +98,14 @@ pub fn project_document(
                     )
                 }),
                 trends: run.dashboard.as_ref().map(|d| {
-                    trends(
+                    Box::new(trends(
                         d,
                         run.dashboards.as_deref(),
                         &project.name,
                         &run.name,
                         &format!("{pointer}/trends"),
                         &mut notes,
-                    )
+                    ))
                 }),
             }
         })

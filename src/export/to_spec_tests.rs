@@ -77,13 +77,13 @@ fn runs_are_sorted_and_twins_are_written_by_id() {
     let twin = &spec.log_streams[1];
     assert_eq!(
         twin.trends,
-        Some(TrendsSpec {
+        Some(Box::new(TrendsSpec {
             sections: Some(Vec::new()),
             widgets: Some(Vec::new()),
             favorite: None,
             interval_mins: Some(60),
             ..TrendsSpec::default()
-        }),
+        })),
         "not favorited: favorite left out (unmanaged); no other dashboards: `dashboards` left out; an absolute time range and no group-by left out"
     );
     assert_eq!(spec.log_streams[2].trends, None, "no dashboard");

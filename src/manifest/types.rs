@@ -90,9 +90,10 @@ pub struct LogStreamSpec {
     /// Scorers and sampling rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metric_settings: Option<MetricSettingsSpec>,
-    /// The trends dashboard (the log stream's default dashboard).
+    /// The trends dashboard (the log stream's default dashboard). Boxed:
+    /// a planned log stream keeps its name and id, not this room.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trends: Option<TrendsSpec>,
+    pub trends: Option<Box<TrendsSpec>>,
 }
 
 /// An experiment's managed configuration.

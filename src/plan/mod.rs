@@ -536,7 +536,7 @@ fn plan_project(
                 key,
                 FieldPath::root().key("log_streams").index(i),
                 ls.metric_settings.as_ref(),
-                ls.trends.as_ref(),
+                ls.trends.as_deref(),
             )
         })
         .chain(spec.experiments.iter().enumerate().map(|(i, e)| {

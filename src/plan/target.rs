@@ -441,7 +441,7 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
                     RunKind::LogStream,
                     key,
                     l.metric_settings.is_some(),
-                    l.trends.as_ref(),
+                    l.trends.as_deref(),
                 )
             })
             .chain(spec.experiments.iter().map(|e| {

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use evalctl::manifest::set::{Located, ManifestSet, Origin};
 use evalctl::manifest::types::{IntegrationSpec, ProjectSpec};
-use evalctl::plan::{Action, Address, NoteKind, Operation, PlanOptions, Planning, plan};
+use evalctl::plan::{
+    Action, Address, NoteKind, Operation, Plan, PlanError, PlanOptions, Planning, plan,
+};
 use evalctl::state::wire::WireState;
 use evalctl::state::{ObjectKey, ProjectState, State};
 use serde_json::json;
@@ -192,6 +194,46 @@ fn planning_project_by_project_gives_the_same_plan_and_keeps_only_ids_and_names(
     let unchanged = desired_with_scorers(json!([{"name": "bleu"}]));
     let (planned, _) = plan_releasing(&unchanged, &live);
     assert!(planned.is_empty(), "{:#?}", planned.changes);
+}
+
+/// Plans `desired` project by project, handing the manifests over as `plan`
+/// and `drift` do (`Planning::releasing`).
+fn plan_handing_over(desired: ManifestSet, live: &State) -> Result<Plan, PlanError> {
+    let globals = State {
+        projects: BTreeMap::new(),
+        ..live.clone()
+    };
+    let options = PlanOptions::default();
+    let mut planning = Planning::releasing(desired, &globals, &options);
+    for (key, project) in &live.projects {
+        planning.project(key, project);
+    }
+    planning.finish(&live.projects)
+}
+
+#[test]
+fn planning_that_releases_the_manifests_gives_the_same_plan_and_problems() {
+    let settings = json!({"scorers": [{"id": BLEU, "scorer_type": "preset", "name": "bleu"}]});
+    let live = live(settings, json!([]), false);
+    let changing = desired(project(json!({
+        "name": "production",
+        "metric_settings": {"scorers": [{"name": "correctness", "scorer_version": 2}]},
+        "trends": {"sections": [{"name": "Quality"}]}
+    })));
+    let expected = plan(&changing, &live, &PlanOptions::default());
+    assert_eq!(expected.as_ref().map(|p| p.changes.len()), Ok(2));
+    assert_eq!(plan_handing_over(changing, &live), expected);
+
+    // A reference that does not exist is found before the project is
+    // released, and still says where it is declared.
+    let unknown = desired_with_scorers(json!([{"name": "no-such-scorer"}]));
+    let expected = plan(&unknown, &live, &PlanOptions::default());
+    let problems = &expected.as_ref().expect_err("an unknown scorer").problems;
+    assert!(
+        problems[0].origin.is_some() && problems[0].field.is_some(),
+        "{problems:#?}"
+    );
+    assert_eq!(plan_handing_over(unknown, &live), expected);
 }
 
 fn desired_with_scorers(scorers: serde_json::Value) -> ManifestSet {

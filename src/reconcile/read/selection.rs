@@ -134,7 +134,7 @@ impl Selection {
                         RunKind::LogStream,
                         ObjectKey::from_parts(l.name.as_deref(), l.id.as_deref()),
                         l.metric_settings.as_ref(),
-                        l.trends.as_ref(),
+                        l.trends.as_deref(),
                     )
                 })
                 .chain(spec.experiments.iter().map(|e| {
