@@ -17,7 +17,7 @@ use super::reconcile::{Printable, plan_three_way};
 pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     // Drift compares what is declared; it never proposes deletions or secret rotation.
     let options = PlanOptions {
-        targets: args.target.clone(),
+        targets: args.target.clone().into(),
         ..PlanOptions::default()
     };
     let Printable {

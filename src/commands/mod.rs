@@ -28,7 +28,7 @@ impl PlanShapeArgs {
         PlanOptions {
             prune: self.prune,
             rotate_secrets: self.rotate_secrets,
-            targets: self.target.clone(),
+            targets: self.target.clone().into(),
         }
     }
 }

@@ -118,7 +118,7 @@ pub async fn plan_from_manifests(
     printer: &Printer,
 ) -> Result<Planned, Error> {
     let desired = load_manifests(manifests, printer)?;
-    target::unmatched(&desired, &options.targets)?;
+    target::unmatched(&desired, options.targets.as_slice())?;
     let connection = connect(live_args)?;
     let planned = plan_with(&connection, &desired, options, printer).await;
     let (state, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
@@ -141,7 +141,7 @@ async fn plan_once(
     printer: &Printer,
 ) -> Result<Printable, Error> {
     let desired = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
-    target::unmatched(&desired, &options.targets)?;
+    target::unmatched(&desired, options.targets.as_slice())?;
     let connection = connect(live_args)?;
     let shown = Progress::start(printer, &connection.client, "Loading live state");
     let read = read_and_plan_once(&connection.client, desired, options).await;
@@ -252,7 +252,7 @@ pub async fn plan_three_way(
         return plan_once(manifests, live_args, options, printer).await;
     }
     let desired = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
-    target::unmatched(&desired, &options.targets)?;
+    target::unmatched(&desired, options.targets.as_slice())?;
     let base = load_other("--base", "the base manifests", &three_way.base, printer);
     let applied = if three_way.applied.is_empty() {
         None

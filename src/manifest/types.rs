@@ -90,8 +90,8 @@ pub struct LogStreamSpec {
     /// Scorers and sampling rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metric_settings: Option<MetricSettingsSpec>,
-    /// The trends dashboard (the log stream's default dashboard). Boxed:
-    /// a planned log stream keeps its name and id, not this room.
+    /// The trends dashboard (the log stream's default dashboard).
+    // Boxed: a planned log stream keeps its name and id, not this room.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trends: Option<Box<TrendsSpec>>,
 }

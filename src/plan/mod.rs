@@ -40,7 +40,7 @@ pub use address::{Address, RunKind, TemplateKind};
 pub use attribution::Attribution;
 pub use json_text::JsonText;
 pub use report::*;
-pub use target::{Segment, Target};
+pub use target::{Segment, Target, Targets};
 pub use types::*;
 
 use crate::manifest::locate::FieldPath;
@@ -56,19 +56,19 @@ pub struct PlanOptions {
     /// Re-send every integration's secrets.
     pub rotate_secrets: bool,
     /// Only the objects these select (all when empty).
-    pub targets: Vec<Target>,
+    pub targets: Targets,
 }
 
 impl PlanOptions {
     /// Whether the targets select `address` (every address when there are none).
     pub fn selects(&self, address: &Address) -> bool {
-        self.targets.is_empty() || self.targets.iter().any(|t| t.selects(address))
+        self.targets.selects(address)
     }
 
     /// Whether the targets select anything in the scope `scope` (an address
     /// prefix such as `project[demo].log_stream[production]`).
     pub fn reaches(&self, scope: &Target) -> bool {
-        self.targets.is_empty() || self.targets.iter().any(|t| t.overlaps(scope))
+        self.targets.reaches(scope)
     }
 }
 

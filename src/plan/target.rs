@@ -403,6 +403,87 @@ impl Target {
     }
 }
 
+/// The targets a plan is narrowed to (every address when there are none),
+/// sorted, so that asking whether one selects an address, or reaches a
+/// scope, is a few binary searches: an apply's confirmation targets every
+/// address it touched (25,750 at 10,000 log streams), and asking each
+/// target about each address planned was quadratic (seconds at 10,000 log
+/// streams, a minute at 20,000).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Targets {
+    sorted: Vec<Target>,
+}
+
+impl Targets {
+    /// Whether there are none (every address is selected).
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
+    }
+
+    /// The targets, in address order.
+    pub fn as_slice(&self) -> &[Target] {
+        &self.sorted
+    }
+
+    /// Whether `segments` is one of the targets.
+    fn contains(&self, segments: &[Segment]) -> bool {
+        self.sorted
+            .binary_search_by(|t| t.segments.as_slice().cmp(segments))
+            .is_ok()
+    }
+
+    /// Whether a target selects `address`: is the address or one of its
+    /// scopes (every address when there are none).
+    pub fn selects(&self, address: &Address) -> bool {
+        if self.is_empty() {
+            return true;
+        }
+        let segments = address.segments();
+        (1..=segments.len()).any(|n| self.contains(&segments[..n]))
+    }
+
+    /// Whether a target can select something in `scope` ([`Target::overlaps`];
+    /// always when there are none). The targets that overlap a scope are
+    /// those that start its named part (before its first "any name") and
+    /// those that go on from it, which are together in the sorted targets.
+    pub fn reaches(&self, scope: &Target) -> bool {
+        if self.is_empty() {
+            return true;
+        }
+        let named = scope
+            .segments
+            .iter()
+            .position(|s| s.name.is_none())
+            .unwrap_or(scope.segments.len());
+        let fixed = &scope.segments[..named];
+        if (1..=fixed.len()).any(|n| self.contains(&fixed[..n])) {
+            return true;
+        }
+        let start = self
+            .sorted
+            .partition_point(|t| t.segments.as_slice() < fixed);
+        self.sorted[start..]
+            .iter()
+            .take_while(|t| t.segments.starts_with(fixed))
+            .any(|t| t.overlaps(scope))
+    }
+}
+
+impl FromIterator<Target> for Targets {
+    fn from_iter<I: IntoIterator<Item = Target>>(targets: I) -> Self {
+        let mut sorted: Vec<Target> = targets.into_iter().collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        Targets { sorted }
+    }
+}
+
+impl From<Vec<Target>> for Targets {
+    fn from(targets: Vec<Target>) -> Self {
+        targets.into_iter().collect()
+    }
+}
+
 /// `--target`s that select nothing the manifests declare.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", render_unmatched(.0))]
@@ -601,6 +682,106 @@ mod tests {
             dashboard: None,
             name: "Latency [p95]".into(),
         }
+    }
+
+    /// Addresses of two projects, each with two log streams (metric
+    /// settings, a section, a favorite, a dashboard of its own) and
+    /// templates of both kinds.
+    fn universe() -> Vec<Address> {
+        let mut out = Vec::new();
+        for project in ["a", "b"] {
+            for kind in [TemplateKind::Annotation, TemplateKind::Feedback] {
+                out.push(Address::Template {
+                    project: project.into(),
+                    kind,
+                    name: "t".into(),
+                });
+            }
+            for run in ["x", "y"] {
+                out.push(Address::MetricSettings {
+                    project: project.into(),
+                    run_kind: RunKind::LogStream,
+                    run: run.into(),
+                });
+                out.push(Address::Section {
+                    project: project.into(),
+                    log_stream: run.into(),
+                    dashboard: None,
+                    name: "s".into(),
+                });
+                out.push(Address::Section {
+                    project: project.into(),
+                    log_stream: run.into(),
+                    dashboard: Some("d".into()),
+                    name: "s".into(),
+                });
+                out.push(Address::Favorite {
+                    project: project.into(),
+                    log_stream: run.into(),
+                });
+            }
+        }
+        out
+    }
+
+    /// The scopes the planner and the readers ask about, over [`universe`].
+    fn scopes() -> Vec<Target> {
+        let mut out = Vec::new();
+        for project in ["a", "b", "c"] {
+            out.push(Target::project(project));
+            out.push(Target::templates(project, TemplateKind::Feedback));
+            for run in ["x", "y", "z"] {
+                out.push(Target::run(project, RunKind::LogStream, run));
+                out.push(Target::trends(project, run));
+                out.push(Target::dashboard(project, run, None));
+                out.push(Target::dashboard(project, run, Some("d")));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn sorted_targets_answer_as_asking_each_target_would() {
+        let universe = universe();
+        // Every prefix of every address is a candidate target; each set of
+        // targets is a stride through them.
+        let mut candidates: Vec<Target> = Vec::new();
+        for address in &universe {
+            let segments = address.segments();
+            for n in 1..=segments.len() {
+                candidates.push(Target {
+                    segments: segments[..n].to_vec(),
+                });
+            }
+        }
+        for stride in 1..=7 {
+            for offset in 0..stride {
+                let given: Vec<Target> = candidates
+                    .iter()
+                    .skip(offset)
+                    .step_by(stride)
+                    .cloned()
+                    .collect();
+                let targets: Targets = given.clone().into();
+                for address in &universe {
+                    assert_eq!(
+                        targets.selects(address),
+                        given.iter().any(|t| t.selects(address)),
+                        "{address} among {given:?}"
+                    );
+                }
+                for scope in scopes() {
+                    assert_eq!(
+                        targets.reaches(&scope),
+                        given.iter().any(|t| t.overlaps(&scope)),
+                        "{scope:?} among {given:?}"
+                    );
+                }
+            }
+        }
+        let none = Targets::default();
+        assert!(universe.iter().all(|a| none.selects(a)));
+        assert!(scopes().iter().all(|s| none.reaches(s)));
     }
 
     #[test]

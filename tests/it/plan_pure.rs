@@ -496,11 +496,11 @@ fn targets_narrow_the_plan() {
     let p = plan(&desired, &live, &PlanOptions::default()).unwrap();
     assert_eq!(p.changes.len(), 2);
     let options = PlanOptions {
-        targets: vec![
-            "project[demo].log_stream[production].trends"
-                .parse()
-                .unwrap(),
-        ],
+        targets: ["project[demo].log_stream[production].trends"
+            .parse()
+            .unwrap()]
+        .into_iter()
+        .collect(),
         ..PlanOptions::default()
     };
     let p = plan(&desired, &live, &options).unwrap();

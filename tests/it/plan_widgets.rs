@@ -518,7 +518,7 @@ fn targets_reach_one_widget_and_the_grammar_reads_it_back() {
     ]}]});
     let address = format!("{AT}.trends.section[Quality].widget[Adherence]");
     let options = PlanOptions {
-        targets: vec![Target::parse(&address).unwrap()],
+        targets: vec![Target::parse(&address).unwrap()].into(),
         ..PlanOptions::default()
     };
     let plan = plan(&desired(trends), &live(), &options).unwrap();
