@@ -49,6 +49,15 @@ impl Plan {
         self.changes.is_empty()
     }
 
+    /// Drops every change's field differences, once the plan is printed and
+    /// what is left to do with it (apply it, confirm it against the
+    /// manifests, report outcomes) needs its addresses and operations only.
+    pub fn release_field_differences(&mut self) {
+        for change in &mut self.changes {
+            change.fields = Vec::new();
+        }
+    }
+
     /// How many changes of each action.
     pub fn summary(&self) -> Summary {
         let mut s = Summary::default();
