@@ -69,7 +69,6 @@ impl ProjectSpec {
         for experiment in &mut self.experiments {
             experiment.metric_settings = None;
         }
-        self.log_streams.shrink_to_fit();
         self.annotation_templates = None;
         self.feedback_templates = None;
     }

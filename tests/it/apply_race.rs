@@ -75,24 +75,20 @@ fn at_once(ctx: &TestContext, a: &[&str], b: &[&str]) -> (Run, Run) {
 /// Names that occur more than once among the sections of each dashboard of
 /// `demo-project`'s log streams and among its templates of each kind.
 fn duplicates(ctx: &TestContext) -> Vec<String> {
+    let project_id = ctx.demo_project_id();
     let client = ctx.client();
     ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("read")
-            .expect("demo-project exists");
         let mut names: Vec<(String, String)> = Vec::new();
         for stream in ["production", "staging", "canary"] {
             let Some(ls) = client
-                .find_log_stream_by_name(&project.id, stream)
+                .find_log_stream_by_name(&project_id, stream)
                 .await
                 .expect("read")
             else {
                 continue;
             };
             if let Some(d) = client
-                .get_dashboard(&project.id, &ls.id, None)
+                .get_dashboard(&project_id, &ls.id, None)
                 .await
                 .expect("read")
             {
@@ -104,7 +100,7 @@ fn duplicates(ctx: &TestContext) -> Vec<String> {
             }
         }
         let annotation = client
-            .list_annotation_templates(&project.id)
+            .list_annotation_templates(&project_id)
             .await
             .expect("read");
         names.extend(
@@ -113,7 +109,7 @@ fn duplicates(ctx: &TestContext) -> Vec<String> {
                 .map(|t| ("annotation template".to_owned(), t.name)),
         );
         let feedback = client
-            .list_feedback_templates(&project.id)
+            .list_feedback_templates(&project_id)
             .await
             .expect("read");
         names.extend(
@@ -266,28 +262,19 @@ fn a_duplicate_of_a_declared_name_is_drift_and_apply_keeps_the_first() {
     ctx.write("repo/project.yaml", ONE_SECTION);
     ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
     // Someone creates a second `Errors` section by hand.
+    let (project_id, ls_id) = ctx.demo_ids("staging");
     let client = ctx.client();
-    let (project_id, ls_id, copy_id) = ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("read")
-            .expect("demo-project");
-        let ls = client
-            .find_log_stream_by_name(&project.id, "staging")
-            .await
-            .expect("read")
-            .expect("staging");
+    let copy_id = ctx.block_on(async {
         let body = SectionCreateRequest {
             name: "Errors".into(),
             description: Some("a copy".into()),
             color: None,
         };
-        let copy = client
-            .create_section(&project.id, &ls.id, None, &body)
+        client
+            .create_section(&project_id, &ls_id, None, &body)
             .await
-            .expect("created");
-        (project.id, ls.id, copy.id)
+            .expect("created")
+            .id
     });
     assert_eq!(duplicates(&ctx).len(), 1);
 

@@ -42,20 +42,16 @@ fn files(dir: &Path) -> BTreeMap<String, String> {
 fn enrich(ctx: &TestContext) {
     ctx.copy_dir("examples/full", "full");
     ctx.evalctl(&["apply", "full", "--auto-approve"]).expect(0);
+    let project_id = ctx.demo_project_id();
     let client = ctx.client();
     ctx.block_on(async {
-        let project = client
-            .find_project_by_name("demo-project")
-            .await
-            .expect("the projects are listed")
-            .expect("demo-project exists");
         let ls = client
-            .create_log_stream(&project.id, "2025-01-01: nightly")
+            .create_log_stream(&project_id, "2025-01-01: nightly")
             .await
             .expect("a log stream is created");
         client
             .create_section(
-                &project.id,
+                &project_id,
                 &ls.id,
                 None,
                 &SectionCreateRequest {
@@ -68,7 +64,7 @@ fn enrich(ctx: &TestContext) {
             .expect("a section is created");
         client
             .create_annotation_template(
-                &project.id,
+                &project_id,
                 &TemplateCreate {
                     name: "null".into(),
                     include_explanation: Some(true),

@@ -148,23 +148,32 @@ impl TestContext {
         Client::new(config).expect("a client")
     }
 
-    /// The ids of the fixture's `demo-project` and of its log stream
-    /// `log_stream`, read out of band.
-    pub fn demo_ids(&self, log_stream: &str) -> (String, String) {
+    /// The id of the fixture's `demo-project`, read out of band.
+    pub fn demo_project_id(&self) -> String {
         let client = self.client();
         self.block_on(async {
-            let project = client
+            client
                 .find_project_by_name("demo-project")
                 .await
                 .expect("the projects are listed")
-                .expect("demo-project exists");
-            let ls = client
-                .find_log_stream_by_name(&project.id, log_stream)
+                .expect("demo-project exists")
+                .id
+        })
+    }
+
+    /// The ids of the fixture's `demo-project` and of its log stream
+    /// `log_stream`, read out of band.
+    pub fn demo_ids(&self, log_stream: &str) -> (String, String) {
+        let project_id = self.demo_project_id();
+        let client = self.client();
+        let ls = self.block_on(async {
+            client
+                .find_log_stream_by_name(&project_id, log_stream)
                 .await
                 .expect("the log streams are searched")
-                .unwrap_or_else(|| panic!("log stream {log_stream} exists"));
-            (project.id, ls.id)
-        })
+                .unwrap_or_else(|| panic!("log stream {log_stream} exists"))
+        });
+        (project_id, ls.id)
     }
 
     /// The default dashboard of the fixture's `demo-project` log stream
