@@ -1,9 +1,15 @@
 //! A request body held as its compact JSON text until it is sent: what a
 //! plan keeps of each metric-settings change (10,000 planned changes hold
 //! tens of thousands of scorer configs, several times larger as structs).
+//! Texts are shared, and [`SharedTexts`] makes equal ones one: a plan's
+//! thousands of runs given the same scorers hold that body once.
 
+use std::borrow::Borrow;
+use std::collections::HashSet;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -12,7 +18,7 @@ use serde_json::value::RawValue;
 /// A `T` held as the compact JSON text it serializes to. It serializes
 /// exactly as the `T` would, and reads back with [`Compact::get`].
 pub struct Compact<T> {
-    text: Box<RawValue>,
+    text: Arc<RawValue>,
     shape: PhantomData<fn() -> T>,
 }
 
@@ -22,7 +28,9 @@ impl<T: Serialize> Compact<T> {
         Compact {
             // The wire types hold strings, numbers and string-keyed maps,
             // which always serialize.
-            text: serde_json::value::to_raw_value(value).expect("a wire type serializes"),
+            text: Arc::from(
+                serde_json::value::to_raw_value(value).expect("a wire type serializes"),
+            ),
             shape: PhantomData,
         }
     }
@@ -40,12 +48,72 @@ impl<T> Compact<T> {
     pub fn as_str(&self) -> &str {
         self.text.get()
     }
+
+    /// Holds the text `texts` already has, when equal (see [`SharedTexts`]).
+    pub fn share(&mut self, texts: &mut SharedTexts) {
+        texts.share(&mut self.text);
+    }
+}
+
+/// Compact JSON texts held once: each text given to [`SharedTexts::share`]
+/// is swapped for an equal one seen before, or kept to be given out. Equal
+/// means the same text: the same value written with keys in another order
+/// stays two texts (both correct, only held twice).
+#[derive(Debug, Default)]
+pub struct SharedTexts {
+    texts: HashSet<Text>,
+}
+
+impl SharedTexts {
+    /// Makes `text` the one held for its text, keeping it when it is new.
+    pub fn share(&mut self, text: &mut Arc<RawValue>) {
+        match self.texts.get(text.get()) {
+            Some(held) => *text = Arc::clone(&held.0),
+            None => {
+                self.texts.insert(Text(Arc::clone(text)));
+            }
+        }
+    }
+
+    /// How many distinct texts are held.
+    pub fn len(&self) -> usize {
+        self.texts.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.texts.is_empty()
+    }
+}
+
+/// A held text, hashed and compared as its text.
+#[derive(Debug)]
+struct Text(Arc<RawValue>);
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl Eq for Text {}
+
+impl Hash for Text {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.get().hash(state);
+    }
+}
+
+impl Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        self.0.get()
+    }
 }
 
 impl<T> Clone for Compact<T> {
     fn clone(&self) -> Self {
         Compact {
-            text: self.text.clone(),
+            text: Arc::clone(&self.text),
             shape: PhantomData,
         }
     }
@@ -115,6 +183,27 @@ mod tests {
         let back: Compact<MetricSettingsRequest> = serde_json::from_str(&pretty).unwrap();
         assert_eq!(back.as_str(), compact.as_str());
         assert_eq!(back, compact);
+    }
+
+    #[test]
+    fn equal_texts_are_held_once() {
+        let request = |id: &str| MetricSettingsRequest {
+            scorers: Some(vec![ScorerConfig::new(id, ScorerType::Preset)]),
+            segment_filters: None,
+        };
+        let mut texts = SharedTexts::default();
+        let mut first = Compact::new(&request("s-1"));
+        let mut second = Compact::new(&request("s-1"));
+        let mut other = Compact::new(&request("s-2"));
+        assert!(!Arc::ptr_eq(&first.text, &second.text));
+        for compact in [&mut first, &mut second, &mut other] {
+            compact.share(&mut texts);
+        }
+        assert!(Arc::ptr_eq(&first.text, &second.text));
+        assert!(!Arc::ptr_eq(&first.text, &other.text));
+        assert_eq!(texts.len(), 2);
+        assert_eq!(second.get(), request("s-1"));
+        assert_eq!(other.get(), request("s-2"));
     }
 
     #[test]

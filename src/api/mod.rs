@@ -24,7 +24,7 @@ pub mod trends;
 pub mod users;
 
 pub use common::*;
-pub use compact::{Compact, Shaped};
+pub use compact::{Compact, Shaped, SharedTexts};
 pub use enums::*;
 pub use integrations::*;
 pub use log_streams::*;

@@ -1,24 +1,35 @@
 //! A JSON value kept as its compact text: what a plan holds as a field
 //! change's before and after (a parsed value takes several times the room of
 //! its text, and a plan of 10,000 objects holds tens of thousands of them).
+//! Equal texts can be held once ([`JsonText::share`]).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::api::SharedTexts;
+
 /// A JSON value as compact text. Built from a [`Value`] and read back as
 /// one with [`JsonText::value`]; serialized as the value it holds (not as a
 /// string), so plan documents and saved plans are unchanged.
 #[derive(Debug, Clone)]
-pub struct JsonText(Box<RawValue>);
+pub struct JsonText(Arc<RawValue>);
 
 impl JsonText {
     /// The compact text of `value`.
     pub fn new(value: &Value) -> Self {
         // A `Value` always serializes: its keys are strings and its numbers finite.
-        JsonText(serde_json::value::to_raw_value(value).expect("a JSON value serializes"))
+        JsonText(Arc::from(
+            serde_json::value::to_raw_value(value).expect("a JSON value serializes"),
+        ))
+    }
+
+    /// Holds the text `texts` already has, when equal ([`SharedTexts`]).
+    pub fn share(&mut self, texts: &mut SharedTexts) {
+        texts.share(&mut self.0);
     }
 
     /// The value.

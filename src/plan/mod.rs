@@ -43,6 +43,7 @@ pub use report::*;
 pub use target::{Segment, Target, Targets};
 pub use types::*;
 
+use crate::api::SharedTexts;
 use crate::manifest::locate::FieldPath;
 use crate::manifest::set::{ManifestSet, Origin};
 use crate::manifest::types::ProjectSpec;
@@ -274,6 +275,8 @@ pub struct Planning<'a> {
     notes: Vec<Note>,
     /// Each desired project's problems, by index, once it is planned.
     problems: Vec<Option<Vec<Problem>>>,
+    /// The JSON texts of the changes so far, each held once.
+    texts: SharedTexts,
 }
 
 impl<'a> Planning<'a> {
@@ -312,6 +315,7 @@ impl<'a> Planning<'a> {
             changes: Vec::new(),
             notes: Vec::new(),
             problems,
+            texts: SharedTexts::default(),
         }
     }
 
@@ -341,6 +345,9 @@ impl<'a> Planning<'a> {
             self.changes = planner.changes;
             self.notes = planner.notes;
             self.problems[index] = Some(planner.problems);
+            for change in &mut self.changes[start..] {
+                change.share_texts(&mut self.texts);
+            }
             if let Cow::Owned(desired) = &mut self.desired {
                 desired.projects[index].spec.release_planned();
             }
