@@ -8,13 +8,13 @@
 //! failed and was not started. Either way the exit status is 130. A second
 //! signal exits at once.
 
+use std::borrow::Cow;
 use std::io::{BufRead, IsTerminal};
 use std::sync::Arc;
 
 use crate::cli::ApplyArgs;
 use crate::error::Error;
 use crate::exit::ExitStatus;
-use crate::manifest::set::ManifestSet;
 use crate::output::Printer;
 use crate::plan::{
     ApplyReport, ChangeOutcome, Enrichment, Operation, OutcomeStatus, Plan, PlanOptions,
@@ -23,7 +23,7 @@ use crate::plan::{
 use crate::progress::Progress;
 use crate::reconcile::apply::secrets::referenced_variables;
 use crate::reconcile::apply::{ApplyOptions, Stop, apply};
-use crate::reconcile::confirm::{check_fields, check_unchanged, replan_touched};
+use crate::reconcile::confirm::{check_fields, check_unchanged, not_confirmed, replan_touched};
 use crate::reconcile::read::catalog::read_catalog;
 use crate::render::{
     Applied, Format, Mode, RenderOptions, render_apply_summary, render_outcome, write_apply,
@@ -32,18 +32,19 @@ use crate::render::{
 use crate::state::State;
 
 use super::connect::{Connection, connect};
-use super::reconcile::{plan_from_manifests, plan_with, process_env};
+use super::reconcile::{ManifestSource, Secrets, plan_from_manifests, plan_with, process_env};
 use super::saved_plan;
 
 /// What apply works from: the plan, the connection, the state the plan was
-/// made from (for a saved plan, the scorer catalog only), and the manifests
-/// the plan came from (`None` for a saved plan).
+/// made from (for a saved plan, the scorer catalog only), and where the
+/// manifests the plan came from are (`None` for a saved plan): they are
+/// loaded again to confirm, not held through the apply.
 struct Prepared {
     plan: Plan,
     enrichment: Enrichment,
     connection: Connection,
     state: State,
-    desired: Option<ManifestSet>,
+    source: Option<ManifestSource>,
 }
 
 /// Runs `evalctl apply`.
@@ -62,7 +63,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         enrichment,
         connection,
         state,
-        desired,
+        source,
     } = prepared;
     let render_options = RenderOptions {
         color: printer.color_stdout(),
@@ -90,7 +91,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         printer
             .out_streamed(|out| write_plan(&plan, &enrichment, args.output, &render_options, out));
     }
-    if args.output == Format::Text && desired.is_some() {
+    if args.output == Format::Text && source.is_some() {
         // Printed, and confirmed by planning the manifests again: the text
         // report shows outcomes, not field differences (9 MB at 10,000 log
         // streams). A saved plan keeps them: they are how it is confirmed.
@@ -148,11 +149,15 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         .filter(|(_, o)| o.status == OutcomeStatus::Succeeded)
         .map(|(c, _)| c)
         .collect();
-    let unconverged = match &desired {
-        Some(desired) => {
-            let prune = args.shape.prune;
-            replan_touched(&connection.client, desired, prune, &applied, Some(&state)).await
-        }
+    let unconverged = match &source {
+        // Loaded again, and released as they are planned.
+        Some(source) => match source.reload() {
+            Ok(desired) => {
+                let (client, prune) = (&connection.client, args.shape.prune);
+                replan_touched(client, Cow::Owned(desired), prune, &applied, Some(&state)).await
+            }
+            Err(changed) => not_confirmed(&applied, &changed.to_string()),
+        },
         None => check_fields(&connection.client, &state.catalog, &applied).await,
     };
     drop(progress);
@@ -161,13 +166,18 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         unconverged,
     };
     // The in-process sandbox is discarded at exit: the plan against it now.
-    let after = match &desired {
-        Some(desired) if connection.sandbox.is_some() && args.live.sandbox_state.is_none() => {
+    let in_process = connection.sandbox.is_some() && args.live.sandbox_state.is_none();
+    let after = match source
+        .as_ref()
+        .filter(|_| in_process)
+        .map(ManifestSource::reload)
+    {
+        Some(Ok(desired)) => {
             let options = PlanOptions {
                 rotate_secrets: false,
                 ..args.shape.options()
             };
-            plan_with(&connection, desired, &options, printer)
+            plan_with(&connection, &desired, &options, printer)
                 .await
                 .ok()
                 .map(|(_, replanned, enrichment)| (replanned, enrichment))
@@ -194,13 +204,20 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
 
 async fn from_manifests(args: &ApplyArgs, printer: &Printer) -> Result<Prepared, Error> {
     let options = args.shape.options();
-    let planned = plan_from_manifests(&args.manifests, &args.live, &options, printer).await?;
+    let planned = plan_from_manifests(
+        &args.manifests,
+        Secrets::Sent,
+        &args.live,
+        &options,
+        printer,
+    )
+    .await?;
     Ok(Prepared {
         plan: planned.plan,
         enrichment: planned.enrichment,
         connection: planned.connection,
         state: planned.state,
-        desired: Some(planned.desired),
+        source: Some(planned.source),
     })
 }
 
@@ -242,7 +259,7 @@ async fn from_saved_plan(args: &ApplyArgs, path: &std::path::Path) -> Result<Pre
             catalog,
             ..State::default()
         },
-        desired: None,
+        source: None,
     })
 }
 

@@ -22,11 +22,13 @@ use super::connect::{Connection, connect};
 
 /// Everything a reconciling command has after planning.
 pub struct Planned {
-    /// The manifests.
-    pub desired: ManifestSet,
+    /// Where the manifests are, to load them again: they were handed to the
+    /// planner, which released each project once planned.
+    pub source: ManifestSource,
     /// The connection.
     pub connection: Connection,
-    /// Live state, as read for the plan.
+    /// Live state, as read for the plan (each project's compared contents
+    /// released once planned: ids and names are left).
     pub state: State,
     /// The plan.
     pub plan: Plan,
@@ -46,6 +48,44 @@ pub struct Printable {
     pub connection: Connection,
 }
 
+impl From<Planned> for Printable {
+    fn from(planned: Planned) -> Self {
+        Printable {
+            plan: planned.plan,
+            enrichment: planned.enrichment,
+            connection: planned.connection,
+        }
+    }
+}
+
+/// The manifests a plan was made from, as where they are and a digest of
+/// what they held: `apply` loads them again to confirm rather than holding
+/// them through the apply (tens of megabytes at 10,000 log streams).
+#[derive(Debug, Clone)]
+pub struct ManifestSource {
+    paths: Vec<PathBuf>,
+    digest: u64,
+}
+
+impl ManifestSource {
+    /// The manifests again, exactly as they were planned (their diagnostics
+    /// were printed then); an error when a file changed since.
+    pub fn reload(&self) -> Result<ManifestSet, ManifestsChanged> {
+        let outcome = manifest::load_on(Threads::One, &self.paths, &process_env);
+        if outcome.has_errors() || outcome.digest != self.digest {
+            return Err(ManifestsChanged);
+        }
+        Ok(outcome.set)
+    }
+}
+
+/// The manifests changed on disk between the plan and the confirmation.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the manifests changed while apply ran, so what it did cannot be confirmed against them; `evalctl plan` shows what is left"
+)]
+pub struct ManifestsChanged;
+
 /// Reads environment variables for the manifests.
 pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
@@ -61,18 +101,13 @@ pub enum Secrets {
     NotNeeded,
 }
 
-/// Loads the manifests, printing their diagnostics.
-pub fn load_manifests(args: &ManifestArgs, printer: &Printer) -> Result<ManifestSet, Error> {
-    load_manifests_for(args, Secrets::Sent, printer)
-}
-
 /// Loads the manifests for a command that uses `secrets` so, printing their
-/// diagnostics.
+/// diagnostics: the manifests, and where they came from.
 pub fn load_manifests_for(
     args: &ManifestArgs,
     secrets: Secrets,
     printer: &Printer,
-) -> Result<ManifestSet, Error> {
+) -> Result<(ManifestSet, ManifestSource), Error> {
     let mut outcome = manifest::load_on(Threads::One, &args.paths, &process_env);
     if secrets == Secrets::NotNeeded {
         let mut unset: Vec<String> = outcome
@@ -106,52 +141,38 @@ pub fn load_manifests_for(
             count: outcome.error_count(),
         });
     }
-    Ok(outcome.set)
+    let source = ManifestSource {
+        paths: args.paths.clone(),
+        digest: outcome.digest,
+    };
+    Ok((outcome.set, source))
 }
 
-/// Loads, checks the targets, connects, reads and plans, keeping the
-/// manifests (`apply` confirms against them).
+/// Loads, checks the targets, connects, reads and plans for a command that
+/// uses write-only secrets so. The manifests are handed to the planner,
+/// which releases each project once planned ([`read_and_plan_once`]): what
+/// is kept of them is where they are ([`ManifestSource`]).
 pub async fn plan_from_manifests(
     manifests: &ManifestArgs,
+    secrets: Secrets,
     live_args: &LiveArgs,
     options: &PlanOptions,
     printer: &Printer,
 ) -> Result<Planned, Error> {
-    let desired = load_manifests(manifests, printer)?;
-    target::unmatched(&desired, options.targets.as_slice())?;
-    let connection = connect(live_args)?;
-    let planned = plan_with(&connection, &desired, options, printer).await;
-    let (state, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
-    Ok(Planned {
-        desired,
-        connection,
-        state,
-        plan,
-        enrichment,
-    })
-}
-
-/// Like [`plan_from_manifests`] for `plan` and `drift`: write-only secrets
-/// are not needed ([`Secrets::NotNeeded`]), and each manifest project is
-/// released once planned ([`read_and_plan_once`]).
-async fn plan_once(
-    manifests: &ManifestArgs,
-    live_args: &LiveArgs,
-    options: &PlanOptions,
-    printer: &Printer,
-) -> Result<Printable, Error> {
-    let desired = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
+    let (desired, source) = load_manifests_for(manifests, secrets, printer)?;
     target::unmatched(&desired, options.targets.as_slice())?;
     let connection = connect(live_args)?;
     let shown = Progress::start(printer, &connection.client, "Loading live state");
     let read = read_and_plan_once(&connection.client, desired, options).await;
     drop(shown);
     let planned = enriched(&connection, read, printer).await;
-    let (_, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
-    Ok(Printable {
+    let (state, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
+    Ok(Planned {
+        source,
+        connection,
+        state,
         plan,
         enrichment,
-        connection,
     })
 }
 
@@ -249,9 +270,11 @@ pub async fn plan_three_way(
     printer: &Printer,
 ) -> Result<Printable, Error> {
     if three_way.base.is_empty() {
-        return plan_once(manifests, live_args, options, printer).await;
+        let planned =
+            plan_from_manifests(manifests, Secrets::NotNeeded, live_args, options, printer).await?;
+        return Ok(planned.into());
     }
-    let desired = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
+    let (desired, _) = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
     target::unmatched(&desired, options.targets.as_slice())?;
     let base = load_other("--base", "the base manifests", &three_way.base, printer);
     let applied = if three_way.applied.is_empty() {
@@ -437,4 +460,47 @@ async fn enriched(
         printer.warn(&warning);
     }
     Ok((read.state, plan, enrichment))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROJECT: &str = "kind: Project\nname: demo-project\nlog_streams:\n  - name: production\n    metric_settings:\n      scorers:\n        - name: correctness\n";
+
+    /// Where the manifests in `dir` are and what they held, as
+    /// [`load_manifests_for`] records it.
+    fn source_of(dir: &std::path::Path) -> ManifestSource {
+        let paths = vec![dir.to_path_buf()];
+        let outcome = manifest::load_on(Threads::One, &paths, &process_env);
+        assert!(!outcome.has_errors(), "{:?}", outcome.diagnostics);
+        ManifestSource {
+            paths,
+            digest: outcome.digest,
+        }
+    }
+
+    #[test]
+    fn manifests_load_again_as_planned_unless_a_file_changed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("demo.yaml");
+        std::fs::write(&file, PROJECT).expect("write");
+        let source = source_of(dir.path());
+        let again = source.reload().expect("unchanged manifests load again");
+        assert_eq!(again.projects.len(), 1);
+        assert_eq!(again.projects[0].spec.name.as_deref(), Some("demo-project"));
+
+        // One character of one file, the same size: not the manifests planned.
+        std::fs::write(&file, PROJECT.replace("correctness", "completeness")).expect("write");
+        let changed = source.reload().expect_err("a changed file is noticed");
+        assert!(changed.to_string().contains("changed while apply ran"));
+
+        // Back as it was: the same manifests again.
+        std::fs::write(&file, PROJECT).expect("write");
+        assert!(source.reload().is_ok());
+
+        // A file added beside them is a change too.
+        std::fs::write(dir.path().join("more.yaml"), "kind: Project\nname: other\n").expect("write");
+        assert!(source.reload().is_err());
+    }
 }

@@ -17,6 +17,7 @@
 //! masked ([`super::mask`]); the unmasked text is dropped before `load` returns.
 
 use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
 use super::check::{Claim, Spec};
@@ -39,6 +40,10 @@ pub struct LoadOutcome {
     pub documents: usize,
     /// Each file's text, secrets masked, by the name diagnostics use.
     sources: BTreeMap<String, String>,
+    /// A hash of every file read, its name and text as read, in order: two
+    /// loads of the same paths with equal digests read the same manifests
+    /// (`apply` loads them again to confirm, rather than holding them).
+    pub digest: u64,
 }
 
 impl LoadOutcome {
@@ -114,7 +119,9 @@ pub fn load_on(
         .extend(errors.iter().map(FileError::to_diagnostic));
 
     let mut across = Across::default();
+    let mut digest = std::hash::DefaultHasher::new();
     for file in read {
+        (&file.name, file.digest).hash(&mut digest);
         outcome.documents += file.documents.len();
         outcome.diagnostics.extend(file.yaml_errors);
         for document in file.documents {
@@ -137,6 +144,7 @@ pub fn load_on(
         }
         outcome.sources.insert(file.name, file.masked);
     }
+    outcome.digest = digest.finish();
     diagnostic::sort(&mut outcome.diagnostics);
     outcome
 }

@@ -18,6 +18,7 @@
 //! thread-safe: every worker calls it directly, as its files need.
 
 use std::fs;
+use std::hash::{Hash, Hasher};
 use std::num::NonZero;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -69,6 +70,9 @@ pub struct FileOutcome {
     pub documents: Vec<DocumentOutcome>,
     /// The text, with literal secrets masked.
     pub masked: String,
+    /// A hash of the text as read (secrets included), to tell whether the
+    /// file changed between two loads.
+    pub digest: u64,
 }
 
 /// What checking one document found, and where the document starts.
@@ -208,10 +212,16 @@ fn file(
     } else {
         mask::mask_secret_lines(&file.text, SECRET_FIELDS)
     };
+    let digest = {
+        let mut hasher = std::hash::DefaultHasher::new();
+        file.text.hash(&mut hasher);
+        hasher.finish()
+    };
     Ok(FileOutcome {
         yaml_errors: file.diagnostics(),
         documents,
         masked,
+        digest,
         name: file.name,
     })
 }

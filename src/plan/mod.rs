@@ -331,7 +331,7 @@ impl<'a> Planning<'a> {
             let mut planner = Planner {
                 live: self.live,
                 options: self.options,
-                changes: std::mem::take(&mut self.changes),
+                changes: Vec::new(),
                 notes: std::mem::take(&mut self.notes),
                 problems: Vec::new(),
             };
@@ -342,12 +342,14 @@ impl<'a> Planning<'a> {
                 &project.spec,
                 live_project,
             );
-            self.changes = planner.changes;
-            self.notes = planner.notes;
-            self.problems[index] = Some(planner.problems);
-            for change in &mut self.changes[start..] {
+            let mut added = planner.changes;
+            for change in &mut added {
                 change.share_texts(&mut self.texts);
             }
+            grow_for(&mut self.changes, added.len());
+            self.changes.append(&mut added);
+            self.notes = planner.notes;
+            self.problems[index] = Some(planner.problems);
             if let Cow::Owned(desired) = &mut self.desired {
                 desired.projects[index].spec.release_planned();
             }
@@ -429,8 +431,11 @@ impl<'a> Planning<'a> {
             });
         }
         let mut changes = std::mem::take(&mut self.changes);
+        grow_for(&mut changes, planner.changes.len());
         changes.append(&mut planner.changes);
         changes.retain(|c| options.selects(&c.address));
+        // Held until the command ends (an apply's longest phase).
+        changes.shrink_to_fit();
         // In place (a stable sort would borrow a buffer of half the plan at
         // the moment memory peaks), on a total order, since projects come
         // in in any order: ties of address and action (copies of one
@@ -521,6 +526,16 @@ fn declared_at<'d>(
                 .key(key_field(&missing.key)),
         ))
     })
+}
+
+/// Makes room in `changes` for `more`, growing it by an eighth rather than
+/// doubling it: the changes of a large plan are its largest allocation, and
+/// a doubled vector leaves up to half of it unused.
+fn grow_for(changes: &mut Vec<ResourceChange>, more: usize) {
+    let free = changes.capacity() - changes.len();
+    if free < more {
+        changes.reserve_exact(more.max(changes.len() / 8));
+    }
 }
 
 fn plan_project(

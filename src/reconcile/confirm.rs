@@ -15,6 +15,8 @@
 //!   moved to exactly what the plan sets (another apply of the same plan got
 //!   there first) has not moved away from it: applying is a no-op for it.
 
+use std::borrow::Cow;
+
 use super::read::Selection;
 use super::read::touched::{Moment, Observation, read_touched};
 use super::read_and_plan_knowing;
@@ -40,12 +42,18 @@ fn could_not_reread(change: &ResourceChange, why: &str) -> Unconverged {
     }
 }
 
+/// Each of `applied` as not confirmed, for `why`: what was read or planned
+/// to confirm them failed.
+pub fn not_confirmed(applied: &[&ResourceChange], why: &str) -> Vec<Unconverged> {
+    applied.iter().map(|c| could_not_reread(c, why)).collect()
+}
+
 /// Plans `applied` again against `desired` (with the same `prune`): the
 /// objects that still have something to do. `known` is the state the plan
 /// was made from: its projects and runs are not searched for again.
 pub async fn replan_touched(
     client: &crate::client::Client,
-    desired: &ManifestSet,
+    desired: Cow<'_, ManifestSet>,
     prune: bool,
     applied: &[&ResourceChange],
     known: Option<&State>,
@@ -58,14 +66,14 @@ pub async fn replan_touched(
         rotate_secrets: false,
         targets: applied.iter().map(|c| Target::of(&c.address)).collect(),
     };
-    let selection = Selection::of_manifests(desired, &options);
+    let selection = Selection::of_manifests(&desired, &options);
     let read = read_and_plan_knowing(client, desired, &selection, known, &options).await;
     let replanned = match read
         .map_err(|e| e.to_string())
         .and_then(|read| read.plan.map_err(|e| e.to_string()))
     {
         Ok(plan) => plan,
-        Err(why) => return applied.iter().map(|c| could_not_reread(c, &why)).collect(),
+        Err(why) => return not_confirmed(applied, &why),
     };
     let touched: std::collections::BTreeSet<&Address> =
         applied.iter().map(|c| &c.address).collect();

@@ -47,7 +47,7 @@ pub async fn read_and_plan(
     options: &PlanOptions,
 ) -> Result<ReadAndPlanned, ReadError> {
     let selection = read::Selection::of_manifests(desired, options);
-    read_and_plan_knowing(client, desired, &selection, None, options).await
+    read_and_plan_knowing(client, Cow::Borrowed(desired), &selection, None, options).await
 }
 
 /// Like [`read_and_plan`], taking the manifests: each desired project's
@@ -59,7 +59,7 @@ pub async fn read_and_plan_once(
     options: &PlanOptions,
 ) -> Result<ReadAndPlanned, ReadError> {
     let selection = read::Selection::of_manifests(&desired, options);
-    read_and_plan_as(client, Cow::Owned(desired), &selection, None, options).await
+    read_and_plan_knowing(client, Cow::Owned(desired), &selection, None, options).await
 }
 
 /// Reads what `selection` names (finding projects and runs by the ids
@@ -67,20 +67,10 @@ pub async fn read_and_plan_once(
 /// against it, each project as it arrives ([`Planning`]): once a project is
 /// planned, the scorer versions its changes touch are noted and its
 /// compared contents released, so memory holds the projects being read and
-/// the plan, not all of live state.
+/// the plan, not all of live state. Manifests borrowed are left whole;
+/// owned, each project's compared parts are released once planned too
+/// ([`Planning::releasing`]).
 pub async fn read_and_plan_knowing(
-    client: &Client,
-    desired: &ManifestSet,
-    selection: &read::Selection,
-    known: Option<&State>,
-    options: &PlanOptions,
-) -> Result<ReadAndPlanned, ReadError> {
-    read_and_plan_as(client, Cow::Borrowed(desired), selection, known, options).await
-}
-
-/// [`read_and_plan_knowing`], with the manifests borrowed (kept whole) or
-/// owned (released as planned).
-async fn read_and_plan_as(
     client: &Client,
     desired: Cow<'_, ManifestSet>,
     selection: &read::Selection,

@@ -107,7 +107,14 @@ async fn reconcile(client: &Client, desired: &ManifestSet, prune: bool) -> Resul
         .filter(|(_, o)| o.status == OutcomeStatus::Succeeded)
         .map(|(c, _)| c)
         .collect();
-    let unconverged = replan_touched(client, desired, prune, &applied, Some(&state)).await;
+    let unconverged = replan_touched(
+        client,
+        std::borrow::Cow::Borrowed(desired),
+        prune,
+        &applied,
+        Some(&state),
+    )
+    .await;
     let report = ApplyReport {
         outcomes,
         unconverged,
