@@ -500,7 +500,8 @@ mod tests {
         assert!(source.reload().is_ok());
 
         // A file added beside them is a change too.
-        std::fs::write(dir.path().join("more.yaml"), "kind: Project\nname: other\n").expect("write");
+        std::fs::write(dir.path().join("more.yaml"), "kind: Project\nname: other\n")
+            .expect("write");
         assert!(source.reload().is_err());
     }
 }
