@@ -58,6 +58,12 @@ impl Plan {
         }
     }
 
+    /// Drops the changes, once applied, for a report that shows the
+    /// outcomes only (a text report); the notes stay.
+    pub fn release_changes(&mut self) {
+        self.changes = Vec::new();
+    }
+
     /// How many changes of each action.
     pub fn summary(&self) -> Summary {
         let mut s = Summary::default();

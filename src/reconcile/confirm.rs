@@ -16,6 +16,7 @@
 //!   there first) has not moved away from it: applying is a no-op for it.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 use super::read::Selection;
 use super::read::touched::{Moment, Observation, read_touched};
@@ -31,9 +32,9 @@ use crate::state::{Catalog, State};
 
 use super::read::ReadError;
 
-fn could_not_reread(change: &ResourceChange, why: &str) -> Unconverged {
+fn could_not_reread(address: &Address, why: &str) -> Unconverged {
     Unconverged {
-        address: change.address.clone(),
+        address: address.clone(),
         fields: vec![FieldChange::new(
             format!("(could not re-read: {why})"),
             None,
@@ -42,29 +43,69 @@ fn could_not_reread(change: &ResourceChange, why: &str) -> Unconverged {
     }
 }
 
-/// Each of `applied` as not confirmed, for `why`: what was read or planned
-/// to confirm them failed.
-pub fn not_confirmed(applied: &[&ResourceChange], why: &str) -> Vec<Unconverged> {
-    applied.iter().map(|c| could_not_reread(c, why)).collect()
+/// What an apply changed, as its confirmation needs it: the address of
+/// each change that succeeded, and the ids of the existing objects their
+/// calls named. Small beside the changes themselves, which a text report no
+/// longer needs once they are made.
+#[derive(Debug, Default)]
+pub struct Touched<'a> {
+    addresses: Vec<&'a Address>,
+    named: BTreeSet<String>,
 }
 
-/// Plans `applied` again against `desired` (with the same `prune`): the
+impl<'a> Touched<'a> {
+    /// What `applied`, the changes that succeeded, touched.
+    pub fn of(applied: &[&'a ResourceChange]) -> Self {
+        Touched {
+            addresses: applied.iter().map(|c| &c.address).collect(),
+            named: named_ids(applied.iter().copied()),
+        }
+    }
+
+    /// The changes that succeeded at `addresses`, whose calls named `named`
+    /// ([`named_ids`], taken before the changes were let go).
+    pub fn at(addresses: Vec<&'a Address>, named: BTreeSet<String>) -> Self {
+        Touched { addresses, named }
+    }
+}
+
+/// The ids of the existing sections, widgets and templates the calls of
+/// `changes` name.
+pub fn named_ids<'c>(changes: impl IntoIterator<Item = &'c ResourceChange>) -> BTreeSet<String> {
+    changes
+        .into_iter()
+        .flat_map(|c| c.operations.iter().filter_map(object_id))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Each object `touched` as not confirmed, for `why`: what was read or
+/// planned to confirm them failed.
+pub fn not_confirmed(touched: &Touched<'_>, why: &str) -> Vec<Unconverged> {
+    touched
+        .addresses
+        .iter()
+        .map(|address| could_not_reread(address, why))
+        .collect()
+}
+
+/// Plans what `touched` names again against `desired` (with the same `prune`): the
 /// objects that still have something to do. `known` is the state the plan
 /// was made from: its projects and runs are not searched for again.
 pub async fn replan_touched(
     client: &crate::client::Client,
     desired: Cow<'_, ManifestSet>,
     prune: bool,
-    applied: &[&ResourceChange],
+    touched: &Touched<'_>,
     known: Option<&State>,
 ) -> Vec<Unconverged> {
-    if applied.is_empty() {
+    if touched.addresses.is_empty() {
         return Vec::new();
     }
     let options = PlanOptions {
         prune,
         rotate_secrets: false,
-        targets: applied.iter().map(|c| Target::of(&c.address)).collect(),
+        targets: touched.addresses.iter().map(|a| Target::of(a)).collect(),
     };
     let selection = Selection::of_manifests(&desired, &options);
     let read = read_and_plan_knowing(client, desired, &selection, known, &options).await;
@@ -73,14 +114,9 @@ pub async fn replan_touched(
         .and_then(|read| read.plan.map_err(|e| e.to_string()))
     {
         Ok(plan) => plan,
-        Err(why) => return not_confirmed(applied, &why),
+        Err(why) => return not_confirmed(touched, &why),
     };
-    let touched: std::collections::BTreeSet<&Address> =
-        applied.iter().map(|c| &c.address).collect();
-    let named: std::collections::BTreeSet<&str> = applied
-        .iter()
-        .flat_map(|c| c.operations.iter().filter_map(object_id))
-        .collect();
+    let addresses: BTreeSet<&Address> = touched.addresses.iter().copied().collect();
     // A copy this apply did not make nor name: another run's, made an
     // instant ago and resolved by that run.
     let foreign_copy = |c: &ResourceChange| {
@@ -88,13 +124,13 @@ pub async fn replan_touched(
             && c.operations
                 .iter()
                 .filter_map(object_id)
-                .all(|id| !named.contains(id))
+                .all(|id| !touched.named.contains(id))
     };
     let mut out: Vec<Unconverged> = replanned
         .changes
         .into_iter()
         // A change with no field to change (a secret rotation) has nothing to converge.
-        .filter(|c| touched.contains(&c.address) && !c.fields.is_empty() && !foreign_copy(c))
+        .filter(|c| addresses.contains(&c.address) && !c.fields.is_empty() && !foreign_copy(c))
         .map(|c| Unconverged {
             address: c.address,
             // Unconverged fields say what the plan wanted, then what live holds.
@@ -160,7 +196,7 @@ pub async fn check_fields(
                     });
                 }
             }
-            Err(e) => out.push(could_not_reread(change, &e.to_string())),
+            Err(e) => out.push(could_not_reread(&change.address, &e.to_string())),
         }
     }
     out.sort_by(|a, b| a.address.cmp(&b.address));

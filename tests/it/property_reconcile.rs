@@ -23,7 +23,7 @@ use evalctl::client::{Client, ClientConfig, Credentials};
 use evalctl::manifest::set::ManifestSet;
 use evalctl::plan::{ApplyReport, Enrichment, OutcomeStatus, Plan, PlanOptions, ResourceChange};
 use evalctl::reconcile::apply::{ApplyOptions, Stop, apply};
-use evalctl::reconcile::confirm::replan_touched;
+use evalctl::reconcile::confirm::{Touched, replan_touched};
 use evalctl::reconcile::read_and_plan;
 use evalctl::render::{Applied, Format, RenderOptions, render_apply, render_plan};
 use evalctl::sandbox::fixture::ids;
@@ -111,7 +111,7 @@ async fn reconcile(client: &Client, desired: &ManifestSet, prune: bool) -> Resul
         client,
         std::borrow::Cow::Borrowed(desired),
         prune,
-        &applied,
+        &Touched::of(&applied),
         Some(&state),
     )
     .await;
