@@ -39,6 +39,7 @@
 //! Integrations are in [`super::integrations`].
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use super::write::{Body, Document};
 use crate::api::{AnnotationConstraints, ContentModality, Visibility};
@@ -90,15 +91,15 @@ pub fn project_document(
                 name,
                 id,
                 metric_settings: run.metric_settings.as_ref().map(|m| {
-                    metric_settings(
+                    Arc::new(metric_settings(
                         m,
                         catalog,
                         &format!("{pointer}/metric_settings"),
                         &mut notes,
-                    )
+                    ))
                 }),
                 trends: run.dashboard.as_ref().map(|d| {
-                    Box::new(trends(
+                    Arc::new(trends(
                         d,
                         run.dashboards.as_deref(),
                         &project.name,
@@ -120,12 +121,12 @@ pub fn project_document(
                 name,
                 id,
                 metric_settings: run.metric_settings.as_ref().map(|m| {
-                    metric_settings(
+                    Arc::new(metric_settings(
                         m,
                         catalog,
                         &format!("{pointer}/metric_settings"),
                         &mut notes,
-                    )
+                    ))
                 }),
             }
         })

@@ -77,7 +77,7 @@ fn runs_are_sorted_and_twins_are_written_by_id() {
     let twin = &spec.log_streams[1];
     assert_eq!(
         twin.trends,
-        Some(Box::new(TrendsSpec {
+        Some(std::sync::Arc::new(TrendsSpec {
             sections: Some(Vec::new()),
             widgets: Some(Vec::new()),
             favorite: None,

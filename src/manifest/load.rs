@@ -25,6 +25,7 @@ use super::diagnostic::{self, Diagnostic};
 use super::files::{self, FileError};
 use super::pipeline::{self, Threads};
 use super::set::{Located, ManifestSet, Origin};
+use super::shared::SharedParts;
 use super::yaml::Limits;
 
 /// Everything [`load`] found.
@@ -119,6 +120,7 @@ pub fn load_on(
         .extend(errors.iter().map(FileError::to_diagnostic));
 
     let mut across = Across::default();
+    let mut shared = SharedParts::default();
     let mut digest = std::hash::DefaultHasher::new();
     for file in read {
         (&file.name, file.digest).hash(&mut digest);
@@ -132,7 +134,10 @@ pub fn load_on(
                 across.claim(&file.name, claim, &origin, &mut outcome.diagnostics);
             }
             match checked.spec {
-                Some(Spec::Project(spec)) => outcome.set.projects.push(Located { origin, spec }),
+                Some(Spec::Project(mut spec)) => {
+                    shared.share(&mut spec);
+                    outcome.set.projects.push(Located { origin, spec });
+                }
                 Some(Spec::Integration(spec)) => {
                     outcome.set.integrations.push(Located {
                         origin,

@@ -2,6 +2,7 @@
 //!
 //! - [`types`]: the manifest format (serde + schemars).
 //! - [`set`]: a loaded set of documents, the input of `plan`.
+//! - [`shared`]: equal run declarations of a set held once.
 //! - [`files`]: finding and reading manifest files, deterministically.
 //! - [`yaml`]: parsing YAML into JSON values with a span for every path, under budgets.
 //! - [`diagnostic`]: `file:line:column` diagnostics and their rendering.
@@ -29,6 +30,7 @@ pub mod reference;
 pub mod schema;
 pub mod semantic;
 pub mod set;
+pub mod shared;
 pub mod types;
 pub mod violations;
 pub mod yaml;

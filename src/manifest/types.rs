@@ -17,6 +17,8 @@
 //! item counts, formats) are not written here: [`super::limits`] derives them from
 //! the service's reference and adds them to the schema.
 
+use std::sync::Arc;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -87,12 +89,15 @@ pub struct LogStreamSpec {
     #[schemars(length(min = 1))]
     pub id: Option<String>,
     /// Scorers and sampling rules.
+    // Shared: thousands of runs often declare the same settings, held once
+    // (`manifest::shared`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metric_settings: Option<MetricSettingsSpec>,
+    pub metric_settings: Option<Arc<MetricSettingsSpec>>,
     /// The trends dashboard (the log stream's default dashboard).
-    // Boxed: a planned log stream keeps its name and id, not this room.
+    // Shared, like `metric_settings`; behind a pointer, a planned log stream
+    // keeps its name and id, not this room.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trends: Option<Box<TrendsSpec>>,
+    pub trends: Option<Arc<TrendsSpec>>,
 }
 
 /// An experiment's managed configuration.
@@ -108,8 +113,10 @@ pub struct ExperimentSpec {
     #[schemars(length(min = 1))]
     pub id: Option<String>,
     /// Scorers and sampling rules.
+    // Shared: thousands of runs often declare the same settings, held once
+    // (`manifest::shared`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metric_settings: Option<MetricSettingsSpec>,
+    pub metric_settings: Option<Arc<MetricSettingsSpec>>,
 }
 
 /// Metric settings: each list, when present, is authoritative.
