@@ -22,7 +22,7 @@ use std::path::PathBuf;
 
 use super::check::{Claim, Spec};
 use super::diagnostic::{self, Diagnostic};
-use super::files::{self, FileError};
+use super::files::{self, FileError, ManifestFile};
 use super::pipeline::{self, Threads};
 use super::set::{Located, ManifestSet, Origin};
 use super::shared::SharedParts;
@@ -124,6 +124,7 @@ pub fn load_on(
     let mut digest = std::hash::DefaultHasher::new();
     for file in read {
         (&file.name, file.digest).hash(&mut digest);
+        let shown = outcome.diagnostics.len();
         outcome.documents += file.documents.len();
         outcome.diagnostics.extend(file.yaml_errors);
         for document in file.documents {
@@ -147,7 +148,19 @@ pub fn load_on(
                 None => {}
             }
         }
-        outcome.sources.insert(file.name, file.masked);
+        if outcome.diagnostics.len() > shown {
+            // Quoted by its diagnostics. A file kept no text when nothing in
+            // it needed showing or masking: a diagnostic across files (a
+            // project declared twice) quotes it as read again.
+            let text = file.masked.or_else(|| {
+                ManifestFile::read(&file.path, &Limits::default())
+                    .ok()
+                    .map(|f| f.text)
+            });
+            if let Some(text) = text {
+                outcome.sources.insert(file.name, text);
+            }
+        }
     }
     outcome.digest = digest.finish();
     diagnostic::sort(&mut outcome.diagnostics);

@@ -23,11 +23,12 @@ use std::num::NonZero;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::check::{self, Checked, Input};
+use super::check::{self, Checked, Input, Spec};
 use super::diagnostic::{Diagnostic, LineIndex, Span};
 use super::files::{FileError, ManifestFile};
 use super::mask;
 use super::set::Origin;
+use super::shared::SharedParts;
 use super::yaml::Limits;
 use crate::api::SECRET_FIELDS;
 
@@ -68,8 +69,13 @@ pub struct FileOutcome {
     pub yaml_errors: Vec<Diagnostic>,
     /// Each document's checks, in file order (empty documents are skipped).
     pub documents: Vec<DocumentOutcome>,
-    /// The text, with literal secrets masked.
-    pub masked: String,
+    /// Where the file is.
+    pub path: PathBuf,
+    /// The text, with literal secrets masked, for diagnostics to quote;
+    /// `None` when the file has no diagnostic of its own and nothing to
+    /// mask (most files: a repo of thousands is not held twice), so a
+    /// diagnostic found across files quotes it as read again.
+    pub masked: Option<String>,
     /// A hash of the text as read (secrets included), to tell whether the
     /// file changed between two loads.
     pub digest: u64,
@@ -185,7 +191,7 @@ fn file(
     let file = ManifestFile::read(path, limits)?;
     let lines = LineIndex::new(&file.text);
     let mut hidden: Vec<Span> = Vec::new();
-    let documents = file
+    let mut documents = file
         .documents()
         .iter()
         .map(|document| {
@@ -204,13 +210,27 @@ fn file(
                 checked,
             }
         })
-        .collect();
+        .collect::<Vec<_>>();
+    // Equal run declarations of the file held once before its outcome is
+    // kept with the others (`load` shares them across files).
+    let mut shared = SharedParts::default();
+    for document in &mut documents {
+        if let Some(Spec::Project(spec)) = &mut document.checked.spec {
+            shared.share(spec);
+        }
+    }
+    let yaml_errors = file.diagnostics();
+    let quiet = yaml_errors.is_empty()
+        && hidden.is_empty()
+        && documents.iter().all(|d| d.checked.diagnostics.is_empty());
     // Parsed text is masked where the documents say; text that did not parse, by the
     // look of its lines.
-    let masked = if file.parsed.is_ok() {
-        mask::mask_spans(&file.text, &hidden)
+    let masked = if quiet {
+        None
+    } else if file.parsed.is_ok() {
+        Some(mask::mask_spans(&file.text, &hidden))
     } else {
-        mask::mask_secret_lines(&file.text, SECRET_FIELDS)
+        Some(mask::mask_secret_lines(&file.text, SECRET_FIELDS))
     };
     let digest = {
         let mut hasher = std::hash::DefaultHasher::new();
@@ -218,10 +238,11 @@ fn file(
         hasher.finish()
     };
     Ok(FileOutcome {
-        yaml_errors: file.diagnostics(),
+        yaml_errors,
         documents,
         masked,
         digest,
+        path: file.path,
         name: file.name,
     })
 }

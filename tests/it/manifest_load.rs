@@ -219,6 +219,12 @@ fn projects_and_providers_are_declared_once_across_files() {
         ]
     );
     assert_eq!((outcome.files, outcome.documents), (2, 4));
+    // b.yaml has nothing wrong of its own, so its text was not kept while
+    // loading: the diagnostics found across files quote it all the same.
+    let rendered = outcome.render_diagnostics(false);
+    for quoted in ["3 | name: demo-project", "6 | provider: openai"] {
+        assert!(rendered.contains(quoted), "{quoted:?} in:\n{rendered}");
+    }
 }
 
 #[test]
