@@ -95,9 +95,10 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
     }
     if args.output == Format::Text && source.is_some() {
         // Printed, and confirmed by planning the manifests again: the text
-        // report shows outcomes, not field differences (9 MB at 10,000 log
-        // streams). A saved plan keeps them: they are how it is confirmed.
-        plan.release_field_differences();
+        // report shows outcomes, not what the plan printed (the field
+        // differences alone are 9 MB at 10,000 log streams). A saved plan
+        // keeps them: its field differences are how it is confirmed.
+        plan.release_printed();
     }
     check_secrets_available(&plan)?;
     interruptible(&stop, confirm(args)).await??;

@@ -49,12 +49,18 @@ impl Plan {
         self.changes.is_empty()
     }
 
-    /// Drops every change's field differences, once the plan is printed and
-    /// what is left to do with it (apply it, confirm it against the
-    /// manifests, report outcomes) needs its addresses and operations only.
-    pub fn release_field_differences(&mut self) {
+    /// Drops what only the printed plan shows of each change (its field
+    /// differences, reason, live fingerprint, warnings and creator), once
+    /// it is printed and what is left to do with it (apply it, confirm it
+    /// against the manifests, report outcomes) needs its addresses and
+    /// operations only.
+    pub fn release_printed(&mut self) {
         for change in &mut self.changes {
             change.fields = Vec::new();
+            change.reason = String::new();
+            change.live_fingerprint = String::new();
+            change.warnings = Vec::new();
+            change.created_by = None;
         }
     }
 
