@@ -165,7 +165,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
             let addresses = outcomes
                 .iter()
                 .filter(|o| o.status == OutcomeStatus::Succeeded)
-                .map(|o| &o.address)
+                .map(|o| &*o.address)
                 .collect();
             let touched = Touched::at(addresses, named);
             // Loaded again, and released as they are planned.

@@ -67,7 +67,10 @@ pub struct OutcomeCounts {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChangeOutcome {
     /// The object.
-    pub address: Address,
+    // Boxed: an apply of 10,000 log streams holds 25,000 outcomes, in one
+    // vector that stays small while each address fits in the room the
+    // printed plan's freed parts left.
+    pub address: Box<Address>,
     /// The planned action.
     pub action: Action,
     /// How it ended.

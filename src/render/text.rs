@@ -552,9 +552,9 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, &(status, transient))| ChangeOutcome {
-                    address: Address::Integration {
+                    address: Box::new(Address::Integration {
                         provider: format!("p{i}"),
-                    },
+                    }),
                     action: Action::Update,
                     status,
                     detail: None,

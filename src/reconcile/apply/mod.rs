@@ -346,7 +346,7 @@ fn outcome(
     detail: Option<String>,
 ) -> ChangeOutcome {
     ChangeOutcome {
-        address: change.address.clone(),
+        address: Box::new(change.address.clone()),
         action: change.action,
         status,
         detail,
