@@ -59,6 +59,9 @@ pub enum Error {
     /// A saved plan could not be written or read.
     #[error(transparent)]
     SavedPlan(#[from] SavedPlanError),
+    /// The plan's changes could not be read back from its temporary file.
+    #[error(transparent)]
+    Changes(#[from] crate::plan::ChangesError),
     /// A saved plan was made against another service.
     #[error(
         "the plan was made against {planned}, but this run targets {current}; plan again against this service"
@@ -127,6 +130,9 @@ pub enum Error {
     /// The async runtime could not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
+    /// The result could not be written to stdout.
+    #[error("cannot write the output: {0}")]
+    Output(#[source] std::io::Error),
 }
 
 /// What planning the exported files against live state showed (see
@@ -142,6 +148,15 @@ pub enum Unverified {
 }
 
 impl Error {
+    /// The error of writing a result: a plan's change that could not be
+    /// read back ([`Error::Changes`]), or the write itself ([`Error::Output`]).
+    pub fn output(error: std::io::Error) -> Self {
+        match error.downcast::<crate::plan::ChangesError>() {
+            Ok(unread) => Error::Changes(unread),
+            Err(error) => Error::Output(error),
+        }
+    }
+
     /// The exit status this error ends the process with.
     pub fn exit_status(&self) -> ExitStatus {
         match self {
@@ -157,6 +172,7 @@ impl Error {
             | Error::Read(_)
             | Error::Api(_)
             | Error::SavedPlan(_)
+            | Error::Changes(_)
             | Error::ServiceMismatch { .. }
             | Error::Unchecked(_)
             | Error::PlanMoved { .. }
@@ -166,7 +182,8 @@ impl Error {
             | Error::Files(_)
             | Error::ExportUnloadable
             | Error::ExportUnverified(_)
-            | Error::Runtime(_) => ExitStatus::Failure,
+            | Error::Runtime(_)
+            | Error::Output(_) => ExitStatus::Failure,
             Error::Interrupted { .. } => ExitStatus::Interrupted,
         }
     }

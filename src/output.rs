@@ -86,11 +86,19 @@ impl Printer {
 
     /// Writes a result to stdout as `write` produces it, through a buffer:
     /// a large document (a 10,000-object plan as JSON is tens of megabytes)
-    /// is never held whole. A closed pipe is not an error.
-    pub fn out_streamed(&self, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) {
+    /// is never held whole. A closed pipe is not an error (a reader that
+    /// went away has all it wanted); any other error is, whether writing
+    /// failed (a full disk behind `> plan.txt`) or producing what to write
+    /// did (a plan's change that cannot be read back).
+    pub fn out_streamed(
+        &self,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
         let mut out = io::BufWriter::new(io::stdout().lock());
-        // As in `out`: a reader that went away has all it wanted.
-        let _ = write(&mut out).and_then(|()| out.flush());
+        match write(&mut out).and_then(|()| out.flush()) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            written => written,
+        }
     }
 
     /// Writes a diagnostic line to stderr (suppressed by `-q` unless an error).

@@ -9,6 +9,7 @@
 //! signal exits at once.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::io::{BufRead, IsTerminal};
 use std::sync::Arc;
 
@@ -17,8 +18,8 @@ use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::output::Printer;
 use crate::plan::{
-    ApplyReport, ChangeOutcome, Enrichment, Operation, OutcomeStatus, Plan, PlanOptions,
-    ResourceChange,
+    AddressKind, ApplyReport, ChangeOutcome, ChangesError, Enrichment, Operation, OutcomeStatus,
+    Plan, PlanOptions, ResourceChange,
 };
 use crate::progress::Progress;
 use crate::reconcile::apply::secrets::referenced_variables;
@@ -82,16 +83,20 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
             report: &report,
             plan_after_apply: None,
         };
-        printer.out_streamed(|out| match args.output {
-            Format::Json => write_apply(&applied, args.output, &render_options, out),
-            _ => write_plan(&plan, &enrichment, args.output, &render_options, out),
-        });
+        printer
+            .out_streamed(|out| match args.output {
+                Format::Json => write_apply(&applied, args.output, &render_options, out),
+                _ => write_plan(&plan, &enrichment, args.output, &render_options, out),
+            })
+            .map_err(Error::output)?;
         return Ok(ExitStatus::Success);
     }
     if args.output != Format::Json {
         // Written as rendered: a 10,000-object plan is megabytes of text.
+        // A plan that cannot be shown is not applied.
         printer
-            .out_streamed(|out| write_plan(&plan, &enrichment, args.output, &render_options, out));
+            .out_streamed(|out| write_plan(&plan, &enrichment, args.output, &render_options, out))
+            .map_err(Error::output)?;
     }
     if args.output == Format::Text && source.is_some() {
         // Printed, and confirmed by planning the manifests again: the text
@@ -130,13 +135,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
             report: &report,
             plan_after_apply: None,
         };
-        printer.out_streamed(|out| match args.output {
-            // The outcomes were printed as they came: what follows them.
-            Format::Text => {
-                out.write_all(render_apply_summary(&applied, &render_options).as_bytes())
-            }
-            _ => write_apply(&applied, args.output, &render_options, out),
-        });
+        write_report(printer, &applied, args.output, &render_options);
         let c = report.counts();
         printer.warn(&format!(
             "interrupted ({signal}): {} change(s) succeeded, {} failed, {} not started; the next apply completes the rest",
@@ -145,21 +144,12 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         return Ok(ExitStatus::Interrupted);
     }
     let progress = Progress::start(printer, &connection.client, "Confirming");
-    let succeeded =
-        |(_, o): &(&ResourceChange, &ChangeOutcome)| o.status == OutcomeStatus::Succeeded;
     let unconverged = match &source {
         Some(source) => {
-            let named = named_ids(
-                plan.changes
-                    .iter()
-                    .zip(&outcomes)
-                    .filter(succeeded)
-                    .map(|(c, _)| c),
-            );
+            let named = named_by_succeeded(&plan, &outcomes);
             if args.output == Format::Text {
                 // The text report shows the outcomes: the changes are let go
-                // before the manifests are loaded again (at 10,000 log
-                // streams, 16 MB of changes beside 17 MB of manifests).
+                // before the manifests are loaded again.
                 plan.release_changes();
             }
             let addresses = outcomes
@@ -167,26 +157,48 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
                 .filter(|o| o.status == OutcomeStatus::Succeeded)
                 .map(|o| &*o.address)
                 .collect();
-            let touched = Touched::at(addresses, named);
-            // Loaded again, and released as they are planned.
-            match source.reload() {
-                Ok(desired) => {
-                    let (client, prune) = (&connection.client, args.shape.prune);
-                    replan_touched(client, Cow::Owned(desired), prune, &touched, Some(&state)).await
+            match named {
+                Ok(named) => {
+                    let touched = Touched::at(addresses, named);
+                    // Loaded again, and released as they are planned.
+                    match source.reload() {
+                        Ok(desired) => {
+                            let (client, prune) = (&connection.client, args.shape.prune);
+                            replan_touched(
+                                client,
+                                Cow::Owned(desired),
+                                prune,
+                                &touched,
+                                Some(&state),
+                            )
+                            .await
+                        }
+                        Err(changed) => not_confirmed(&touched, &changed.to_string()),
+                    }
                 }
-                Err(changed) => not_confirmed(&touched, &changed.to_string()),
+                Err(error) => not_confirmed(
+                    &Touched::at(addresses, Default::default()),
+                    &error.to_string(),
+                ),
             }
         }
-        None => {
-            let applied: Vec<&ResourceChange> = plan
-                .changes
-                .iter()
-                .zip(&outcomes)
-                .filter(succeeded)
-                .map(|(c, _)| c)
-                .collect();
-            check_fields(&connection.client, &state.catalog, &applied).await
-        }
+        None => match succeeded_changes(&plan, &outcomes) {
+            Ok(applied) => {
+                let applied: Vec<&ResourceChange> = applied.iter().map(|c| &**c).collect();
+                check_fields(&connection.client, &state.catalog, &applied).await
+            }
+            Err(error) => {
+                let addresses = outcomes
+                    .iter()
+                    .filter(|o| o.status == OutcomeStatus::Succeeded)
+                    .map(|o| &*o.address)
+                    .collect();
+                not_confirmed(
+                    &Touched::at(addresses, Default::default()),
+                    &error.to_string(),
+                )
+            }
+        },
     };
     drop(progress);
     let report = ApplyReport {
@@ -218,16 +230,29 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         report: &report,
         plan_after_apply: after.as_ref().map(|(p, e)| (p, e)),
     };
-    printer.out_streamed(|out| match args.output {
-        // The outcomes were printed as they came: what follows them.
-        Format::Text => out.write_all(render_apply_summary(&applied, &render_options).as_bytes()),
-        _ => write_apply(&applied, args.output, &render_options, out),
-    });
+    write_report(printer, &applied, args.output, &render_options);
     Ok(if report.is_complete() {
         ExitStatus::Success
     } else {
         ExitStatus::Incomplete
     })
+}
+
+/// Writes what the apply did (after the outcomes, printed as they came, in
+/// a text report). The changes are made by then: a report that cannot be
+/// written is an error on stderr, and the exit status still says whether
+/// the apply completed.
+fn write_report(printer: &Printer, applied: &Applied<'_>, format: Format, options: &RenderOptions) {
+    let written = printer.out_streamed(|out| match format {
+        Format::Text => out.write_all(render_apply_summary(applied, options)?.as_bytes()),
+        _ => write_apply(applied, format, options, out),
+    });
+    if let Err(error) = written {
+        printer.error(&format!(
+            "{} (the changes above were made; the exit status says whether the apply completed)",
+            Error::output(error)
+        ));
+    }
 }
 
 async fn from_manifests(args: &ApplyArgs, printer: &Printer) -> Result<Prepared, Error> {
@@ -269,7 +294,8 @@ async fn from_saved_plan(args: &ApplyArgs, path: &std::path::Path) -> Result<Pre
         });
     }
     let catalog = read_catalog(&connection.client, &Default::default()).await?;
-    let changes: Vec<&ResourceChange> = saved.plan.changes.iter().collect();
+    let changes = saved.plan.changes.to_vec().map_err(Error::Changes)?;
+    let changes: Vec<&ResourceChange> = changes.iter().collect();
     let moved = check_unchanged(&connection.client, &catalog, &changes)
         .await
         .map_err(Error::Unchecked)?;
@@ -319,18 +345,24 @@ fn stream_outcome(outcome: &ChangeOutcome, format: Format, printer: &Printer, pr
 
 /// Refuses before any write when an integration's secret variable is not set.
 fn check_secrets_available(plan: &Plan) -> Result<(), Error> {
+    let changes = &plan.changes;
     let mut missing = Vec::new();
-    for change in &plan.changes {
+    for i in 0..changes.len() {
+        if !matches!(
+            changes.kind(i),
+            AddressKind::Integration | AddressKind::CustomIntegration
+        ) {
+            continue;
+        }
+        let change = changes.get(i).map_err(Error::Changes)?;
         for body in change
             .operations
             .iter()
             .filter_map(Operation::integration_body)
         {
-            {
-                for name in referenced_variables(body) {
-                    if process_env(&name).is_none_or(|v| v.is_empty()) {
-                        missing.push(format!("{name} (for {})", change.address));
-                    }
+            for name in referenced_variables(body) {
+                if process_env(&name).is_none_or(|v| v.is_empty()) {
+                    missing.push(format!("{name} (for {})", change.address));
                 }
             }
         }
@@ -340,6 +372,40 @@ fn check_secrets_available(plan: &Plan) -> Result<(), Error> {
     } else {
         Err(Error::MissingSecrets { missing })
     }
+}
+
+/// The ids of existing objects that the changes that succeeded named
+/// ([`named_ids`]): only sections, widgets and templates are named by id,
+/// so only their changes are read back.
+fn named_by_succeeded(
+    plan: &Plan,
+    outcomes: &[ChangeOutcome],
+) -> Result<BTreeSet<String>, ChangesError> {
+    let changes = &plan.changes;
+    let mut named = BTreeSet::new();
+    for (i, outcome) in outcomes.iter().enumerate() {
+        let names_ids = matches!(
+            changes.kind(i),
+            AddressKind::Section | AddressKind::Widget | AddressKind::Template
+        );
+        if names_ids && outcome.status == OutcomeStatus::Succeeded {
+            named.extend(named_ids([&*changes.get(i)?]));
+        }
+    }
+    Ok(named)
+}
+
+/// The changes that succeeded, read back (a saved plan's, to check their fields).
+fn succeeded_changes<'p>(
+    plan: &'p Plan,
+    outcomes: &[ChangeOutcome],
+) -> Result<Vec<Cow<'p, ResourceChange>>, ChangesError> {
+    outcomes
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.status == OutcomeStatus::Succeeded)
+        .map(|(i, _)| plan.changes.get(i))
+        .collect()
 }
 
 /// Asks for confirmation on a terminal; without one, requires --auto-approve.

@@ -39,8 +39,10 @@ pub async fn run(args: &DriftArgs, printer: &Printer) -> Result<ExitStatus, Erro
         saved_plan: None,
         artifact: None,
     };
-    printer.out_streamed(|out| write_plan(&plan, &enrichment, args.output, &render_options, out));
-    if fails(&plan, &args.three_way.fail_on, printer) {
+    printer
+        .out_streamed(|out| write_plan(&plan, &enrichment, args.output, &render_options, out))
+        .map_err(Error::output)?;
+    if fails(&plan, &args.three_way.fail_on, printer)? {
         return Ok(ExitStatus::NeedsReview);
     }
     Ok(if plan.is_empty() {

@@ -114,7 +114,7 @@ async fn verify(
         }
         // Without --prune a plan deletes only a second object of a declared
         // name (drift), which export warned it left out.
-        Ok(p) if p.changes.iter().all(|c| c.action == Action::Delete) => {
+        Ok(p) if p.changes.actions().all(|action| action == Action::Delete) => {
             printer.info(&format!(
                 "Verified: planning the exported files against live state shows no changes but the deletion of {} second object(s) of a name, which export left out (see the warnings above).",
                 p.changes.len()
@@ -133,7 +133,7 @@ async fn verify(
                 &Enrichment::default(),
                 Format::Text,
                 &options,
-            ));
+            )?);
             Err(Error::ExportUnverified(Unverified::Changes(
                 p.changes.len(),
             )))

@@ -4,7 +4,7 @@ use crate::cli::{FailOn, PlanArgs};
 use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::output::Printer;
-use crate::plan::{Attribution, Plan};
+use crate::plan::{Attribution, ChangesError, Plan};
 use crate::render::{Mode, RenderOptions, write_plan};
 
 use super::reconcile::{Printable, plan_three_way};
@@ -32,7 +32,9 @@ pub async fn run(args: &PlanArgs, printer: &Printer) -> Result<ExitStatus, Error
         saved_plan: saved_plan.as_deref(),
         artifact: args.artifact.as_deref(),
     };
-    printer.out_streamed(|out| write_plan(&plan, &enrichment, args.output, &render_options, out));
+    printer
+        .out_streamed(|out| write_plan(&plan, &enrichment, args.output, &render_options, out))
+        .map_err(Error::output)?;
     if let Some(path) = &args.out {
         let service = connection.service_label();
         let saved = SavedPlanRef {
@@ -46,7 +48,7 @@ pub async fn run(args: &PlanArgs, printer: &Printer) -> Result<ExitStatus, Error
             path.display()
         ));
     }
-    if fails(&plan, &args.three_way.fail_on, printer) {
+    if fails(&plan, &args.three_way.fail_on, printer)? {
         return Ok(ExitStatus::NeedsReview);
     }
     Ok(if args.detailed_exitcode && !plan.is_empty() {
@@ -58,7 +60,7 @@ pub async fn run(args: &PlanArgs, printer: &Printer) -> Result<ExitStatus, Error
 
 /// Whether `plan` has a change (or a field of one) of an attribution
 /// `fail_on` names; says which on stderr.
-pub fn fails(plan: &Plan, fail_on: &[FailOn], printer: &Printer) -> bool {
+pub fn fails(plan: &Plan, fail_on: &[FailOn], printer: &Printer) -> Result<bool, ChangesError> {
     let mut failed = false;
     for wanted in [FailOn::Conflict, FailOn::Drift] {
         if !fail_on.contains(&wanted) {
@@ -68,7 +70,7 @@ pub fn fails(plan: &Plan, fail_on: &[FailOn], printer: &Printer) -> bool {
             FailOn::Conflict => (Attribution::Conflict, "conflict"),
             FailOn::Drift => (Attribution::Drift, "drift"),
         };
-        let count = count_with(plan, attribution);
+        let count = count_with(plan, attribution)?;
         if count > 0 {
             failed = true;
             let (noun, what) = match (wanted, count) {
@@ -82,16 +84,23 @@ pub fn fails(plan: &Plan, fail_on: &[FailOn], printer: &Printer) -> bool {
             ));
         }
     }
-    failed
+    Ok(failed)
 }
 
-/// How many changes have `attribution`, themselves or in a field.
-pub fn count_with(plan: &Plan, attribution: Attribution) -> usize {
-    plan.changes
-        .iter()
-        .filter(|c| {
-            c.attribution == Some(attribution)
-                || c.fields.iter().any(|f| f.attribution == Some(attribution))
-        })
-        .count()
+/// How many changes have `attribution`, themselves or in a field (an
+/// attributed plan is held in memory: [`crate::plan::attribution::attribute`]).
+pub fn count_with(plan: &Plan, attribution: Attribution) -> Result<usize, ChangesError> {
+    let mut count = 0;
+    for change in plan.changes.iter() {
+        let change = change?;
+        if change.attribution == Some(attribution)
+            || change
+                .fields
+                .iter()
+                .any(|f| f.attribution == Some(attribution))
+        {
+            count += 1;
+        }
+    }
+    Ok(count)
 }

@@ -344,7 +344,7 @@ pub async fn plan_three_way(
                     applied: applied_plan,
                     declared: &declared,
                 },
-            );
+            )?;
             if let Some(why) = unknown {
                 printer.warn(&format!("{why}: pending changes are shown as drift"));
                 plan.notes.push(attribution::applied_unknown(&why));
@@ -353,7 +353,7 @@ pub async fn plan_three_way(
             plan
         }
     };
-    let touched = TouchedVersions::of_state(&three.state, &plan);
+    let touched = TouchedVersions::of_state(&three.state, &plan)?;
     let (enrichment, warning) = enrich(&connection.client, &touched, &plan).await;
     if let Some(warning) = warning {
         printer.warn(&warning);

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::plan::{PLAN_FORMAT_VERSION, Plan};
 
 /// The file format of a saved plan.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct SavedPlan {
     /// The service the plan was computed against (its base URL, or `sandbox`).
     pub service: String,

@@ -351,7 +351,9 @@ fn exported_files_load_back_into_the_same_specs_and_plan_empty() {
     // are drift.
     let deletes: Vec<String> = planned
         .changes
-        .iter()
+        .to_vec()
+        .expect("changes read back")
+        .into_iter()
         .map(|c| format!("{:?} {}", c.action, c.address))
         .collect();
     assert_eq!(
@@ -367,7 +369,9 @@ fn exported_files_load_back_into_the_same_specs_and_plan_empty() {
     );
     let operations: Vec<String> = planned
         .changes
-        .iter()
+        .to_vec()
+        .expect("changes read back")
+        .into_iter()
         .map(|c| format!("{:?}", c.operations))
         .collect();
     for (operations, second) in operations.iter().zip(["\"d3\"", "\"q2\"", "\"w2\""]) {

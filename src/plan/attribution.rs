@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::address::Address;
+use super::changes::{Changes, ChangesError};
 use super::diff::path_label;
 use super::target::Target;
 use super::types::{FieldChange, Note, NoteKind, Plan, ResourceChange};
@@ -131,7 +132,7 @@ impl AttributionCounts {
     pub fn of(plan: &Plan) -> Option<AttributionCounts> {
         let mut counts = AttributionCounts::default();
         let mut any = false;
-        for attribution in plan.changes.iter().filter_map(|c| c.attribution) {
+        for attribution in (0..plan.changes.len()).filter_map(|i| plan.changes.attribution(i)) {
             any = true;
             *counts.get_mut(attribution) += 1;
         }
@@ -227,31 +228,31 @@ pub struct Sides<'a> {
 
 /// The pull request's plan with every change and field attributed, and a
 /// note for each change the base would make that the pull request does not.
-pub fn attribute(mut plan: Plan, sides: Sides<'_>) -> Plan {
-    let mut matched = vec![false; sides.base.changes.len()];
-    for change in &mut plan.changes {
-        let base = counterpart(sides.base, change);
-        if let Some(i) = base {
+/// The three plans are compared in memory: the attributed plan is held
+/// there too.
+pub fn attribute(mut plan: Plan, sides: Sides<'_>) -> Result<Plan, ChangesError> {
+    let base = sides.base.changes.to_vec()?;
+    let applied = sides.applied.map(|a| a.changes.to_vec()).transpose()?;
+    let mut changes = std::mem::take(&mut plan.changes).into_vec()?;
+    let mut matched = vec![false; base.len()];
+    for change in &mut changes {
+        let base_index = counterpart(&base, change);
+        if let Some(i) = base_index {
             matched[i] = true;
         }
-        let base = base.map(|i| &sides.base.changes[i]);
-        let applied = sides
-            .applied
-            .map(|a| counterpart(a, change).map(|i| &a.changes[i]));
-        attribute_change(change, base, applied);
+        let base_change = base_index.map(|i| &base[i]);
+        let applied = applied
+            .as_deref()
+            .map(|a| counterpart(a, change).map(|i| &a[i]));
+        attribute_change(change, base_change, applied);
     }
-    for (change, _) in sides
-        .base
-        .changes
-        .iter()
-        .zip(&matched)
-        .filter(|(_, m)| !**m)
-    {
+    plan.changes = Changes::from(changes);
+    for (change, _) in base.iter().zip(&matched).filter(|(_, m)| !**m) {
         plan.notes.push(only_at_base(change, sides.declared));
     }
     plan.notes.sort();
     plan.notes.dedup();
-    plan
+    Ok(plan)
 }
 
 /// A plan that could not be attributed, with a note saying why (and that it
@@ -322,19 +323,18 @@ pub fn only_at_base(change: &ResourceChange, declared: &[Target]) -> Note {
 /// on: the same address (and action, when there are several), else the
 /// change to the same live object (a renamed section, template, dashboard
 /// or widget, a widget moved to another section).
-fn counterpart(other: &Plan, change: &ResourceChange) -> Option<usize> {
-    let at = |i: &usize| other.changes[*i].address == change.address;
-    let same: Vec<usize> = (0..other.changes.len()).filter(at).collect();
+fn counterpart(other: &[ResourceChange], change: &ResourceChange) -> Option<usize> {
+    let at = |i: &usize| other[*i].address == change.address;
+    let same: Vec<usize> = (0..other.len()).filter(at).collect();
     if let Some(i) = same
         .iter()
-        .find(|i| other.changes[**i].action == change.action)
+        .find(|i| other[**i].action == change.action)
         .or(same.first())
     {
         return Some(*i);
     }
     let live = live_identity(change)?;
     other
-        .changes
         .iter()
         .position(|c| live_identity(c).as_ref() == Some(&live))
 }

@@ -16,6 +16,7 @@
 
 pub mod address;
 pub mod attribution;
+pub mod changes;
 pub mod confirm;
 pub mod diff;
 pub mod fingerprint;
@@ -38,6 +39,7 @@ use serde::Serialize;
 
 pub use address::{Address, RunKind, TemplateKind};
 pub use attribution::Attribution;
+pub use changes::{AddressKind, Changes, ChangesError};
 pub use json_text::JsonText;
 pub use report::*;
 pub use target::{Segment, Target, Targets};
@@ -268,14 +270,17 @@ pub struct Planning<'a> {
     /// The desired projects the options reach, by key: their indices.
     wanted: BTreeMap<ObjectKey, Vec<usize>>,
     /// The changes planned so far, of every project, in the order the
-    /// projects came in (one vector: a vector per project, gathered at the
-    /// end, would hold every change twice at that moment).
-    changes: Vec<ResourceChange>,
+    /// projects came in (spilled to a temporary file once many: [`Changes`]).
+    changes: Changes,
+    /// The changes of the project planned last, which [`Planning::project`]
+    /// returns: stored with the others when the next one is planned.
+    last: Vec<ResourceChange>,
     /// The notes planned so far, likewise.
     notes: Vec<Note>,
     /// Each desired project's problems, by index, once it is planned.
     problems: Vec<Option<Vec<Problem>>>,
-    /// The JSON texts of the changes so far, each held once.
+    /// The JSON texts of the changes held so far, each held once (until
+    /// they are spilled).
     texts: SharedTexts,
 }
 
@@ -312,7 +317,8 @@ impl<'a> Planning<'a> {
             live,
             options,
             wanted,
-            changes: Vec::new(),
+            changes: Changes::new(),
+            last: Vec::new(),
             notes: Vec::new(),
             problems,
             texts: SharedTexts::default(),
@@ -320,9 +326,10 @@ impl<'a> Planning<'a> {
     }
 
     /// Plans the desired projects that refer to `key`, against
-    /// `live_project`, its live state; returns the changes they add.
+    /// `live_project`, its live state; returns the changes they add (those
+    /// the options select).
     pub fn project(&mut self, key: &ObjectKey, live_project: &ProjectState) -> &[ResourceChange] {
-        let start = self.changes.len();
+        self.store_last();
         let Some(indices) = self.wanted.get(key) else {
             return &[];
         };
@@ -342,19 +349,28 @@ impl<'a> Planning<'a> {
                 &project.spec,
                 live_project,
             );
-            let mut added = planner.changes;
-            for change in &mut added {
-                change.share_texts(&mut self.texts);
-            }
-            grow_for(&mut self.changes, added.len());
-            self.changes.append(&mut added);
+            self.last.append(&mut planner.changes);
             self.notes = planner.notes;
             self.problems[index] = Some(planner.problems);
             if let Cow::Owned(desired) = &mut self.desired {
                 desired.projects[index].spec.release_planned();
             }
         }
-        &self.changes[start..]
+        let options = self.options;
+        self.last.retain(|c| options.selects(&c.address));
+        &self.last
+    }
+
+    /// Stores the changes of the project planned last with the others.
+    fn store_last(&mut self) {
+        for mut change in self.last.drain(..) {
+            if self.changes.is_spilled() {
+                self.texts = SharedTexts::default();
+            } else {
+                change.share_texts(&mut self.texts);
+            }
+            self.changes.push(change);
+        }
     }
 
     /// The plan, once every live project was given: `projects` are the
@@ -430,23 +446,14 @@ impl<'a> Planning<'a> {
                 problems: planner.problems,
             });
         }
+        self.store_last();
         let mut changes = std::mem::take(&mut self.changes);
-        grow_for(&mut changes, planner.changes.len());
-        changes.append(&mut planner.changes);
-        changes.retain(|c| options.selects(&c.address));
-        // Held until the command ends (an apply's longest phase).
-        changes.shrink_to_fit();
-        // In place (a stable sort would borrow a buffer of half the plan at
-        // the moment memory peaks), on a total order, since projects come
-        // in in any order: ties of address and action (copies of one
-        // declared section to delete) are ordered by what they do.
-        changes.sort_unstable_by(|a, b| {
-            a.address
-                .cmp(&b.address)
-                .then(a.action.cmp(&b.action))
-                .then_with(|| a.live_fingerprint.cmp(&b.live_fingerprint))
-                .then_with(|| operations_text(a).cmp(&operations_text(b)))
-        });
+        for change in planner.changes.drain(..) {
+            if options.selects(&change.address) {
+                changes.push(change);
+            }
+        }
+        changes.sort();
         let mut notes = std::mem::take(&mut self.notes);
         notes.append(&mut planner.notes);
         notes.retain(|n| n.address.as_ref().is_none_or(|a| options.selects(a)));
@@ -459,12 +466,6 @@ impl<'a> Planning<'a> {
             notes,
         })
     }
-}
-
-/// The operations of `change` as JSON, to order two changes that tie on
-/// everything else (rare: only then is it computed).
-fn operations_text(change: &ResourceChange) -> String {
-    serde_json::to_string(&change.operations).unwrap_or_default()
 }
 
 /// The manifest field that names an object reading found missing: a
@@ -526,16 +527,6 @@ fn declared_at<'d>(
                 .key(key_field(&missing.key)),
         ))
     })
-}
-
-/// Makes room in `changes` for `more`, growing it by an eighth rather than
-/// doubling it: the changes of a large plan are its largest allocation, and
-/// a doubled vector leaves up to half of it unused.
-fn grow_for(changes: &mut Vec<ResourceChange>, more: usize) {
-    let free = changes.capacity() - changes.len();
-    if free < more {
-        changes.reserve_exact(more.max(changes.len() / 8));
-    }
 }
 
 fn plan_project(

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::address::{Address, RunKind, TemplateKind};
 use super::attribution::Attribution;
+use super::changes::Changes;
 use super::json_text::JsonText;
 use crate::api::{
     AnnotationConstraints, Compact, FeedbackConstraints, IntegrationCreate, MetricSettingsRequest,
@@ -24,12 +25,13 @@ use crate::manifest::types::EnvRef;
 pub const PLAN_FORMAT_VERSION: u32 = 2;
 
 /// A computed plan.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     /// [`PLAN_FORMAT_VERSION`].
     pub format_version: u32,
-    /// The changes, ordered by address.
-    pub changes: Vec<ResourceChange>,
+    /// The changes, ordered by address (held in memory while few, in a
+    /// temporary file once many: [`Changes`]).
+    pub changes: Changes,
     /// Things worth knowing that are not changes (unmanaged objects, ...), ordered.
     pub notes: Vec<Note>,
 }
@@ -39,7 +41,7 @@ impl Plan {
     pub fn empty() -> Self {
         Plan {
             format_version: PLAN_FORMAT_VERSION,
-            changes: Vec::new(),
+            changes: Changes::new(),
             notes: Vec::new(),
         }
     }
@@ -49,39 +51,24 @@ impl Plan {
         self.changes.is_empty()
     }
 
-    /// Drops what only the printed plan shows of each change (its field
-    /// differences, reason, live fingerprint, warnings and creator), once
-    /// it is printed and what is left to do with it (apply it, confirm it
-    /// against the manifests, report outcomes) needs its addresses and
-    /// operations only.
+    /// Drops what only the printed plan shows of each change held in
+    /// memory (its field differences, reason, live fingerprint, warnings
+    /// and creator), once it is printed and what is left to do with it
+    /// (apply it, confirm it against the manifests, report outcomes) needs
+    /// its addresses and operations only.
     pub fn release_printed(&mut self) {
-        for change in &mut self.changes {
-            change.fields = Vec::new();
-            change.reason = String::new();
-            change.live_fingerprint = String::new();
-            change.warnings = Vec::new();
-            change.created_by = None;
-        }
+        self.changes.release_printed();
     }
 
     /// Drops the changes, once applied, for a report that shows the
     /// outcomes only (a text report); the notes stay.
     pub fn release_changes(&mut self) {
-        self.changes = Vec::new();
+        self.changes = Changes::new();
     }
 
     /// How many changes of each action.
     pub fn summary(&self) -> Summary {
-        let mut s = Summary::default();
-        for c in &self.changes {
-            match c.action {
-                Action::Create => s.create += 1,
-                Action::Update => s.update += 1,
-                Action::Replace => s.replace += 1,
-                Action::Delete => s.delete += 1,
-            }
-        }
-        s
+        self.changes.summary()
     }
 }
 

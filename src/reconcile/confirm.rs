@@ -126,12 +126,17 @@ pub async fn replan_touched(
                 .filter_map(object_id)
                 .all(|id| !touched.named.contains(id))
     };
-    let mut out: Vec<Unconverged> = replanned
-        .changes
-        .into_iter()
+    let mut out: Vec<Unconverged> = Vec::new();
+    for c in replanned.changes.iter() {
+        let c = match c {
+            Ok(c) => c.into_owned(),
+            Err(error) => return not_confirmed(touched, &error.to_string()),
+        };
         // A change with no field to change (a secret rotation) has nothing to converge.
-        .filter(|c| addresses.contains(&c.address) && !c.fields.is_empty() && !foreign_copy(c))
-        .map(|c| Unconverged {
+        if !addresses.contains(&c.address) || c.fields.is_empty() || foreign_copy(&c) {
+            continue;
+        }
+        out.push(Unconverged {
             address: c.address,
             // Unconverged fields say what the plan wanted, then what live holds.
             fields: c
@@ -145,8 +150,8 @@ pub async fn replan_touched(
                     base: None,
                 })
                 .collect(),
-        })
-        .collect();
+        });
+    }
     out.sort_by(|a, b| a.address.cmp(&b.address));
     out
 }

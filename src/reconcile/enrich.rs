@@ -4,13 +4,16 @@
 //! user ids the plan names (operation 9, once per person). Neither can fail
 //! a plan: a lookup that fails is left out.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use futures::future::{join_all, try_join_all};
 
 use crate::api::ScorerConfig;
 use crate::client::{ApiError, Client};
-use crate::plan::{Address, BlastRadius, Enrichment, Operation, Plan, ResourceChange, RunKind};
+use crate::plan::{
+    AddressKind, BlastRadius, ChangesError, Enrichment, Operation, Plan, ResourceChange, RunKind,
+};
 use crate::state::{Catalog, ProjectState, RunState, State};
 
 /// A scorer version a change touches.
@@ -166,22 +169,34 @@ impl TouchedVersions {
     }
 
     /// The versions the changes of `plan` touch, against `live` read whole
-    /// (a three-way plan).
-    pub fn of_state(live: &State, plan: &Plan) -> Self {
+    /// (a three-way plan, held in memory).
+    pub fn of_state(live: &State, plan: &Plan) -> Result<Self, ChangesError> {
         let by_id: BTreeMap<&str, &ProjectState> =
             live.projects.values().map(|p| (p.id.as_str(), p)).collect();
         let mut touched = TouchedVersions::default();
-        for change in &plan.changes {
+        for change in metric_settings_changes(plan) {
+            let change = change?;
             let project = change.operations.iter().find_map(|op| match op {
                 Operation::PatchMetricSettings { project_id, .. } => by_id.get(project_id.as_str()),
                 _ => None,
             });
             if let Some(project) = project {
-                touched.add(&live.catalog, project, std::iter::once(change));
+                touched.add(&live.catalog, project, std::iter::once(&*change));
             }
         }
-        touched
+        Ok(touched)
     }
+}
+
+/// The metric-settings changes of `plan`, each read back as it is reached
+/// (the others are not read).
+fn metric_settings_changes(
+    plan: &Plan,
+) -> impl Iterator<Item = Result<Cow<'_, ResourceChange>, ChangesError>> {
+    let changes = &plan.changes;
+    (0..changes.len())
+        .filter(|&i| changes.kind(i) == AddressKind::MetricSettings)
+        .map(|i| changes.get(i))
 }
 
 /// The run of `project` a metric-settings operation changes, as read.
@@ -196,18 +211,30 @@ fn run_changed<'p>(project: &'p ProjectState, op: &Operation) -> Option<&'p RunS
     runs.values().find(|r| r.id == run.id)
 }
 
+/// Why blast radius could not be listed.
+#[derive(Debug, thiserror::Error)]
+enum RadiusError {
+    #[error(transparent)]
+    Api(#[from] ApiError),
+    #[error(transparent)]
+    Changes(#[from] ChangesError),
+}
+
 /// For each metric-settings change of `plan` that touches scorer versions
 /// used by other projects, those projects. Each version is listed once.
 async fn blast_radius(
     client: &Client,
     touched: &TouchedVersions,
     plan: &Plan,
-) -> Result<BTreeMap<String, Vec<BlastRadius>>, ApiError> {
+) -> Result<BTreeMap<String, Vec<BlastRadius>>, RadiusError> {
     let ids: BTreeSet<&str> = touched
         .versions
         .iter()
         .map(|t| t.version_id.as_str())
         .collect();
+    if ids.is_empty() {
+        return Ok(BTreeMap::new());
+    }
     let listings = try_join_all(ids.into_iter().map(|id| async move {
         let projects = client.scorer_version_projects(id).await?;
         Ok::<_, ApiError>((id.to_owned(), projects))
@@ -218,11 +245,10 @@ async fn blast_radius(
         .map(|(id, projects)| (id, projects.into_iter().map(|p| (p.id, p.name)).collect()))
         .collect();
     let mut out = BTreeMap::new();
-    for change in &plan.changes {
-        let (
-            Address::MetricSettings { .. },
-            Some(op @ Operation::PatchMetricSettings { project_id, .. }),
-        ) = (&change.address, change.operations.first())
+    for change in metric_settings_changes(plan) {
+        let change = change?;
+        let Some(op @ Operation::PatchMetricSettings { project_id, .. }) =
+            change.operations.first()
         else {
             continue;
         };
@@ -252,15 +278,22 @@ async fn blast_radius(
     Ok(out)
 }
 
-/// Looks up every person a `created_by` field of `plan` names: user id to
-/// `Name <email>`. A user that cannot be looked up is left out.
-async fn people(client: &Client, plan: &Plan) -> BTreeMap<String, String> {
-    let ids: BTreeSet<String> = plan
-        .changes
+/// The user ids the `created_by` fields of `plan` name.
+fn named_people(plan: &Plan) -> Result<BTreeSet<String>, ChangesError> {
+    let mut ids: BTreeSet<String> = plan
+        .notes
         .iter()
-        .filter_map(|c| c.created_by.clone())
-        .chain(plan.notes.iter().filter_map(|n| n.created_by.clone()))
+        .filter_map(|n| n.created_by.clone())
         .collect();
+    for change in plan.changes.iter() {
+        ids.extend(change?.created_by.clone());
+    }
+    Ok(ids)
+}
+
+/// Looks up every person in `ids`: user id to `Name <email>`. A user that
+/// cannot be looked up is left out.
+async fn people(client: &Client, ids: BTreeSet<String>) -> BTreeMap<String, String> {
     let lookups = join_all(ids.into_iter().map(|id| async move {
         let person = match client.get_user(&id).await {
             Ok(Some(user)) => Some(user.display()),
@@ -276,27 +309,31 @@ async fn people(client: &Client, plan: &Plan) -> BTreeMap<String, String> {
 }
 
 /// The enrichment of `plan` (both lookups at once), and a warning when the
-/// blast radius could not be listed.
+/// blast radius could not be listed or the people could not be found.
 pub async fn enrich(
     client: &Client,
     touched: &TouchedVersions,
     plan: &Plan,
 ) -> (Enrichment, Option<String>) {
-    let (radius, people) = tokio::join!(blast_radius(client, touched, plan), people(client, plan));
-    let (blast_radius, warning) = match radius {
-        Ok(r) => (r, None),
-        Err(e) => (
-            BTreeMap::new(),
-            Some(format!(
-                "could not list the other projects using the affected scorer versions: {e}"
-            )),
-        ),
-    };
+    let mut warnings = Vec::new();
+    let ids = named_people(plan).unwrap_or_else(|e| {
+        warnings.push(format!(
+            "could not find who created the objects changed: {e}"
+        ));
+        BTreeSet::new()
+    });
+    let (radius, people) = tokio::join!(blast_radius(client, touched, plan), people(client, ids));
+    let blast_radius = radius.unwrap_or_else(|e| {
+        warnings.push(format!(
+            "could not list the other projects using the affected scorer versions: {e}"
+        ));
+        BTreeMap::new()
+    });
     (
         Enrichment {
             blast_radius,
             people,
         },
-        warning,
+        (!warnings.is_empty()).then(|| warnings.join("; ")),
     )
 }

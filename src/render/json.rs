@@ -13,6 +13,7 @@
 //! Schemas of both documents are generated from these types
 //! ([`super::schema`]).
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
@@ -21,8 +22,8 @@ use serde::Serialize;
 use super::{Applied, Mode};
 use crate::plan::attribution::AttributionCounts;
 use crate::plan::{
-    BlastRadius, ChangeOutcome, Enrichment, Note, OutcomeCounts, Plan, ResourceChange, Summary,
-    Unconverged,
+    BlastRadius, ChangeOutcome, Changes, ChangesError, Enrichment, Note, OutcomeCounts, Plan,
+    ResourceChange, Summary, Unconverged,
 };
 
 /// Version of the `-o json` form of an apply report. Bumped on any
@@ -47,7 +48,8 @@ pub(crate) struct PlanDocument<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     attribution: Option<AttributionCounts>,
     /// The changes, ordered by address.
-    changes: Vec<ChangeView<'a>>,
+    #[schemars(with = "Vec<ChangeView<'a>>")]
+    changes: ChangeList<'a>,
     /// Things worth knowing that are not changes (unmanaged objects, ...), ordered.
     notes: &'a [Note],
     /// The people that `created_by` fields of changes and notes name: user
@@ -66,6 +68,44 @@ struct ChangeView<'a> {
     /// re-pins (absent when none).
     #[serde(skip_serializing_if = "<[BlastRadius]>::is_empty")]
     blast_radius: &'a [BlastRadius],
+}
+
+/// A plan's changes with their blast radius, serialized as a list of
+/// [`ChangeView`]s, each change read as it is written (a large plan's are
+/// in a temporary file).
+/// A change that cannot be read back ends the document with a serializer
+/// error, which holds only a message: the error itself is kept in
+/// `unread` for the caller ([`ChangeList::unread`]).
+struct ChangeList<'a> {
+    changes: &'a Changes,
+    enrichment: &'a Enrichment,
+    unread: RefCell<Option<ChangesError>>,
+}
+
+impl ChangeList<'_> {
+    /// The error that ended the document, if a change could not be read back.
+    fn unread(&self) -> Option<ChangesError> {
+        self.unread.borrow_mut().take()
+    }
+}
+
+impl Serialize for ChangeList<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeSeq as _};
+        let mut seq = serializer.serialize_seq(Some(self.changes.len()))?;
+        for change in self.changes.iter() {
+            let change = change.map_err(|error| {
+                let message = S::Error::custom(&error);
+                *self.unread.borrow_mut() = Some(error);
+                message
+            })?;
+            seq.serialize_element(&ChangeView {
+                change: &change,
+                blast_radius: self.enrichment.blast_radius_of(&change.address),
+            })?;
+        }
+        seq.end()
+    }
 }
 
 /// What `evalctl apply -o json` prints, once, whatever happened: the plan
@@ -91,71 +131,100 @@ pub(crate) struct ApplyDocument<'a> {
     plan_after_apply: Option<PlanDocument<'a>>,
 }
 
-fn plan_document<'a>(plan: &'a Plan, enrichment: &'a Enrichment, mode: Mode) -> PlanDocument<'a> {
-    PlanDocument {
+fn plan_document<'a>(
+    plan: &'a Plan,
+    enrichment: &'a Enrichment,
+    mode: Mode,
+) -> Result<PlanDocument<'a>, ChangesError> {
+    // Only the people the plan names.
+    let mut named = Vec::new();
+    for change in plan.changes.iter() {
+        named.extend(change?.created_by.clone());
+    }
+    let people = named
+        .iter()
+        .map(String::as_str)
+        .chain(plan.notes.iter().filter_map(|n| n.created_by.as_deref()))
+        .filter_map(|id| {
+            enrichment
+                .people
+                .get_key_value(id)
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+        })
+        .collect();
+    Ok(PlanDocument {
         format_version: plan.format_version,
         mode,
         summary: plan.summary(),
         attribution: AttributionCounts::of(plan),
-        changes: plan
-            .changes
-            .iter()
-            .map(|change| ChangeView {
-                change,
-                blast_radius: enrichment.blast_radius_of(&change.address),
-            })
-            .collect(),
+        changes: ChangeList {
+            changes: &plan.changes,
+            enrichment,
+            unread: RefCell::new(None),
+        },
         notes: &plan.notes,
-        // Only the people the plan names.
-        people: plan
-            .changes
-            .iter()
-            .filter_map(|c| c.created_by.as_deref())
-            .chain(plan.notes.iter().filter_map(|n| n.created_by.as_deref()))
-            .filter_map(|id| {
-                enrichment
-                    .people
-                    .get_key_value(id)
-                    .map(|(k, v)| (k.as_str(), v.as_str()))
-            })
-            .collect(),
-    }
+        people,
+    })
 }
 
 /// Renders a plan as JSON.
-pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, mode: Mode) -> String {
-    to_json(&plan_document(plan, enrichment, mode))
+pub(crate) fn plan(
+    plan: &Plan,
+    enrichment: &Enrichment,
+    mode: Mode,
+) -> Result<String, ChangesError> {
+    let mut out = Vec::new();
+    write_plan(plan, enrichment, mode, &mut out).map_err(unread)?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// Renders an apply, with its plan, as JSON.
-pub(crate) fn apply(applied: &Applied<'_>) -> String {
-    to_json(&apply_document(applied))
+pub(crate) fn apply(applied: &Applied<'_>) -> Result<String, ChangesError> {
+    let mut out = Vec::new();
+    write_apply(applied, &mut out).map_err(unread)?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
-fn apply_document<'a>(applied: &Applied<'a>) -> ApplyDocument<'a> {
+/// The error of a document written to memory: only reading a change back
+/// can fail there.
+fn unread(error: std::io::Error) -> ChangesError {
+    match error.downcast::<ChangesError>() {
+        Ok(error) => error,
+        Err(other) => ChangesError::Read(other),
+    }
+}
+
+fn apply_document<'a>(applied: &Applied<'a>) -> Result<ApplyDocument<'a>, ChangesError> {
     let report = applied.report;
-    ApplyDocument {
+    Ok(ApplyDocument {
         format_version: APPLY_FORMAT_VERSION,
-        plan: plan_document(applied.plan, applied.enrichment, Mode::Plan),
+        plan: plan_document(applied.plan, applied.enrichment, Mode::Plan)?,
         counts: report.counts(),
         complete: report.is_complete(),
         outcomes: &report.outcomes,
         unconverged: &report.unconverged,
         plan_after_apply: applied
             .plan_after_apply
-            .map(|(plan, enrichment)| plan_document(plan, enrichment, Mode::Plan)),
-    }
+            .map(|(plan, enrichment)| plan_document(plan, enrichment, Mode::Plan))
+            .transpose()?,
+    })
 }
 
 /// Writes a plan document to `out` as [`plan`] renders it, without holding
-/// the text.
+/// the text. A change that cannot be read back is the error (an
+/// [`std::io::Error`] holding the [`ChangesError`]).
 pub(crate) fn write_plan(
     plan: &Plan,
     enrichment: &Enrichment,
     mode: Mode,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    write_json(&plan_document(plan, enrichment, mode), out)
+    let doc = plan_document(plan, enrichment, mode)?;
+    let written = write_json(&doc, out);
+    match doc.changes.unread() {
+        Some(error) => Err(std::io::Error::other(error)),
+        None => written,
+    }
 }
 
 /// Writes an apply document to `out` as [`apply`] renders it, without
@@ -164,18 +233,20 @@ pub(crate) fn write_apply(
     applied: &Applied<'_>,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    write_json(&apply_document(applied), out)
+    let doc = apply_document(applied)?;
+    let written = write_json(&doc, out);
+    let unread = doc.plan.changes.unread().or_else(|| {
+        doc.plan_after_apply
+            .as_ref()
+            .and_then(|after| after.changes.unread())
+    });
+    match unread {
+        Some(error) => Err(std::io::Error::other(error)),
+        None => written,
+    }
 }
 
 fn write_json<T: Serialize>(doc: &T, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, doc)?;
     out.write_all(b"\n")
-}
-
-fn to_json<T: Serialize>(doc: &T) -> String {
-    // These types hold only strings, numbers and string-keyed maps, which
-    // always serialize; should that ever change, the output still parses.
-    serde_json::to_string_pretty(doc).unwrap_or_else(|e| {
-        serde_json::json!({ "error": format!("cannot render as JSON: {e}") }).to_string()
-    })
 }

@@ -25,7 +25,7 @@ mod values;
 pub use json::APPLY_FORMAT_VERSION;
 pub use markdown::MARKDOWN_BUDGET;
 
-use crate::plan::{ApplyReport, ChangeOutcome, Enrichment, Plan};
+use crate::plan::{ApplyReport, ChangeOutcome, ChangesError, Enrichment, Plan};
 
 /// An output format, chosen with `-o text|json|markdown`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -78,23 +78,26 @@ pub struct RenderOptions<'a> {
 }
 
 /// Renders a plan (or, with [`Mode::Drift`], a drift report) in `format`,
-/// with what was read beside it (blast radius, people).
+/// with what was read beside it (blast radius, people). Fails only when a
+/// change of a large plan cannot be read back from its temporary file.
 pub fn render_plan(
     plan: &Plan,
     enrichment: &Enrichment,
     format: Format,
     opts: &RenderOptions,
-) -> String {
+) -> Result<String, ChangesError> {
     let out = match format {
-        Format::Text => text::plan(plan, enrichment, opts),
-        Format::Json => json::plan(plan, enrichment, opts.mode),
-        Format::Markdown => markdown::plan(plan, enrichment, opts),
+        Format::Text => text::plan(plan, enrichment, opts)?,
+        Format::Json => json::plan(plan, enrichment, opts.mode)?,
+        Format::Markdown => markdown::plan(plan, enrichment, opts)?,
     };
-    finish(out)
+    Ok(finish(out))
 }
 
-/// Writes a plan as [`render_plan`] renders it to `out`; JSON is streamed
-/// (never held whole), the other formats are written once rendered.
+/// Writes a plan as [`render_plan`] renders it to `out`; JSON and text are
+/// streamed (never held whole), markdown (a comment of bounded size) is
+/// written once rendered. A change that cannot be read back is an
+/// [`std::io::Error`] holding the [`ChangesError`].
 pub fn write_plan(
     plan: &Plan,
     enrichment: &Enrichment,
@@ -115,11 +118,11 @@ pub fn write_plan(
                 {
                     written = write_trimmed_lines(out, &previous);
                 }
-            });
+            })?;
             written?;
             out.write_all(finish(held.unwrap_or_default()).as_bytes())
         }
-        Format::Markdown => out.write_all(render_plan(plan, enrichment, format, opts).as_bytes()),
+        Format::Markdown => out.write_all(render_plan(plan, enrichment, format, opts)?.as_bytes()),
     }
 }
 
@@ -151,13 +154,17 @@ pub struct Applied<'a> {
 /// Renders what an apply did in `format`: a text or markdown report (and the
 /// plan after apply, when there is one), or one JSON document holding the
 /// plan, the outcomes and the plan after apply. The mode is not used.
-pub fn render_apply(applied: &Applied<'_>, format: Format, opts: &RenderOptions) -> String {
+pub fn render_apply(
+    applied: &Applied<'_>,
+    format: Format,
+    opts: &RenderOptions,
+) -> Result<String, ChangesError> {
     let out = match format {
-        Format::Text => text::apply(applied.report, opts) + &text_after(applied, opts),
-        Format::Json => json::apply(applied),
-        Format::Markdown => markdown::apply(applied.report) + &markdown_after(applied),
+        Format::Text => text::apply(applied.report, opts) + &text_after(applied, opts)?,
+        Format::Json => json::apply(applied)?,
+        Format::Markdown => markdown::apply(applied.report) + &markdown_after(applied)?,
     };
-    finish(out)
+    Ok(finish(out))
 }
 
 /// Writes what an apply did as [`render_apply`] renders it to `out`; JSON is
@@ -170,38 +177,34 @@ pub fn write_apply(
 ) -> std::io::Result<()> {
     match format {
         Format::Json => json::write_apply(applied, out),
-        _ => out.write_all(render_apply(applied, format, opts).as_bytes()),
+        _ => out.write_all(render_apply(applied, format, opts)?.as_bytes()),
     }
 }
 
 /// The plan after apply against an in-process sandbox, as text.
-fn text_after(applied: &Applied<'_>, opts: &RenderOptions) -> String {
-    applied
-        .plan_after_apply
-        .map(|(plan, enrichment)| {
-            let opts = RenderOptions {
-                mode: Mode::Plan,
-                ..*opts
-            };
-            format!(
-                "\nPlan after apply, against the same sandbox:\n\n{}",
-                text::plan(plan, enrichment, &opts)
-            )
-        })
-        .unwrap_or_default()
+fn text_after(applied: &Applied<'_>, opts: &RenderOptions) -> Result<String, ChangesError> {
+    let Some((plan, enrichment)) = applied.plan_after_apply else {
+        return Ok(String::new());
+    };
+    let opts = RenderOptions {
+        mode: Mode::Plan,
+        ..*opts
+    };
+    Ok(format!(
+        "\nPlan after apply, against the same sandbox:\n\n{}",
+        text::plan(plan, enrichment, &opts)?
+    ))
 }
 
 /// The plan after apply against an in-process sandbox, as markdown.
-fn markdown_after(applied: &Applied<'_>) -> String {
-    applied
-        .plan_after_apply
-        .map(|(plan, enrichment)| {
-            format!(
-                "\n---\n\nPlan after apply, against the same sandbox:\n\n{}",
-                markdown::plan(plan, enrichment, &RenderOptions::default())
-            )
-        })
-        .unwrap_or_default()
+fn markdown_after(applied: &Applied<'_>) -> Result<String, ChangesError> {
+    let Some((plan, enrichment)) = applied.plan_after_apply else {
+        return Ok(String::new());
+    };
+    Ok(format!(
+        "\n---\n\nPlan after apply, against the same sandbox:\n\n{}",
+        markdown::plan(plan, enrichment, &RenderOptions::default())?
+    ))
 }
 
 /// Renders one outcome of an apply as text, as soon as it is known: the
@@ -216,13 +219,16 @@ pub fn render_outcome(outcome: &ChangeOutcome, opts: &RenderOptions) -> String {
 /// [`render_outcome`]: the failed changes again (a long log ends with them),
 /// what did not converge, the counts, and the plan after apply when there is
 /// one.
-pub fn render_apply_summary(applied: &Applied<'_>, opts: &RenderOptions) -> String {
+pub fn render_apply_summary(
+    applied: &Applied<'_>,
+    opts: &RenderOptions,
+) -> Result<String, ChangesError> {
     // A blank line between the last outcome and what follows.
-    finish(format!(
+    Ok(finish(format!(
         "\n{}{}",
         text::summary(applied.report, opts, true),
-        text_after(applied, opts)
-    ))
+        text_after(applied, opts)?
+    )))
 }
 
 /// Drops trailing whitespace from every line and ends the text with exactly

@@ -17,8 +17,8 @@ use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
 use super::{Mode, RenderOptions};
 use crate::plan::attribution::AttributionCounts;
 use crate::plan::{
-    Action, ApplyReport, Attribution, ChangeOutcome, Enrichment, Note, NoteKind, OutcomeStatus,
-    Plan, ResourceChange,
+    Action, ApplyReport, Attribution, ChangeOutcome, ChangesError, Enrichment, Note, NoteKind,
+    OutcomeStatus, Plan, ResourceChange,
 };
 
 /// Indentation of a change's lines.
@@ -29,12 +29,16 @@ const FIELD: &str = "      ";
 const NESTED: &str = "          ";
 
 /// Renders a plan or drift report.
-pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, opts: &RenderOptions) -> String {
+pub(crate) fn plan(
+    plan: &Plan,
+    enrichment: &Enrichment,
+    opts: &RenderOptions,
+) -> Result<String, ChangesError> {
     let mut text = String::new();
     write_plan(plan, enrichment, opts, &mut |chunk: &str| {
         text.push_str(chunk)
-    });
-    text
+    })?;
+    Ok(text)
 }
 
 /// How much rendered text is held before it is handed on: a plan of 10,000
@@ -42,13 +46,14 @@ pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, opts: &RenderOptions) -
 const CHUNK: usize = 64 * 1024;
 
 /// Renders a plan or drift report, handing the text to `emit` in pieces
-/// that end at a line break, in order ([`plan`] joins them).
+/// that end at a line break, in order ([`plan`] joins them). The changes
+/// are read one at a time (a large plan's are in a temporary file).
 pub(crate) fn write_plan(
     plan: &Plan,
     enrichment: &Enrichment,
     opts: &RenderOptions,
     emit: &mut dyn FnMut(&str),
-) {
+) -> Result<(), ChangesError> {
     let p = Painter::new(opts.color);
     let mut out = Chunks {
         text: String::new(),
@@ -62,11 +67,11 @@ pub(crate) fn write_plan(
             Mode::Drift => format!("Drift detected in {n} object{}:", plural(n)),
         };
         let _ = writeln!(out.text, "{}\n", p.paint(Role::Strong, &head));
-        if plan.changes.iter().any(|c| c.attribution.is_some()) {
-            attributed(out, plan, enrichment, opts.mode, p);
+        if AttributionCounts::of(plan).is_some() {
+            attributed(out, plan, enrichment, opts.mode, p)?;
         } else {
-            for change in &plan.changes {
-                change_block(&mut out.text, change, enrichment, opts.mode, p);
+            for change in plan.changes.iter() {
+                change_block(&mut out.text, &*change?, enrichment, opts.mode, p);
                 out.text.push('\n');
                 out.pass_on_when_full();
             }
@@ -89,6 +94,7 @@ pub(crate) fn write_plan(
             counts.proposed, counts.drift, counts.conflict, counts.pending
         );
     }
+    Ok(())
 }
 
 /// Rendered text not yet handed on, and where it goes.
@@ -139,26 +145,32 @@ fn attribution_heading(attribution: Attribution, mode: Mode) -> &'static str {
 /// A three-way plan's changes, grouped by attribution (in
 /// [`Attribution::ALL`]'s order; a change whose attribution is unknown
 /// last).
-fn attributed(out: &mut Chunks<'_>, plan: &Plan, enrichment: &Enrichment, mode: Mode, p: Painter) {
+fn attributed(
+    out: &mut Chunks<'_>,
+    plan: &Plan,
+    enrichment: &Enrichment,
+    mode: Mode,
+    p: Painter,
+) -> Result<(), ChangesError> {
+    let changes = &plan.changes;
     let groups = Attribution::ALL.map(Some).into_iter().chain([None]);
     for group in groups {
-        let changes: Vec<&ResourceChange> = plan
-            .changes
-            .iter()
-            .filter(|c| c.attribution == group)
+        let indices: Vec<usize> = (0..changes.len())
+            .filter(|&i| changes.attribution(i) == group)
             .collect();
-        if changes.is_empty() {
+        if indices.is_empty() {
             continue;
         }
         let heading = group.map_or("Not attributed", |a| attribution_heading(a, mode));
-        let heading = format!("{heading} ({}):", changes.len());
+        let heading = format!("{heading} ({}):", indices.len());
         let _ = writeln!(out.text, "{}\n", p.paint(Role::Strong, &heading));
-        for change in changes {
-            change_block(&mut out.text, change, enrichment, mode, p);
+        for i in indices {
+            change_block(&mut out.text, &*changes.get(i)?, enrichment, mode, p);
             out.text.push('\n');
             out.pass_on_when_full();
         }
     }
+    Ok(())
 }
 
 fn change_block(

@@ -79,7 +79,7 @@ fn a_second_section_of_a_declared_name_is_deleted_without_prune() {
     // The first in the dashboard's order is the declared one, and already as
     // wanted; the second is deleted, with a warning about its widget.
     assert_eq!(plan.changes.len(), 1, "{:#?}", plan.changes);
-    let change = &plan.changes[0];
+    let change = &plan.changes.to_vec().expect("changes read back")[0];
     assert_eq!(change.action, Action::Delete);
     assert!(
         change.reason.contains("second section"),
@@ -112,7 +112,9 @@ fn the_first_created_template_of_a_name_is_kept_whatever_the_listing_order() {
     .expect("a plan");
     let mut ops: Vec<(Action, String)> = planned
         .changes
-        .iter()
+        .to_vec()
+        .expect("changes read back")
+        .into_iter()
         .map(|c| {
             let id = match &c.operations[..] {
                 [Operation::DeleteTemplate { template_id, .. }]
@@ -139,7 +141,7 @@ fn the_first_created_template_of_a_name_is_kept_whatever_the_listing_order() {
     let tied = plan(&desired, &live(json!([]), tie), &PlanOptions::default()).expect("a plan");
     assert_eq!(tied.changes.len(), 1, "{:#?}", tied.changes);
     assert!(matches!(
-        &tied.changes[0].operations[..],
+        &tied.changes.to_vec().expect("changes read back")[0].operations[..],
         [Operation::DeleteTemplate { template_id, .. }] if template_id == SECOND
     ));
 }

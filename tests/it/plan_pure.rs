@@ -126,7 +126,7 @@ fn a_declared_scorer_list_is_authoritative() {
     })));
     let plan = plan(&desired, &live, &PlanOptions::default()).unwrap();
     assert_eq!(plan.changes.len(), 1);
-    let change = &plan.changes[0];
+    let change = &plan.changes.to_vec().expect("changes read back")[0];
     assert_eq!(change.action, Action::Update);
     assert_eq!(change.reason, "enable correctness; disable bleu");
     let paths: Vec<&str> = change.fields.iter().map(|f| f.path.as_str()).collect();
@@ -274,7 +274,10 @@ fn undeclared_sections_are_notes_without_prune_and_deletes_with_it() {
     ));
     let kept = plan(&desired, &live, &PlanOptions::default()).unwrap();
     assert_eq!(kept.changes.len(), 1);
-    assert_eq!(kept.changes[0].action, Action::Create);
+    assert_eq!(
+        kept.changes.to_vec().expect("changes read back")[0].action,
+        Action::Create
+    );
     assert_eq!(kept.notes.len(), 1);
     assert_eq!(kept.notes[0].kind, NoteKind::Unmanaged);
     let pruned = plan(
@@ -286,7 +289,13 @@ fn undeclared_sections_are_notes_without_prune_and_deletes_with_it() {
         },
     )
     .unwrap();
-    let actions: Vec<Action> = pruned.changes.iter().map(|c| c.action).collect();
+    let actions: Vec<Action> = pruned
+        .changes
+        .to_vec()
+        .expect("changes read back")
+        .into_iter()
+        .map(|c| c.action)
+        .collect();
     assert_eq!(actions, [Action::Create, Action::Delete]);
     assert!(pruned.notes.is_empty());
 }
@@ -307,8 +316,13 @@ fn a_renamed_section_is_an_update_that_keeps_it() {
     )
     .unwrap();
     assert_eq!(plan.changes.len(), 1);
-    assert_eq!(plan.changes[0].action, Action::Update);
-    let Operation::UpdateSection { body, .. } = &plan.changes[0].operations[0] else {
+    assert_eq!(
+        plan.changes.to_vec().expect("changes read back")[0].action,
+        Action::Update
+    );
+    let Operation::UpdateSection { body, .. } =
+        &plan.changes.to_vec().expect("changes read back")[0].operations[0]
+    else {
         panic!()
     };
     assert_eq!(body.name.as_deref(), Some("New"));
@@ -342,7 +356,9 @@ fn template_constraint_changes_are_replacements_with_a_usage_warning() {
     let plan = plan(&desired, &live, &PlanOptions::default()).unwrap();
     let summary: Vec<(String, Action)> = plan
         .changes
-        .iter()
+        .to_vec()
+        .expect("changes read back")
+        .into_iter()
         .map(|c| (c.address.to_string(), c.action))
         .collect();
     assert_eq!(
@@ -358,8 +374,20 @@ fn template_constraint_changes_are_replacements_with_a_usage_warning() {
             ),
         ]
     );
-    assert_eq!(plan.changes[0].warnings.len(), 1, "12 ratings use it");
-    assert_eq!(plan.changes[0].operations.len(), 2, "delete, then create");
+    assert_eq!(
+        plan.changes.to_vec().expect("changes read back")[0]
+            .warnings
+            .len(),
+        1,
+        "12 ratings use it"
+    );
+    assert_eq!(
+        plan.changes.to_vec().expect("changes read back")[0]
+            .operations
+            .len(),
+        2,
+        "delete, then create"
+    );
 }
 
 #[test]
@@ -386,7 +414,9 @@ fn template_fields_left_out_keep_their_live_values() {
     let plan = plan(&desired, &live, &PlanOptions::default()).unwrap();
     let summary: Vec<(String, Action)> = plan
         .changes
-        .iter()
+        .to_vec()
+        .expect("changes read back")
+        .into_iter()
         .map(|c| (c.address.to_string(), c.action))
         .collect();
     assert_eq!(
@@ -402,13 +432,23 @@ fn template_fields_left_out_keep_their_live_values() {
             ),
         ]
     );
-    let Operation::PatchTemplate { body, .. } = &plan.changes[0].operations[0] else {
-        panic!("{:?}", plan.changes[0].operations)
+    let Operation::PatchTemplate { body, .. } =
+        &plan.changes.to_vec().expect("changes read back")[0].operations[0]
+    else {
+        panic!(
+            "{:?}",
+            plan.changes.to_vec().expect("changes read back")[0].operations
+        )
     };
     assert_eq!(body.name, "New");
     assert_eq!(body.criteria.as_deref(), Some("Kept?"));
-    let Operation::CreateTemplate { body, .. } = &plan.changes[1].operations[1] else {
-        panic!("{:?}", plan.changes[1].operations)
+    let Operation::CreateTemplate { body, .. } =
+        &plan.changes.to_vec().expect("changes read back")[1].operations[1]
+    else {
+        panic!(
+            "{:?}",
+            plan.changes.to_vec().expect("changes read back")[1].operations
+        )
     };
     let body = serde_json::to_value(body).unwrap();
     assert_eq!(body["criteria"], "Polite?", "{body}");
@@ -448,11 +488,14 @@ fn integrations_compare_declared_public_fields_and_never_the_token() {
     )
     .unwrap();
     assert_eq!(rotated.changes.len(), 1);
-    assert_eq!(rotated.changes[0].reason, "rotate secrets");
+    assert_eq!(
+        rotated.changes.to_vec().expect("changes read back")[0].reason,
+        "rotate secrets"
+    );
     let json = serde_json::to_string(&rotated).unwrap();
     assert!(json.contains("${OPENAI_API_KEY}"));
     assert_eq!(
-        rotated.changes[0].address,
+        rotated.changes.to_vec().expect("changes read back")[0].address,
         Address::Integration {
             provider: "openai".into()
         }
@@ -466,7 +509,9 @@ fn favorites_compare_as_favorited_or_not() {
         json!({"name": "production", "trends": {"favorite": "project"}}),
     ));
     let p = plan(&desired_user, &live_unfav, &PlanOptions::default()).unwrap();
-    let Operation::Favorite { visibility, .. } = &p.changes[0].operations[0] else {
+    let Operation::Favorite { visibility, .. } =
+        &p.changes.to_vec().expect("changes read back")[0].operations[0]
+    else {
         panic!()
     };
     assert_eq!(visibility.as_str(), "project");
@@ -481,7 +526,9 @@ fn favorites_compare_as_favorited_or_not() {
     ));
     let p = plan(&desired_none, &live_fav, &PlanOptions::default()).unwrap();
     assert_eq!(
-        p.changes[0].operations.len(),
+        p.changes.to_vec().expect("changes read back")[0]
+            .operations
+            .len(),
         2,
         "clears both the user's and the project's favorite"
     );
@@ -505,7 +552,10 @@ fn targets_narrow_the_plan() {
     };
     let p = plan(&desired, &live, &options).unwrap();
     assert_eq!(p.changes.len(), 1);
-    assert!(matches!(p.changes[0].address, Address::Section { .. }));
+    assert!(matches!(
+        p.changes.to_vec().expect("changes read back")[0].address,
+        Address::Section { .. }
+    ));
 }
 
 #[test]

@@ -116,7 +116,12 @@ fn declared(name: &str) -> Value {
 }
 
 fn addresses(plan: &Plan) -> Vec<String> {
-    plan.changes.iter().map(|c| c.address.to_string()).collect()
+    plan.changes
+        .to_vec()
+        .expect("changes read back")
+        .into_iter()
+        .map(|c| c.address.to_string())
+        .collect()
 }
 
 const AT: &str = "project[demo].log_stream[production]";
@@ -161,17 +166,20 @@ fn widgets_are_created_updated_and_undeclared_ones_pruned() {
     assert_eq!(note.kind, NoteKind::Unmanaged);
     assert!(note.message.contains("widget `Adherence`"), "{note:?}");
 
-    let mut with = planned(trends, true);
+    let mut with = planned(trends, true)
+        .changes
+        .to_vec()
+        .expect("changes read back");
     // `Latency` is not declared: pruned with its widget (see the section tests).
     assert_eq!(
-        with.changes[0].address.to_string(),
+        with[0].address.to_string(),
         format!("{AT}.trends.section[Latency]")
     );
-    with.changes.remove(0);
-    let actions: Vec<Action> = with.changes.iter().map(|c| c.action).collect();
+    with.remove(0);
+    let actions: Vec<Action> = with.iter().map(|c| c.action).collect();
     assert_eq!(actions, [Action::Delete, Action::Update, Action::Create]);
-    let Operation::DeleteWidget { widget, .. } = &with.changes[0].operations[0] else {
-        panic!("{:?}", with.changes[0])
+    let Operation::DeleteWidget { widget, .. } = &with[0].operations[0] else {
+        panic!("{:?}", with[0])
     };
     assert_eq!(widget, &WidgetRef::Id("w-adhere".into()));
     // The update sends exactly what differs: the type, and null to clear the description.
@@ -180,7 +188,7 @@ fn widgets_are_created_updated_and_undeclared_ones_pruned() {
         move_to,
         body,
         ..
-    } = &with.changes[1].operations[0]
+    } = &with[1].operations[0]
     else {
         panic!()
     };
@@ -190,15 +198,11 @@ fn widgets_are_created_updated_and_undeclared_ones_pruned() {
         serde_json::to_value(body).unwrap(),
         json!({"type": "bar_chart", "description": null})
     );
-    let paths: Vec<&str> = with.changes[1]
-        .fields
-        .iter()
-        .map(|f| f.path.as_str())
-        .collect();
+    let paths: Vec<&str> = with[1].fields.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["description", "type"]);
     let Operation::CreateWidget {
         placement, body, ..
-    } = &with.changes[2].operations[0]
+    } = &with[2].operations[0]
     else {
         panic!()
     };
@@ -220,7 +224,7 @@ fn a_widget_declared_in_another_managed_section_is_moved_not_recreated() {
         true,
     );
     assert_eq!(plan.changes.len(), 1, "{:#?}", plan.changes);
-    let change = &plan.changes[0];
+    let change = &plan.changes.to_vec().expect("changes read back")[0];
     assert_eq!(
         change.address.to_string(),
         format!("{AT}.trends.section[Latency].widget[Adherence]")
@@ -252,8 +256,8 @@ fn a_widget_declared_in_another_managed_section_is_moved_not_recreated() {
                "sections": [{"name": "Latency", "widgets": [declared("Traces")]}]}),
         false,
     );
-    let moves: Vec<(&str, &Option<Placement>)> = plan
-        .changes
+    let changes = plan.changes.to_vec().expect("changes read back");
+    let moves: Vec<(&str, &Option<Placement>)> = changes
         .iter()
         .map(|c| match &c.operations[0] {
             Operation::UpdateWidget {
@@ -287,7 +291,10 @@ fn widgets_of_places_whose_list_is_not_written_are_never_moved() {
         true,
     );
     assert_eq!(plan.changes.len(), 1);
-    assert_eq!(plan.changes[0].action, Action::Create);
+    assert_eq!(
+        plan.changes.to_vec().expect("changes read back")[0].action,
+        Action::Create
+    );
 }
 
 #[test]
@@ -302,7 +309,9 @@ fn a_renamed_widget_is_an_update_that_keeps_it_and_a_section_rename_is_no_move()
     );
     let widget = plan
         .changes
-        .iter()
+        .to_vec()
+        .expect("changes read back")
+        .into_iter()
         .find(|c| matches!(c.address, Address::Widget { .. }))
         .expect("a widget change");
     assert_eq!(
@@ -331,7 +340,9 @@ fn a_widget_of_a_section_this_plan_creates_is_placed_by_the_section_name() {
     );
     let create = plan
         .changes
-        .iter()
+        .to_vec()
+        .expect("changes read back")
+        .into_iter()
         .find(|c| matches!(c.address, Address::Widget { .. }))
         .unwrap();
     let Operation::CreateWidget { placement, .. } = &create.operations[0] else {
@@ -348,7 +359,7 @@ fn a_widget_of_a_section_this_plan_creates_is_placed_by_the_section_name() {
 #[test]
 fn deleting_a_section_that_holds_widgets_warns_about_them() {
     let plan = planned(json!({"sections": [{"name": "Quality"}]}), true);
-    let delete = &plan.changes[0];
+    let delete = &plan.changes.to_vec().expect("changes read back")[0];
     assert_eq!(delete.action, Action::Delete);
     assert_eq!(
         delete.warnings,
@@ -368,7 +379,9 @@ fn settings_compare_and_send_only_the_declared_fields() {
         false,
     );
     assert_eq!(addresses(&plan), [format!("{AT}.trends.settings")]);
-    let Operation::UpdateDashboard { body, .. } = &plan.changes[0].operations[0] else {
+    let Operation::UpdateDashboard { body, .. } =
+        &plan.changes.to_vec().expect("changes read back")[0].operations[0]
+    else {
         panic!()
     };
     assert_eq!(
@@ -413,7 +426,7 @@ fn a_missing_dashboard_is_a_copy_whose_contents_are_named_until_it_exists() {
             at(".settings"),
         ]
     );
-    let create = &plan.changes[0];
+    let create = &plan.changes.to_vec().expect("changes read back")[0];
     assert_eq!(create.action, Action::Create);
     assert_eq!(
         create.reason,
@@ -428,7 +441,7 @@ fn a_missing_dashboard_is_a_copy_whose_contents_are_named_until_it_exists() {
     let named = DashboardRef::Named {
         named: "Triage".into(),
     };
-    for change in &plan.changes[1..] {
+    for change in &plan.changes.to_vec().expect("changes read back")[1..] {
         let dashboard = match &change.operations[0] {
             Operation::CreateSection { dashboard_id, .. }
             | Operation::DeleteSection { dashboard_id, .. }
@@ -441,7 +454,9 @@ fn a_missing_dashboard_is_a_copy_whose_contents_are_named_until_it_exists() {
         assert_eq!(change.live_fingerprint, "absent");
     }
     // The copied parts are named: the copy's ids are not known yet.
-    let Operation::DeleteWidget { widget, .. } = &plan.changes[4].operations[0] else {
+    let Operation::DeleteWidget { widget, .. } =
+        &plan.changes.to_vec().expect("changes read back")[4].operations[0]
+    else {
         panic!()
     };
     assert_eq!(
@@ -462,7 +477,9 @@ fn a_visibility_change_replaces_the_dashboard_after_its_contents_change() {
     );
     let replace = plan
         .changes
-        .iter()
+        .to_vec()
+        .expect("changes read back")
+        .into_iter()
         .find(|c| c.action == Action::Replace)
         .expect("a replacement");
     assert_eq!(
@@ -483,7 +500,9 @@ fn a_visibility_change_replaces_the_dashboard_after_its_contents_change() {
     // Its new widget is made on the dashboard as it is, by id.
     let create = plan
         .changes
-        .iter()
+        .to_vec()
+        .expect("changes read back")
+        .into_iter()
         .find(|c| c.action == Action::Create)
         .unwrap();
     let Operation::CreateWidget { dashboard_id, .. } = &create.operations[0] else {
@@ -499,7 +518,7 @@ fn undeclared_dashboards_are_notes_then_deletes_naming_their_creator() {
     assert_eq!(plan.notes[0].kind, NoteKind::Unmanaged);
     assert_eq!(plan.notes[0].created_by.as_deref(), Some(USER_ID));
     let plan = planned(json!({"dashboards": []}), true);
-    let delete = &plan.changes[0];
+    let delete = &plan.changes.to_vec().expect("changes read back")[0];
     assert_eq!(delete.action, Action::Delete);
     assert_eq!(delete.created_by.as_deref(), Some(USER_ID));
     assert_eq!(
@@ -545,7 +564,7 @@ fn custom(rotate: bool) -> ManifestSet {
 fn named_custom_integrations_are_created_and_otherwise_only_noted() {
     let absent = live_with(json!([]), json!({"gateway": null}));
     let plan = plan(&custom(false), &absent, &PlanOptions::default()).unwrap();
-    let create = &plan.changes[0];
+    let create = &plan.changes.to_vec().expect("changes read back")[0];
     assert_eq!(create.address.to_string(), "custom_integration[gateway]");
     assert_eq!(create.action, Action::Create);
     let Operation::PutCustomIntegration { name, body } = &create.operations[0] else {
@@ -572,5 +591,8 @@ fn named_custom_integrations_are_created_and_otherwise_only_noted() {
     assert!(plan.is_empty());
     assert_eq!(plan.notes.len(), 1);
     let plan = evalctl::plan::plan(&custom(true), &present, &PlanOptions::default()).unwrap();
-    assert_eq!(plan.changes[0].action, Action::Update);
+    assert_eq!(
+        plan.changes.to_vec().expect("changes read back")[0].action,
+        Action::Update
+    );
 }

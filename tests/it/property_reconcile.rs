@@ -61,6 +61,7 @@ fn text(plan: &Plan) -> String {
         Format::Text,
         &RenderOptions::default(),
     )
+    .expect("renders")
 }
 
 /// Loads `docs` as a config repo; `Err` is the rendered diagnostics.
@@ -100,8 +101,8 @@ async fn reconcile(client: &Client, desired: &ManifestSet, prune: bool) -> Resul
         stop: &stop,
     };
     let outcomes = apply(&first, client, &apply_options).await;
-    let applied: Vec<&ResourceChange> = first
-        .changes
+    let planned = first.changes.to_vec().expect("changes read back");
+    let applied: Vec<&ResourceChange> = planned
         .iter()
         .zip(&outcomes)
         .filter(|(_, o)| o.status == OutcomeStatus::Succeeded)
@@ -139,7 +140,8 @@ async fn reconcile(client: &Client, desired: &ManifestSet, prune: bool) -> Resul
             },
             Format::Text,
             &RenderOptions::default()
-        ),
+        )
+        .expect("renders"),
         text(&second)
     ))
 }

@@ -292,7 +292,7 @@ fn details_fold_when_the_table_fits() {
     let long = long_text_plan();
     let mut changes = Vec::new();
     for i in 0..120 {
-        let mut c = long.changes[0].clone();
+        let mut c = long.changes.to_vec().expect("changes read back")[0].clone();
         if let Address::Template { name, .. } = &mut c.address {
             *name = format!("Tone {i:03}");
         }

@@ -239,7 +239,8 @@ fn real_planner_output() {
         &evalctl::plan::Enrichment::default(),
         Format::Text,
         &opts(Mode::Plan),
-    );
+    )
+    .unwrap();
     insta::assert_snapshot!(out);
 }
 

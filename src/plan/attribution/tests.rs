@@ -119,7 +119,7 @@ fn change(address: Address, action: Action, fields: Vec<FieldChange>) -> Resourc
 
 fn plan(changes: Vec<ResourceChange>) -> Plan {
     Plan {
-        changes,
+        changes: changes.into(),
         ..Plan::empty()
     }
 }
@@ -134,12 +134,13 @@ fn attributed(pr: Vec<ResourceChange>, base: Vec<ResourceChange>) -> Plan {
             declared: &[],
         },
     )
+    .expect("held in memory")
 }
 
 /// `path: attribution` of every field, then the change's.
 fn shown(plan: &Plan) -> Vec<String> {
     let mut out = Vec::new();
-    for c in &plan.changes {
+    for c in plan.changes.to_vec().expect("changes read back") {
         for f in &c.fields {
             out.push(format!(
                 "{}: {}",
@@ -215,7 +216,7 @@ fn fields_of_one_change_are_attributed_one_by_one() {
         ]
     );
     // A conflict keeps the base's value beside live's and the PR's.
-    let fields = &got.changes[0].fields;
+    let fields = &got.changes.to_vec().expect("changes read back")[0].fields;
     assert_eq!(fields[1].base, v(3));
     assert_eq!(fields[0].base, None);
     assert_eq!(fields[2].base, None);
@@ -303,7 +304,7 @@ fn finer_base_changes_patch_live_under_a_coarser_field() {
     let got = attributed(pr, base);
     assert_eq!(shown(&got), ["scorers[bleu]: conflict", "= conflict"]);
     assert_eq!(
-        got.changes[0].fields[0].base,
+        got.changes.to_vec().expect("changes read back")[0].fields[0].base,
         Some(json!({"num_judges": 5, "model": "gpt", "threshold": 0.5}))
     );
 }
@@ -344,7 +345,7 @@ fn whole_objects_compare_with_their_fields() {
     let got = attributed(pr, base);
     assert_eq!(shown(&got), [": conflict", "= conflict"]);
     assert_eq!(
-        got.changes[0].fields[0].base,
+        got.changes.to_vec().expect("changes read back")[0].fields[0].base,
         Some(json!({"name": "Old", "color": "#0f0"}))
     );
 }
@@ -387,7 +388,10 @@ fn a_path_that_does_not_fit_the_base_is_a_conflict() {
     )];
     let got = attributed(pr, base);
     assert_eq!(shown(&got), ["scorers[bleu]: conflict", "= conflict"]);
-    assert_eq!(got.changes[0].fields[0].base, None);
+    assert_eq!(
+        got.changes.to_vec().expect("changes read back")[0].fields[0].base,
+        None
+    );
 }
 
 #[test]
@@ -426,7 +430,8 @@ fn the_manifests_as_last_applied_tell_pending_from_drift() {
             applied: Some(&applied),
             declared: &[],
         },
-    );
+    )
+    .expect("held in memory");
     assert_eq!(
         shown(&got),
         ["color: pending", "description: drift", "= drift"]
@@ -462,7 +467,8 @@ fn what_only_the_base_changes_is_a_note() {
             applied: None,
             declared: &declared,
         },
-    );
+    )
+    .expect("held in memory");
     let notes: Vec<(String, &str)> = got
         .notes
         .iter()
@@ -537,8 +543,14 @@ fn an_attributed_plan_reads_back_and_an_old_one_still_reads() {
         "action": "update", "reason": "", "live_fingerprint": "", "operations": [],
         "fields": [{"path": "favorited", "before": false, "after": true}]}]});
     let old: Plan = serde_json::from_value(old).expect("reads");
-    assert_eq!(old.changes[0].attribution, None);
-    assert_eq!(old.changes[0].fields[0].attribution, None);
+    assert_eq!(
+        old.changes.to_vec().expect("changes read back")[0].attribution,
+        None
+    );
+    assert_eq!(
+        old.changes.to_vec().expect("changes read back")[0].fields[0].attribution,
+        None
+    );
     let again = serde_json::to_value(&old).expect("serializes");
     assert!(again["changes"][0].get("attribution").is_none());
     assert!(again["changes"][0]["fields"][0].get("base").is_none());

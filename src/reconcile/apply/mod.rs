@@ -48,8 +48,8 @@ use super::read::trends::find_dashboard_ids;
 use crate::api::{TrendsDashboardDuplicateRequest, WidgetUpdateRequest};
 use crate::client::{ApiError, Client, Deleted};
 use crate::plan::{
-    Action, Address, ChangeOutcome, DashboardRef, Operation, OutcomeStatus, Plan, ResourceChange,
-    RunKind, TemplateKind,
+    Action, AddressKind, ChangeOutcome, Changes, ChangesError, DashboardRef, Operation,
+    OutcomeStatus, Plan, ResourceChange, RunKind, TemplateKind,
 };
 use crate::state::Catalog;
 use resolve::LogStream;
@@ -217,35 +217,37 @@ impl<'a> Gate<'a> {
     }
 }
 
-/// The stage a change belongs to; lower stages run first. A dashboard is
-/// created before its contents change; sections are created or renamed
-/// before widgets go into them, widgets deleted before others are created
-/// (a full section has room), moved out of a section before it is deleted;
-/// a dashboard is replaced by its copy (or deleted) once its contents
-/// changed, so the copy carries them.
-fn stage(change: &ResourceChange) -> u8 {
-    let delete = change.action == Action::Delete;
-    match &change.address {
-        Address::Integration { .. } | Address::CustomIntegration { .. } => 0,
-        Address::Template { .. } => 1,
-        Address::MetricSettings { .. } => 2,
-        Address::Dashboard { .. } if matches!(change.action, Action::Create | Action::Update) => 3,
-        Address::Section { .. } if !delete => 4,
-        Address::Widget { .. } if delete => 5,
-        Address::Widget { .. } if change.action == Action::Update => 6,
-        Address::Widget { .. } => 7,
-        Address::Section { .. } => 8,
-        Address::Settings { .. } => 9,
-        Address::Favorite { .. } => 10,
-        Address::Dashboard { .. } => 11,
+/// The stage a change of `kind` and `action` belongs to; lower stages run
+/// first. A dashboard is created before its contents change; sections are
+/// created or renamed before widgets go into them, widgets deleted before
+/// others are created (a full section has room), moved out of a section
+/// before it is deleted; a dashboard is replaced by its copy (or deleted)
+/// once its contents changed, so the copy carries them.
+fn stage(kind: AddressKind, action: Action) -> u8 {
+    let delete = action == Action::Delete;
+    match kind {
+        AddressKind::Integration | AddressKind::CustomIntegration => 0,
+        AddressKind::Template => 1,
+        AddressKind::MetricSettings => 2,
+        AddressKind::Dashboard if matches!(action, Action::Create | Action::Update) => 3,
+        AddressKind::Section if !delete => 4,
+        AddressKind::Widget if delete => 5,
+        AddressKind::Widget if action == Action::Update => 6,
+        AddressKind::Widget => 7,
+        AddressKind::Section => 8,
+        AddressKind::Settings => 9,
+        AddressKind::Favorite => 10,
+        AddressKind::Dashboard => 11,
     }
 }
 
 /// What runs as one: a change, or the plain creates of one scope (they
-/// share the reads that bracket them).
+/// share the reads that bracket them), or a change that could not be read
+/// back from the plan's temporary file.
 enum Unit {
     One(usize),
     Creates(NameScope, Vec<usize>),
+    Unreadable(usize, ChangesError),
 }
 
 /// The scope of a change that is one create and nothing else.
@@ -256,15 +258,24 @@ fn plain_create(change: &ResourceChange) -> Option<NameScope> {
     }
 }
 
-fn units(plan: &Plan, current: u8) -> Vec<Unit> {
+/// The units of stage `current`, each change read back to see whether it
+/// is a plain create (and let go: it is read again when it runs).
+fn units(changes: &Changes, current: u8) -> Vec<Unit> {
     // Scopes in the order of their first create (a plan's order is stable).
     let mut creates: Vec<(NameScope, Vec<usize>)> = Vec::new();
     let mut out = Vec::new();
-    for (i, change) in plan.changes.iter().enumerate() {
-        if stage(change) != current {
+    for i in 0..changes.len() {
+        if stage(changes.kind(i), changes.action(i)) != current {
             continue;
         }
-        match plain_create(change) {
+        let scope = match changes.get(i) {
+            Ok(change) => plain_create(&change),
+            Err(error) => {
+                out.push(Unit::Unreadable(i, error));
+                continue;
+            }
+        };
+        match scope {
             Some(scope) => match creates.iter_mut().find(|(s, _)| *s == scope) {
                 Some((_, indices)) => indices.push(i),
                 None => creates.push((scope, vec![i])),
@@ -277,19 +288,24 @@ fn units(plan: &Plan, current: u8) -> Vec<Unit> {
 }
 
 /// Applies every change of `plan`; one outcome per change, in plan order.
+/// A change is read (from the plan's temporary file, when it spilled) when
+/// it is about to run, and let go once it ran.
 pub async fn apply(plan: &Plan, client: &Client, options: &ApplyOptions<'_>) -> Vec<ChangeOutcome> {
     // Every change belongs to one stage, and every stage runs to the end:
     // each change gets exactly one outcome (skipped once the gate closed).
     let gate = Gate::new(options.stop);
     let gate = &gate;
-    let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(plan.changes.len());
-    let mut stages: Vec<u8> = plan.changes.iter().map(stage).collect();
+    let changes = &plan.changes;
+    let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(changes.len());
+    let mut stages: Vec<u8> = (0..changes.len())
+        .map(|i| stage(changes.kind(i), changes.action(i)))
+        .collect();
     stages.sort_unstable();
     stages.dedup();
     for current in stages {
-        let work = units(plan, current)
+        let work = units(changes, current)
             .into_iter()
-            .map(|unit| run_unit(client, plan, unit, options, gate));
+            .map(|unit| run_unit(client, changes, unit, options, gate));
         let results = futures::stream::iter(work).buffer_unordered(options.concurrency.max(1));
         results
             .for_each(|done| {
@@ -304,28 +320,53 @@ pub async fn apply(plan: &Plan, client: &Client, options: &ApplyOptions<'_>) -> 
 
 async fn run_unit(
     client: &Client,
-    plan: &Plan,
+    changes: &Changes,
     unit: Unit,
     options: &ApplyOptions<'_>,
     gate: &Gate<'_>,
 ) -> Vec<(usize, ChangeOutcome)> {
+    let unreadable = |i: usize, error: &ChangesError| {
+        let outcome = ChangeOutcome {
+            address: Box::new(changes.address(i).into_owned()),
+            action: changes.action(i),
+            status: OutcomeStatus::Failed,
+            detail: Some(format!("not attempted: {error}")),
+            transient: false,
+        };
+        (options.on_outcome)(&outcome);
+        (i, outcome)
+    };
     match unit {
         Unit::One(i) => {
-            let outcome = apply_change(client, &plan.changes[i], options, gate).await;
+            let outcome = match changes.get(i) {
+                Ok(change) => apply_change(client, &change, options, gate).await,
+                Err(error) => return vec![unreadable(i, &error)],
+            };
             (options.on_outcome)(&outcome);
             vec![(i, outcome)]
         }
+        Unit::Unreadable(i, error) => vec![unreadable(i, &error)],
         Unit::Creates(scope, indices) => {
-            let jobs = indices
+            // The scope's changes, read back for as long as they run.
+            let mut read = Vec::with_capacity(indices.len());
+            let mut out = Vec::new();
+            for i in indices {
+                match changes.get(i) {
+                    Ok(change) => read.push((i, change)),
+                    Err(error) => out.push(unreadable(i, &error)),
+                }
+            }
+            let jobs = read
                 .iter()
-                .map(|&i| Job {
-                    index: i,
-                    op: &plan.changes[i].operations[0],
+                .enumerate()
+                .map(|(job, (_, change))| Job {
+                    index: job,
+                    op: &change.operations[0],
                     stoppable: true,
                 })
                 .collect();
-            let finish = |i: usize, created: Created| {
-                let change = &plan.changes[i];
+            let finish = |job: usize, created: Created| {
+                let change = &read[job].1;
                 let outcome = match created {
                     Created::Done(note) => succeeded(change, note),
                     Created::Failed(e) => failed(change, &e, 0),
@@ -335,7 +376,14 @@ async fn run_unit(
                 (options.on_outcome)(&outcome);
                 outcome
             };
-            create_in_scope(client, &scope, jobs, options.concurrency, gate, &finish).await
+            let created =
+                create_in_scope(client, &scope, jobs, options.concurrency, gate, &finish).await;
+            out.extend(
+                created
+                    .into_iter()
+                    .map(|(job, outcome)| (read[job].0, outcome)),
+            );
+            out
         }
     }
 }

@@ -74,15 +74,32 @@ impl Doc {
         limit: usize,
         render: impl Fn(&T) -> String,
     ) -> usize {
+        let rendered = self.try_push_while_within(items, limit, |item| {
+            Ok::<_, std::convert::Infallible>(render(item))
+        });
+        match rendered {
+            Ok(left_out) => left_out,
+        }
+    }
+
+    /// Like [`Doc::push_while_within`], for items rendered by reading them
+    /// (a change read back from a plan's temporary file): stops at the
+    /// first that cannot be rendered, with its error.
+    fn try_push_while_within<T, E>(
+        &mut self,
+        items: &[T],
+        limit: usize,
+        render: impl Fn(&T) -> Result<String, E>,
+    ) -> Result<usize, E> {
         let limit = limit.min(MARKDOWN_BUDGET);
         for (i, item) in items.iter().enumerate() {
-            let text = render(item);
+            let text = render(item)?;
             if self.out.len() + text.len() + RESERVE > limit {
-                return items.len() - i;
+                return Ok(items.len() - i);
             }
             self.push(&text);
         }
-        0
+        Ok(0)
     }
 
     fn fold_line(&mut self, left_out: usize, what: &str, how: &str) {

@@ -21,7 +21,9 @@ use std::fmt::Write as _;
 
 use super::{Doc, MARKDOWN_BUDGET, code, entry_lines, escape, html, html_prose, prose, section};
 use crate::plan::attribution::AttributionCounts;
-use crate::plan::{Action, Attribution, Enrichment, Note, NoteKind, Plan, ResourceChange};
+use crate::plan::{
+    Action, Address, Attribution, ChangesError, Enrichment, Note, NoteKind, Plan, ResourceChange,
+};
 use crate::render::entries::{self, Wording, blast_radius_line, plural};
 use crate::render::values::{sanitize, sanitize_lines};
 use crate::render::{Mode, RenderOptions};
@@ -86,7 +88,11 @@ impl Words {
 
 /// Renders a plan or drift report; where changes are left out, it names the
 /// saved plan (`--out`) and its CI artifact from `opts`.
-pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, opts: &RenderOptions) -> String {
+pub(crate) fn plan(
+    plan: &Plan,
+    enrichment: &Enrichment,
+    opts: &RenderOptions,
+) -> Result<String, ChangesError> {
     let mode = opts.mode;
     let words = Words::of(opts);
     let mut doc = Doc::new();
@@ -108,17 +114,20 @@ pub(crate) fn plan(plan: &Plan, enrichment: &Enrichment, opts: &RenderOptions) -
     }
     if n > 0 {
         by_project(&mut doc, plan, &words);
-        attention(&mut doc, plan, enrichment, &words);
+        attention(&mut doc, plan, enrichment, &words)?;
     }
     notes(&mut doc, &plan.notes, enrichment, &words);
     if n > 0 && counts.is_some() {
-        attributed_details(&mut doc, plan, enrichment, &words, mode);
+        attributed_details(&mut doc, plan, enrichment, &words, mode)?;
     } else if n > 0 {
         doc.push("### Details\n\n");
-        let left_out = doc.push_while_fits(&plan.changes, |c| details(c, enrichment, mode));
+        let all: Vec<usize> = (0..n).collect();
+        let left_out = doc.try_push_while_within(&all, MARKDOWN_BUDGET, |&i| {
+            Ok(details(&*plan.changes.get(i)?, enrichment, mode))
+        })?;
         doc.fold_line(left_out, "changes not shown in detail", &words.rest);
     }
-    doc.out
+    Ok(doc.out)
 }
 
 /// A group of a three-way plan, as its section and its count are titled.
@@ -166,7 +175,7 @@ fn attributed_details(
     enrichment: &Enrichment,
     words: &Words,
     mode: Mode,
-) {
+) -> Result<(), ChangesError> {
     const ORDER: [Attribution; 4] = [
         Attribution::Conflict,
         Attribution::Drift,
@@ -177,22 +186,24 @@ fn attributed_details(
         .iter()
         .map(|a| (group_heading(*a, mode), group_intro(*a, mode), Some(*a)))
         .chain([("Not attributed", "", None)]);
+    let changes = &plan.changes;
     for (heading, intro, attribution) in groups {
-        let changes: Vec<&ResourceChange> = plan
-            .changes
-            .iter()
-            .filter(|c| c.attribution == attribution)
+        let indices: Vec<usize> = (0..changes.len())
+            .filter(|&i| changes.attribution(i) == attribution)
             .collect();
-        if changes.is_empty() {
+        if indices.is_empty() {
             continue;
         }
-        let _ = write!(doc.out, "### {heading} ({})\n\n", changes.len());
+        let _ = write!(doc.out, "### {heading} ({})\n\n", indices.len());
         if !intro.is_empty() {
             let _ = write!(doc.out, "{intro}\n\n");
         }
-        let left_out = doc.push_while_fits(&changes, |c| details(c, enrichment, mode));
+        let left_out = doc.try_push_while_within(&indices, MARKDOWN_BUDGET, |&i| {
+            Ok(details(&*changes.get(i)?, enrichment, mode))
+        })?;
         doc.fold_line(left_out, "changes not shown in detail", &words.rest);
     }
+    Ok(())
 }
 
 /// The changes of one project (or of the integrations): counts by action
@@ -204,12 +215,11 @@ struct Group {
 }
 
 impl Group {
-    fn add(&mut self, change: &ResourceChange) {
-        if let Some(i) = ACTIONS.iter().position(|a| *a == change.action) {
+    fn add(&mut self, address: &Address, action: Action) {
+        if let Some(i) = ACTIONS.iter().position(|a| *a == action) {
             self.by_action[i] += 1;
         }
-        let kind = change
-            .address
+        let kind = address
             .segments()
             .last()
             .map_or("object", |s| s.kind.as_str());
@@ -244,21 +254,23 @@ impl Group {
 /// The table of counts by project and action. Projects that do not fit in
 /// the table's share are summed in one row, so the counts always add up.
 fn by_project(doc: &mut Doc, plan: &Plan, words: &Words) {
-    let mut groups: BTreeMap<Option<&str>, Group> = BTreeMap::new();
+    let mut groups: BTreeMap<Option<String>, Group> = BTreeMap::new();
     let mut total = Group::default();
-    for change in &plan.changes {
+    let changes = &plan.changes;
+    for i in 0..changes.len() {
+        let (address, action) = (changes.address(i), changes.action(i));
         groups
-            .entry(change.address.project())
+            .entry(address.project().map(str::to_owned))
             .or_default()
-            .add(change);
-        total.add(change);
+            .add(&address, action);
+        total.add(&address, action);
     }
     doc.push("| Project |");
     for (action, label) in ACTIONS.iter().zip(words.labels) {
         let _ = write!(doc.out, " `{}` {label} |", action.symbol());
     }
     doc.push(" Objects |\n|:--|--:|--:|--:|--:|:--|\n");
-    let rows: Vec<(Option<&str>, &Group)> = groups.iter().map(|(p, g)| (*p, g)).collect();
+    let rows: Vec<(Option<&str>, &Group)> = groups.iter().map(|(p, g)| (p.as_deref(), g)).collect();
     let left_out = doc.push_while_within(&rows, TABLE_SHARE, |(project, group)| {
         let name = project.map_or_else(|| "(integrations)".to_owned(), |p| code(p, true));
         format!("| {name} |{}\n", group.cells())
@@ -289,17 +301,24 @@ fn needs_attention(change: &ResourceChange, enrichment: &Enrichment) -> bool {
         || !enrichment.blast_radius_of(&change.address).is_empty()
 }
 
-fn attention(doc: &mut Doc, plan: &Plan, enrichment: &Enrichment, words: &Words) {
-    let flagged: Vec<&ResourceChange> = plan
-        .changes
-        .iter()
-        .filter(|c| needs_attention(c, enrichment))
-        .collect();
+fn attention(
+    doc: &mut Doc,
+    plan: &Plan,
+    enrichment: &Enrichment,
+    words: &Words,
+) -> Result<(), ChangesError> {
+    let mut flagged = Vec::new();
+    for (i, change) in plan.changes.iter().enumerate() {
+        if needs_attention(&*change?, enrichment) {
+            flagged.push(i);
+        }
+    }
     if flagged.is_empty() {
-        return;
+        return Ok(());
     }
     doc.push("### Needs attention\n\n");
-    let left_out = doc.push_while_within(&flagged, ATTENTION_SHARE, |c| {
+    let left_out = doc.try_push_while_within(&flagged, ATTENTION_SHARE, |&i| {
+        let c = plan.changes.get(i)?;
         let mut item = format!(
             "- `{}` {}",
             c.action.symbol(),
@@ -315,14 +334,15 @@ fn attention(doc: &mut Doc, plan: &Plan, enrichment: &Enrichment, words: &Words)
         for b in enrichment.blast_radius_of(&c.address) {
             let _ = writeln!(item, "  - ⚠️ {}", escape(&blast_radius_line(b)));
         }
-        item
-    });
+        Ok(item)
+    })?;
     doc.fold_line(
         left_out,
         "changes that need attention not listed",
         &words.rest,
     );
     doc.push("\n");
+    Ok(())
 }
 
 fn notes(doc: &mut Doc, notes: &[Note], enrichment: &Enrichment, words: &Words) {

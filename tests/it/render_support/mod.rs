@@ -61,7 +61,7 @@ pub fn change(
 
 pub fn plan_of(changes: Vec<ResourceChange>, notes: Vec<Note>) -> Plan {
     Plan {
-        changes,
+        changes: changes.into(),
         notes,
         ..Plan::empty()
     }
@@ -200,12 +200,12 @@ pub fn render_report(report: &ApplyReport, format: Format, opts: &RenderOptions)
         report,
         plan_after_apply: None,
     };
-    render_apply(&applied, format, opts)
+    render_apply(&applied, format, opts).expect("renders")
 }
 
 /// Renders a plan with [`enrichment`].
 pub fn render(plan: &Plan, format: Format, opts: &RenderOptions) -> String {
-    render_plan(plan, &enrichment(), format, opts)
+    render_plan(plan, &enrichment(), format, opts).expect("renders")
 }
 
 fn openai_body() -> IntegrationCreate<EnvRef> {
@@ -675,4 +675,5 @@ pub fn three_way_plan() -> Plan {
             declared: &[],
         },
     )
+    .expect("held in memory")
 }
