@@ -155,8 +155,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
             let addresses = outcomes
                 .iter()
                 .filter(|o| o.status == OutcomeStatus::Succeeded)
-                .map(|o| &*o.address)
-                .collect();
+                .map(|o| &o.address);
             match named {
                 Ok(named) => {
                     let touched = Touched::at(addresses, named);
@@ -191,8 +190,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
                 let addresses = outcomes
                     .iter()
                     .filter(|o| o.status == OutcomeStatus::Succeeded)
-                    .map(|o| &*o.address)
-                    .collect();
+                    .map(|o| &o.address);
                 not_confirmed(
                     &Touched::at(addresses, Default::default()),
                     &error.to_string(),

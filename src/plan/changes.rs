@@ -5,11 +5,10 @@
 //! differences, its calls and their bodies), and a plan of 10,000 log
 //! streams has 25,000 of them. Past [`SPILL_AFTER`] changes, each change is
 //! written to a temporary file as compact JSON as it is added; memory keeps,
-//! per change, only what orders it and where it is (its address encoded
-//! so that bytes compare as addresses do ([`sort_key`]), its action, about
-//! 100 bytes in all). Readers get the changes back one at a time
-//! ([`Changes::get`], [`Changes::iter`]), so a command holds the changes it
-//! is working on, not the plan: memory no longer grows with the plan.
+//! per change, only what orders it and where it is (its address as an
+//! [`AddressKey`], its action and attribution: about 100 bytes). Readers
+//! get the changes back one at a time ([`Changes::get`], [`Changes::iter`]),
+//! so a command holds the changes it is working on, not the plan.
 //!
 //! The file is created unlinked (`tempfile::tempfile`): nothing is left
 //! behind when the process ends, however it ends, and no other process can
@@ -27,7 +26,8 @@ use std::io::Write as _;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::address::{Address, RunKind, TemplateKind};
+use super::address::Address;
+use super::address_key::{AddressKey, AddressKind};
 use super::attribution::Attribution;
 use super::types::{Action, ResourceChange, Summary};
 
@@ -78,8 +78,8 @@ struct Spilled {
 
 /// A spilled change: what orders it, and where it is.
 struct Entry {
-    /// [`sort_key`] of its address.
-    key: Box<[u8]>,
+    /// Its address, compactly.
+    key: AddressKey,
     action: Action,
     attribution: Option<Attribution>,
     place: Place,
@@ -196,7 +196,7 @@ impl Changes {
     pub fn kind(&self, index: usize) -> AddressKind {
         match &self.store {
             Store::Held(changes) => AddressKind::of(&changes[index].address),
-            Store::Spilled(spilled) => AddressKind::from_key(&spilled.entries[index].key),
+            Store::Spilled(spilled) => spilled.entries[index].key.kind(),
         }
     }
 
@@ -204,7 +204,7 @@ impl Changes {
     pub fn address(&self, index: usize) -> Cow<'_, Address> {
         match &self.store {
             Store::Held(changes) => Cow::Borrowed(&changes[index].address),
-            Store::Spilled(spilled) => Cow::Owned(address_of_key(&spilled.entries[index].key)),
+            Store::Spilled(spilled) => Cow::Owned(spilled.entries[index].key.address()),
         }
     }
 
@@ -351,7 +351,7 @@ fn operations_text(change: &ResourceChange) -> String {
 
 impl Spilled {
     fn push(&mut self, change: ResourceChange) {
-        let key = sort_key(&change.address).into_boxed_slice();
+        let key = AddressKey::of(&change.address);
         let (action, attribution) = (change.action, change.attribution);
         let place = match self.write(&change) {
             Some((at, len)) => Place::File { at, len },
@@ -430,262 +430,6 @@ fn read_exact_at(file: &File, mut buf: &mut [u8], mut at: u64) -> std::io::Resul
     Ok(())
 }
 
-/// The kind of object a change is to, as [`Address`]'s variants (what a
-/// spilled change says of itself without being read back).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum AddressKind {
-    /// [`Address::Integration`].
-    Integration,
-    /// [`Address::CustomIntegration`].
-    CustomIntegration,
-    /// [`Address::Template`].
-    Template,
-    /// [`Address::MetricSettings`].
-    MetricSettings,
-    /// [`Address::Dashboard`].
-    Dashboard,
-    /// [`Address::Section`].
-    Section,
-    /// [`Address::Favorite`].
-    Favorite,
-    /// [`Address::Widget`].
-    Widget,
-    /// [`Address::Settings`].
-    Settings,
-}
-
-impl AddressKind {
-    /// In the order of [`Address`]'s variants, which is the order addresses sort in.
-    const ALL: [AddressKind; 9] = [
-        AddressKind::Integration,
-        AddressKind::CustomIntegration,
-        AddressKind::Template,
-        AddressKind::MetricSettings,
-        AddressKind::Dashboard,
-        AddressKind::Section,
-        AddressKind::Favorite,
-        AddressKind::Widget,
-        AddressKind::Settings,
-    ];
-
-    /// The kind of `address`.
-    pub fn of(address: &Address) -> Self {
-        match address {
-            Address::Integration { .. } => AddressKind::Integration,
-            Address::CustomIntegration { .. } => AddressKind::CustomIntegration,
-            Address::Template { .. } => AddressKind::Template,
-            Address::MetricSettings { .. } => AddressKind::MetricSettings,
-            Address::Dashboard { .. } => AddressKind::Dashboard,
-            Address::Section { .. } => AddressKind::Section,
-            Address::Favorite { .. } => AddressKind::Favorite,
-            Address::Widget { .. } => AddressKind::Widget,
-            Address::Settings { .. } => AddressKind::Settings,
-        }
-    }
-
-    fn from_key(key: &[u8]) -> Self {
-        AddressKind::ALL[usize::from(key[0])]
-    }
-}
-
-/// `address` as bytes that compare as addresses do (`Address`'s derived
-/// order: the variant, then each field in turn): the variant's index,
-/// then each field. A string is written with its zero bytes escaped
-/// (`00` as `00 FF`) and ends with `00 00`, so that a string that is a
-/// prefix of another sorts first and no field runs into the next; an
-/// optional string is `00` when absent, `01` then the string when present;
-/// a kind is its index.
-pub fn sort_key(address: &Address) -> Vec<u8> {
-    let mut key = Vec::with_capacity(64);
-    let kind = AddressKind::of(address);
-    key.push(kind as u8);
-    let string = |key: &mut Vec<u8>, s: &str| {
-        for &b in s.as_bytes() {
-            key.push(b);
-            if b == 0 {
-                key.push(0xFF);
-            }
-        }
-        key.extend_from_slice(&[0, 0]);
-    };
-    let optional = |key: &mut Vec<u8>, s: Option<&str>| match s {
-        None => key.push(0),
-        Some(s) => {
-            key.push(1);
-            string(key, s);
-        }
-    };
-    match address {
-        Address::Integration { provider } => string(&mut key, provider),
-        Address::CustomIntegration { name } => string(&mut key, name),
-        Address::Template {
-            project,
-            kind,
-            name,
-        } => {
-            string(&mut key, project);
-            key.push(match kind {
-                TemplateKind::Annotation => 0,
-                TemplateKind::Feedback => 1,
-            });
-            string(&mut key, name);
-        }
-        Address::MetricSettings {
-            project,
-            run_kind,
-            run,
-        } => {
-            string(&mut key, project);
-            key.push(match run_kind {
-                RunKind::LogStream => 0,
-                RunKind::Experiment => 1,
-            });
-            string(&mut key, run);
-        }
-        Address::Dashboard {
-            project,
-            log_stream,
-            name,
-        } => {
-            string(&mut key, project);
-            string(&mut key, log_stream);
-            string(&mut key, name);
-        }
-        Address::Section {
-            project,
-            log_stream,
-            dashboard,
-            name,
-        } => {
-            string(&mut key, project);
-            string(&mut key, log_stream);
-            optional(&mut key, dashboard.as_deref());
-            string(&mut key, name);
-        }
-        Address::Favorite {
-            project,
-            log_stream,
-        } => {
-            string(&mut key, project);
-            string(&mut key, log_stream);
-        }
-        Address::Widget {
-            project,
-            log_stream,
-            dashboard,
-            section,
-            name,
-        } => {
-            string(&mut key, project);
-            string(&mut key, log_stream);
-            optional(&mut key, dashboard.as_deref());
-            optional(&mut key, section.as_deref());
-            string(&mut key, name);
-        }
-        Address::Settings {
-            project,
-            log_stream,
-            dashboard,
-        } => {
-            string(&mut key, project);
-            string(&mut key, log_stream);
-            optional(&mut key, dashboard.as_deref());
-        }
-    }
-    key
-}
-
-/// The address [`sort_key`] encoded (the key is made here, so it reads back).
-fn address_of_key(key: &[u8]) -> Address {
-    let mut r = KeyReader(&key[1..]);
-    match AddressKind::from_key(key) {
-        AddressKind::Integration => Address::Integration {
-            provider: r.string(),
-        },
-        AddressKind::CustomIntegration => Address::CustomIntegration { name: r.string() },
-        AddressKind::Template => Address::Template {
-            project: r.string(),
-            kind: if r.byte() == 0 {
-                TemplateKind::Annotation
-            } else {
-                TemplateKind::Feedback
-            },
-            name: r.string(),
-        },
-        AddressKind::MetricSettings => Address::MetricSettings {
-            project: r.string(),
-            run_kind: if r.byte() == 0 {
-                RunKind::LogStream
-            } else {
-                RunKind::Experiment
-            },
-            run: r.string(),
-        },
-        AddressKind::Dashboard => Address::Dashboard {
-            project: r.string(),
-            log_stream: r.string(),
-            name: r.string(),
-        },
-        AddressKind::Section => Address::Section {
-            project: r.string(),
-            log_stream: r.string(),
-            dashboard: r.optional(),
-            name: r.string(),
-        },
-        AddressKind::Favorite => Address::Favorite {
-            project: r.string(),
-            log_stream: r.string(),
-        },
-        AddressKind::Widget => Address::Widget {
-            project: r.string(),
-            log_stream: r.string(),
-            dashboard: r.optional(),
-            section: r.optional(),
-            name: r.string(),
-        },
-        AddressKind::Settings => Address::Settings {
-            project: r.string(),
-            log_stream: r.string(),
-            dashboard: r.optional(),
-        },
-    }
-}
-
-/// Reads the fields of a [`sort_key`] in turn (struct fields are evaluated
-/// in the order they are written).
-struct KeyReader<'k>(&'k [u8]);
-
-impl KeyReader<'_> {
-    fn byte(&mut self) -> u8 {
-        let (first, rest) = self.0.split_first().unwrap_or((&0, &[]));
-        self.0 = rest;
-        *first
-    }
-
-    fn string(&mut self) -> String {
-        let mut bytes = Vec::new();
-        loop {
-            match self.byte() {
-                0 if self.0.first() == Some(&0xFF) => {
-                    self.byte();
-                    bytes.push(0);
-                }
-                0 => {
-                    self.byte();
-                    break;
-                }
-                b => bytes.push(b),
-            }
-        }
-        String::from_utf8(bytes)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-    }
-
-    fn optional(&mut self) -> Option<String> {
-        (self.byte() == 1).then(|| self.string())
-    }
-}
-
 impl From<Vec<ResourceChange>> for Changes {
     /// Held in memory, as given (a test's or a small plan's changes).
     fn from(changes: Vec<ResourceChange>) -> Self {
@@ -760,8 +504,8 @@ impl<'de> Deserialize<'de> for Changes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::address::RunKind;
     use crate::plan::types::FieldChange;
-    use proptest::prelude::*;
     use serde_json::json;
 
     fn change(address: Address, action: Action, fingerprint: &str) -> ResourceChange {
@@ -873,94 +617,5 @@ mod tests {
         assert!(changes.is_spilled());
         assert_eq!(changes.to_vec().unwrap(), all);
         assert_eq!(serde_json::to_string(&changes).unwrap(), text);
-    }
-
-    fn any_name() -> impl Strategy<Value = String> {
-        // Few letters, the zero byte and a high byte: prefixes and escapes.
-        proptest::collection::vec(
-            prop_oneof![Just('a'), Just('b'), Just('\u{0}'), Just('ÿ')],
-            0..4,
-        )
-        .prop_map(|c| c.into_iter().collect())
-    }
-
-    fn any_address() -> impl Strategy<Value = Address> {
-        let name = any_name;
-        let optional = || proptest::option::of(any_name());
-        prop_oneof![
-            name().prop_map(|provider| Address::Integration { provider }),
-            name().prop_map(|name| Address::CustomIntegration { name }),
-            (name(), any::<bool>(), name()).prop_map(|(project, a, name)| Address::Template {
-                project,
-                kind: if a {
-                    TemplateKind::Annotation
-                } else {
-                    TemplateKind::Feedback
-                },
-                name
-            }),
-            (name(), any::<bool>(), name()).prop_map(|(project, l, run)| {
-                Address::MetricSettings {
-                    project,
-                    run_kind: if l {
-                        RunKind::LogStream
-                    } else {
-                        RunKind::Experiment
-                    },
-                    run,
-                }
-            }),
-            (name(), name(), name()).prop_map(|(project, log_stream, name)| Address::Dashboard {
-                project,
-                log_stream,
-                name
-            }),
-            (name(), name(), optional(), name()).prop_map(
-                |(project, log_stream, dashboard, name)| {
-                    Address::Section {
-                        project,
-                        log_stream,
-                        dashboard,
-                        name,
-                    }
-                }
-            ),
-            (name(), name()).prop_map(|(project, log_stream)| Address::Favorite {
-                project,
-                log_stream
-            }),
-            (name(), name(), optional(), optional(), name()).prop_map(
-                |(project, log_stream, dashboard, section, name)| Address::Widget {
-                    project,
-                    log_stream,
-                    dashboard,
-                    section,
-                    name,
-                }
-            ),
-            (name(), name(), optional()).prop_map(|(project, log_stream, dashboard)| {
-                Address::Settings {
-                    project,
-                    log_stream,
-                    dashboard,
-                }
-            }),
-        ]
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig {
-            cases: 2000,
-            rng_seed: proptest::test_runner::RngSeed::Fixed(9),
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        })]
-
-        #[test]
-        fn sort_keys_compare_as_addresses_do(a in any_address(), b in any_address()) {
-            prop_assert_eq!(sort_key(&a).cmp(&sort_key(&b)), a.cmp(&b));
-            prop_assert_eq!(AddressKind::from_key(&sort_key(&a)), AddressKind::of(&a));
-            prop_assert_eq!(address_of_key(&sort_key(&a)), a);
-        }
     }
 }

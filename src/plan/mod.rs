@@ -15,6 +15,7 @@
 //! plans, whose change each change is ([`attribution`]).
 
 pub mod address;
+pub mod address_key;
 pub mod attribution;
 pub mod changes;
 pub mod confirm;
@@ -38,8 +39,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 pub use address::{Address, RunKind, TemplateKind};
+pub use address_key::{AddressKey, AddressKind};
 pub use attribution::Attribution;
-pub use changes::{AddressKind, Changes, ChangesError};
+pub use changes::{Changes, ChangesError};
 pub use json_text::JsonText;
 pub use report::*;
 pub use target::{Segment, Target, Targets};

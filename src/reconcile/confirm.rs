@@ -25,8 +25,8 @@ use crate::manifest::set::ManifestSet;
 use crate::plan::confirm::unconfirmed;
 use crate::plan::diff::path_label;
 use crate::plan::{
-    Action, Address, FieldChange, Operation, PlanOptions, ResourceChange, SectionRef, Target,
-    Unconverged, WidgetRef, diff,
+    Action, Address, AddressKey, FieldChange, Operation, PlanOptions, ResourceChange, SectionRef,
+    Target, Unconverged, WidgetRef, diff,
 };
 use crate::state::{Catalog, State};
 
@@ -49,7 +49,8 @@ fn could_not_reread(address: &Address, why: &str) -> Unconverged {
 /// longer needs once they are made.
 #[derive(Debug, Default)]
 pub struct Touched<'a> {
-    addresses: Vec<&'a Address>,
+    /// Sorted, each once.
+    addresses: Vec<Cow<'a, AddressKey>>,
     named: BTreeSet<String>,
 }
 
@@ -57,16 +58,34 @@ impl<'a> Touched<'a> {
     /// What `applied`, the changes that succeeded, touched.
     pub fn of(applied: &[&'a ResourceChange]) -> Self {
         Touched {
-            addresses: applied.iter().map(|c| &c.address).collect(),
+            addresses: keys(
+                applied
+                    .iter()
+                    .map(|c| Cow::Owned(AddressKey::of(&c.address))),
+            ),
             named: named_ids(applied.iter().copied()),
         }
     }
 
     /// The changes that succeeded at `addresses`, whose calls named `named`
     /// ([`named_ids`], taken before the changes were let go).
-    pub fn at(addresses: Vec<&'a Address>, named: BTreeSet<String>) -> Self {
-        Touched { addresses, named }
+    pub fn at(
+        addresses: impl IntoIterator<Item = &'a AddressKey>,
+        named: BTreeSet<String>,
+    ) -> Self {
+        Touched {
+            addresses: keys(addresses.into_iter().map(Cow::Borrowed)),
+            named,
+        }
     }
+}
+
+/// `keys`, sorted, each once.
+fn keys<'a>(keys: impl Iterator<Item = Cow<'a, AddressKey>>) -> Vec<Cow<'a, AddressKey>> {
+    let mut keys: Vec<_> = keys.collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
 }
 
 /// The ids of the existing sections, widgets and templates the calls of
@@ -85,7 +104,7 @@ pub fn not_confirmed(touched: &Touched<'_>, why: &str) -> Vec<Unconverged> {
     touched
         .addresses
         .iter()
-        .map(|address| could_not_reread(address, why))
+        .map(|key| could_not_reread(&key.address(), why))
         .collect()
 }
 
@@ -105,7 +124,11 @@ pub async fn replan_touched(
     let options = PlanOptions {
         prune,
         rotate_secrets: false,
-        targets: touched.addresses.iter().map(|a| Target::of(a)).collect(),
+        targets: touched
+            .addresses
+            .iter()
+            .map(|key| Target::of(&key.address()))
+            .collect(),
     };
     let selection = Selection::of_manifests(&desired, &options);
     let read = read_and_plan_knowing(client, desired, &selection, known, &options).await;
@@ -116,7 +139,6 @@ pub async fn replan_touched(
         Ok(plan) => plan,
         Err(why) => return not_confirmed(touched, &why),
     };
-    let addresses: BTreeSet<&Address> = touched.addresses.iter().copied().collect();
     // A copy this apply did not make nor name: another run's, made an
     // instant ago and resolved by that run.
     let foreign_copy = |c: &ResourceChange| {
@@ -133,7 +155,11 @@ pub async fn replan_touched(
             Err(error) => return not_confirmed(touched, &error.to_string()),
         };
         // A change with no field to change (a secret rotation) has nothing to converge.
-        if !addresses.contains(&c.address) || c.fields.is_empty() || foreign_copy(&c) {
+        let touched_here = touched
+            .addresses
+            .binary_search_by(|key| (**key).cmp(&AddressKey::of(&c.address)))
+            .is_ok();
+        if !touched_here || c.fields.is_empty() || foreign_copy(&c) {
             continue;
         }
         out.push(Unconverged {

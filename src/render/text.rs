@@ -564,9 +564,10 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, &(status, transient))| ChangeOutcome {
-                    address: Box::new(Address::Integration {
+                    address: Address::Integration {
                         provider: format!("p{i}"),
-                    }),
+                    }
+                    .into(),
                     action: Action::Update,
                     status,
                     detail: None,

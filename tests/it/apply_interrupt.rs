@@ -281,7 +281,7 @@ fn interrupt_mid_apply(signal: &str, cause: &str) {
         .outcomes
         .iter()
         .filter(|o| o.status == OutcomeStatus::Succeeded)
-        .map(|o| name_of(&o.address))
+        .map(|o| name_of(&o.address.address()))
         .collect();
     assert_eq!(live_names(&ctx), made, "{all}");
 

@@ -48,7 +48,7 @@ use super::read::trends::find_dashboard_ids;
 use crate::api::{TrendsDashboardDuplicateRequest, WidgetUpdateRequest};
 use crate::client::{ApiError, Client, Deleted};
 use crate::plan::{
-    Action, AddressKind, ChangeOutcome, Changes, ChangesError, DashboardRef, Operation,
+    Action, AddressKey, AddressKind, ChangeOutcome, Changes, ChangesError, DashboardRef, Operation,
     OutcomeStatus, Plan, ResourceChange, RunKind, TemplateKind,
 };
 use crate::state::Catalog;
@@ -327,7 +327,7 @@ async fn run_unit(
 ) -> Vec<(usize, ChangeOutcome)> {
     let unreadable = |i: usize, error: &ChangesError| {
         let outcome = ChangeOutcome {
-            address: Box::new(changes.address(i).into_owned()),
+            address: AddressKey::of(&changes.address(i)),
             action: changes.action(i),
             status: OutcomeStatus::Failed,
             detail: Some(format!("not attempted: {error}")),
@@ -394,7 +394,7 @@ fn outcome(
     detail: Option<String>,
 ) -> ChangeOutcome {
     ChangeOutcome {
-        address: Box::new(change.address.clone()),
+        address: AddressKey::of(&change.address),
         action: change.action,
         status,
         detail,

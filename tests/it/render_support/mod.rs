@@ -461,7 +461,7 @@ pub fn long_text_plan() -> Plan {
 /// whose fields did not stick.
 pub fn apply_report() -> ApplyReport {
     let outcome = |address: Address, action, status, detail: Option<&str>| ChangeOutcome {
-        address: Box::new(address),
+        address: address.into(),
         action,
         status,
         detail: detail.map(str::to_owned),
