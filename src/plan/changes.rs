@@ -29,6 +29,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::address::Address;
 use super::address_key::{AddressKey, AddressKind};
 use super::attribution::Attribution;
+use super::json_text::JsonText;
 use super::types::{Action, ResourceChange, Summary};
 
 /// How many changes are held in memory before the rest are spilled: below
@@ -69,8 +70,10 @@ enum Store {
 }
 
 struct Spilled {
-    /// `None` once a write failed: the changes added after it are held.
-    file: Option<File>,
+    file: File,
+    /// Cleared once a write failed: the changes added after it are held
+    /// (those before it are read from the file as usual).
+    writable: bool,
     /// Bytes written to the file.
     written: u64,
     entries: Vec<Entry>,
@@ -132,16 +135,26 @@ impl Changes {
 
     /// Adds `change` at the end (the order is made by [`Changes::sort`]).
     pub fn push(&mut self, change: ResourceChange) {
+        self.push_spilling_to(change, tempfile::tempfile);
+    }
+
+    /// [`Changes::push`], spilling to the file `open` gives when it is time.
+    fn push_spilling_to(
+        &mut self,
+        change: ResourceChange,
+        open: impl FnOnce() -> std::io::Result<File>,
+    ) {
         if let Store::Held(held) = &mut self.store {
             if held.len() < self.spill_after {
                 held.push(change);
                 return;
             }
-            match tempfile::tempfile() {
+            match open() {
                 Ok(file) => {
                     let held = std::mem::take(held);
                     let mut spilled = Spilled {
-                        file: Some(file),
+                        file,
+                        writable: true,
                         written: 0,
                         entries: Vec::with_capacity(held.len().saturating_mul(2)),
                     };
@@ -275,49 +288,6 @@ impl Changes {
         }
     }
 
-    /// Keeps the changes `keep` says to keep (each is read back to ask).
-    pub fn retain(
-        &mut self,
-        mut keep: impl FnMut(&ResourceChange) -> bool,
-    ) -> Result<(), ChangesError> {
-        match &mut self.store {
-            Store::Held(changes) => {
-                changes.retain(|c| keep(c));
-                Ok(())
-            }
-            Store::Spilled(spilled) => {
-                let mut kept = Vec::with_capacity(spilled.entries.len());
-                for entry in std::mem::take(&mut spilled.entries) {
-                    if keep(&spilled.read(&entry)?) {
-                        kept.push(entry);
-                    }
-                }
-                spilled.entries = kept;
-                Ok(())
-            }
-        }
-    }
-
-    /// Changes every change with `change` (a spilled plan is written anew).
-    pub fn map(
-        self,
-        mut change: impl FnMut(ResourceChange) -> ResourceChange,
-    ) -> Result<Changes, ChangesError> {
-        match self.store {
-            Store::Held(changes) => Ok(Changes {
-                store: Store::Held(changes.into_iter().map(change).collect()),
-                spill_after: self.spill_after,
-            }),
-            Store::Spilled(_) => {
-                let mut out = Changes::spilling_after(self.spill_after);
-                for c in self.iter() {
-                    out.push(change(c?.into_owned()));
-                }
-                Ok(out)
-            }
-        }
-    }
-
     /// Drops what only the printed plan shows of each held change (its
     /// field differences, reason, live fingerprint, warnings and creator),
     /// once it is printed; a spilled change holds no memory to free.
@@ -366,14 +336,16 @@ impl Spilled {
     }
 
     /// Writes `change` at the end of the file: where it is, or `None` when
-    /// it must be held (no file, or the write failed: the file is then
-    /// given up, since what is in it past `written` is unknown).
+    /// it must be held (a write failed, now or before: nothing more is
+    /// written, since what the file holds past `written` is unknown).
     fn write(&mut self, change: &ResourceChange) -> Option<(u64, u32)> {
-        let file = self.file.as_mut()?;
+        if !self.writable {
+            return None;
+        }
         // Changes serialize: their values are JSON already.
-        let text = serde_json::to_vec(change).ok()?;
+        let text = serde_json::to_vec(&Record::of(change)).ok()?;
         let len = u32::try_from(text.len()).ok()?;
-        match file.write_all(&text) {
+        match self.file.write_all(&text) {
             Ok(()) => {
                 let at = self.written;
                 self.written += u64::from(len);
@@ -381,7 +353,7 @@ impl Spilled {
             }
             Err(error) => {
                 tracing::debug!(%error, "the plan's temporary file cannot be written: the rest of the plan stays in memory");
-                self.file = None;
+                self.writable = false;
                 None
             }
         }
@@ -391,20 +363,65 @@ impl Spilled {
         match &entry.place {
             Place::Held(change) => Ok((**change).clone()),
             Place::File { at, len } => {
-                let file = self.file_for_reading()?;
                 let mut text = vec![0; *len as usize];
-                read_exact_at(file, &mut text, *at).map_err(ChangesError::Read)?;
-                serde_json::from_slice(&text).map_err(ChangesError::Decode)
+                read_exact_at(&self.file, &mut text, *at).map_err(ChangesError::Read)?;
+                let record: Record<'static> =
+                    serde_json::from_slice(&text).map_err(ChangesError::Decode)?;
+                Ok(record.into_change())
             }
         }
     }
+}
 
-    fn file_for_reading(&self) -> Result<&File, ChangesError> {
-        self.file.as_ref().ok_or_else(|| {
-            ChangesError::Read(std::io::Error::other(
-                "the file was given up after a failed write",
-            ))
-        })
+/// A change as the file holds it. JSON has one `null` where a change can
+/// hold two things: no value (`None`) and the value `null` (`Some(null)`,
+/// a field that is `null` on one side); both read back as `None`. The
+/// fields that held `Some(null)` are listed beside the change, so that a
+/// change reads back exactly as it was written.
+#[derive(Serialize, Deserialize)]
+struct Record<'c> {
+    change: Cow<'c, ResourceChange>,
+    /// `(field index, side)`: 0 its `before`, 1 its `after`, 2 its `base`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    nulls: Vec<(u32, u8)>,
+}
+
+impl<'c> Record<'c> {
+    fn of(change: &'c ResourceChange) -> Self {
+        let mut nulls = Vec::new();
+        for (i, field) in change.fields.iter().enumerate() {
+            let i = u32::try_from(i).unwrap_or(u32::MAX);
+            let sides = [
+                field.before.as_ref().is_some_and(JsonText::is_null),
+                field.after.as_ref().is_some_and(JsonText::is_null),
+                field.base.as_ref().is_some_and(serde_json::Value::is_null),
+            ];
+            for (side, null) in (0u8..).zip(sides) {
+                if null {
+                    nulls.push((i, side));
+                }
+            }
+        }
+        Record {
+            change: Cow::Borrowed(change),
+            nulls,
+        }
+    }
+
+    fn into_change(self) -> ResourceChange {
+        let mut change = self.change.into_owned();
+        for (i, side) in self.nulls {
+            let Some(field) = change.fields.get_mut(i as usize) else {
+                continue;
+            };
+            let null = serde_json::Value::Null;
+            match side {
+                0 => field.before = Some(JsonText::new(&null)),
+                1 => field.after = Some(JsonText::new(&null)),
+                _ => field.base = Some(null),
+            }
+        }
+        change
     }
 }
 
@@ -513,11 +530,20 @@ mod tests {
             address,
             action,
             reason: "why".into(),
-            fields: vec![FieldChange::new(
-                "scorers[x].num_judges",
-                Some(json!(3)),
-                Some(json!({"a": [1, 2.5, "\u{0}"]})),
-            )],
+            fields: vec![
+                FieldChange::new(
+                    "scorers[x].num_judges",
+                    Some(json!(3)),
+                    Some(json!({"a": [1, 2.5, "\u{0}"]})),
+                ),
+                // `null` on one side, absent on the other: JSON alone
+                // would read both back as absent.
+                FieldChange {
+                    base: Some(serde_json::Value::Null),
+                    ..FieldChange::new("description", Some(serde_json::Value::Null), None)
+                },
+                FieldChange::new("", None, Some(serde_json::Value::Null)),
+            ],
             live_fingerprint: fingerprint.into(),
             operations: Vec::new(),
             warnings: vec!["careful".into()],
@@ -581,32 +607,33 @@ mod tests {
     }
 
     #[test]
-    fn retain_and_map_keep_the_order_wherever_the_changes_are() {
-        for spill_after in [usize::MAX, 0, 7] {
-            let mut changes = Changes::spilling_after(spill_after);
-            for c in some_changes(30) {
-                changes.push(c);
+    fn a_file_that_refuses_writes_leaves_the_changes_in_memory() {
+        let all = some_changes(20);
+        let full = || std::fs::OpenOptions::new().write(true).open("/dev/full");
+        let refusing = || {
+            // Readable, not writable: every write fails.
+            let file = tempfile::NamedTempFile::new()?;
+            std::fs::File::open(file.path())
+        };
+        let mut checked = 0;
+        for open in [&full as &dyn Fn() -> std::io::Result<File>, &refusing] {
+            let Ok(file) = open() else { continue };
+            let mut changes = Changes::spilling_after(5);
+            let mut file = Some(file);
+            for c in &all {
+                changes.push_spilling_to(c.clone(), || {
+                    file.take()
+                        .ok_or_else(|| std::io::Error::other("opened once"))
+                });
             }
+            assert!(changes.is_spilled());
             changes.sort();
-            let before = changes.to_vec().unwrap();
-            changes
-                .retain(|c| matches!(c.address, Address::MetricSettings { .. }))
-                .unwrap();
-            let kept: Vec<_> = before
-                .iter()
-                .filter(|c| matches!(c.address, Address::MetricSettings { .. }))
-                .cloned()
-                .collect();
-            assert_eq!(changes.to_vec().unwrap(), kept);
-            let mapped = changes
-                .map(|mut c| {
-                    c.reason = "mapped".into();
-                    c
-                })
-                .unwrap();
-            assert!(mapped.iter().all(|c| c.unwrap().reason == "mapped"));
-            assert_eq!(mapped.len(), kept.len());
+            let mut sorted = all.clone();
+            sorted.sort_by(compare);
+            assert_eq!(changes.to_vec().unwrap(), sorted);
+            checked += 1;
         }
+        assert!(checked > 0);
     }
 
     #[test]
@@ -615,7 +642,13 @@ mod tests {
         let text = serde_json::to_string(&all).unwrap();
         let changes: Changes = serde_json::from_str(&text).unwrap();
         assert!(changes.is_spilled());
-        assert_eq!(changes.to_vec().unwrap(), all);
-        assert_eq!(serde_json::to_string(&changes).unwrap(), text);
+        // As a list held in memory reads back (a saved plan's `null` sides
+        // read back absent, spilled or not).
+        let held: Vec<ResourceChange> = serde_json::from_str(&text).unwrap();
+        assert_eq!(changes.to_vec().unwrap(), held);
+        assert_eq!(
+            serde_json::to_string(&changes).unwrap(),
+            serde_json::to_string(&held).unwrap()
+        );
     }
 }

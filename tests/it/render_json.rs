@@ -3,8 +3,8 @@
 use crate::render_support;
 
 use evalctl::plan::ApplyReport;
-use evalctl::plan::{PLAN_FORMAT_VERSION, Plan};
-use evalctl::render::{APPLY_FORMAT_VERSION, Format, Mode};
+use evalctl::plan::{Changes, Enrichment, PLAN_FORMAT_VERSION, Plan};
+use evalctl::render::{APPLY_FORMAT_VERSION, Applied, Format, Mode, render_apply};
 use regex::Regex;
 use render_support::*;
 use serde_json::Value;
@@ -73,16 +73,16 @@ fn document_carries_version_mode_and_summary() {
 /// The planner writes an absent side of a created or deleted object as
 /// `Some(null)`; JSON has one `null`, which reads back as `None`.
 fn null_sides_as_absent(mut plan: Plan) -> Plan {
-    let changes = std::mem::take(&mut plan.changes);
-    plan.changes = changes
-        .map(|mut change| {
-            for field in &mut change.fields {
-                field.before = field.before.take().filter(|v| !v.is_null());
-                field.after = field.after.take().filter(|v| !v.is_null());
-            }
-            change
-        })
+    let mut changes = std::mem::take(&mut plan.changes)
+        .into_vec()
         .expect("held in memory");
+    for change in &mut changes {
+        for field in &mut change.fields {
+            field.before = field.before.take().filter(|v| !v.is_null());
+            field.after = field.after.take().filter(|v| !v.is_null());
+        }
+    }
+    plan.changes = changes.into();
     plan
 }
 
@@ -103,6 +103,55 @@ fn rendered_plans_read_back_as_the_same_plan() {
                     render(&plan, format, &opts(mode))
                 );
             }
+        }
+    }
+}
+
+/// `plan` with its changes spilled to a temporary file, in the same order.
+fn spilled(mut plan: Plan) -> Plan {
+    let mut changes = Changes::spilling_after(0);
+    for change in std::mem::take(&mut plan.changes)
+        .into_vec()
+        .expect("held in memory")
+    {
+        changes.push(change);
+    }
+    assert!(changes.is_spilled());
+    plan.changes = changes;
+    plan
+}
+
+#[test]
+fn a_plan_spilled_to_a_file_renders_as_the_same_plan_held_in_memory() {
+    for make in [
+        full_plan,
+        long_text_plan,
+        three_way_plan,
+        || many_changes(1_300),
+        || rollout_plan(40),
+    ] {
+        let (held, spilled) = (make(), spilled(make()));
+        assert_eq!(held, spilled);
+        for (format, mode) in all_formats() {
+            assert_eq!(
+                render(&held, format, &opts(mode)),
+                render(&spilled, format, &opts(mode)),
+                "{format:?} {mode:?}"
+            );
+        }
+        let (report, nothing) = (ApplyReport::default(), Enrichment::default());
+        for format in [Format::Text, Format::Json, Format::Markdown] {
+            let applied = |plan| Applied {
+                plan,
+                enrichment: &nothing,
+                report: &report,
+                plan_after_apply: Some((plan, &nothing)),
+            };
+            assert_eq!(
+                render_apply(&applied(&held), format, &opts(Mode::Plan)).expect("renders"),
+                render_apply(&applied(&spilled), format, &opts(Mode::Plan)).expect("renders"),
+                "{format:?}"
+            );
         }
     }
 }
