@@ -51,13 +51,14 @@ impl Plan {
         self.changes.is_empty()
     }
 
-    /// Drops what only the printed plan shows of each change held in
-    /// memory (its field differences, reason, live fingerprint, warnings
-    /// and creator), once it is printed and what is left to do with it
-    /// (apply it, confirm it against the manifests, report outcomes) needs
-    /// its addresses and operations only.
+    /// Drops what only the printed plan shows: its notes, and of each
+    /// change held in memory its field differences, reason, live
+    /// fingerprint, warnings and creator. Once the plan is printed, what is
+    /// left to do with it (apply it, confirm it against the manifests,
+    /// report outcomes) needs its changes' addresses and operations only.
     pub fn release_printed(&mut self) {
         self.changes.release_printed();
+        self.notes = Vec::new();
     }
 
     /// Drops the changes, once applied, for a report that shows the
