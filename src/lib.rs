@@ -6,9 +6,11 @@
 //! ```text
 //! manifests (YAML) --manifest::load-------> ManifestSet (desired)
 //! service (HTTP)   --reconcile::read------> State   (plain data: per kind, reduced, normalized)
-//! plan::plan(&ManifestSet, &State) -> Plan          (pure, no I/O; plan::Planning is the same
-//!                                                    project by project, as the readers deliver
-//!                                                    each project: reconcile::read_and_plan)
+//! plan::plan(&ManifestSet, &State) -> Plan          (pure; plan::Planning is the same project
+//!                                                    by project, as the readers deliver each
+//!                                                    project: reconcile::read_and_plan; a plan's
+//!                                                    changes past 1,024 wait in a temporary file,
+//!                                                    plan::Changes, and are read back one by one)
 //! render::render_plan(&Plan, ..)                    (text | json | markdown)
 //! reconcile::apply::apply(&Plan, &Client) -> outcomes (ordered, bounded)
 //! reconcile::confirm                                (reads the touched objects through the same

@@ -5,6 +5,7 @@
 //! thousands of runs given the same scorers hold that body once.
 
 use std::borrow::Borrow;
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -14,6 +15,32 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
+
+thread_local! {
+    static VERBATIM: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `work` with compact JSON texts ([`Compact`], `plan::JsonText`)
+/// written and read verbatim, as their text, instead of as the values they
+/// hold: for JSON that only this process reads back (a plan's changes
+/// spilled to a temporary file), where parsing each text again to lay it
+/// out, or checking it again as the type it holds, would be wasted.
+pub fn verbatim<R>(work: impl FnOnce() -> R) -> R {
+    /// Restores the mode on the way out, however `work` ends.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            VERBATIM.set(self.0);
+        }
+    }
+    let _restore = Restore(VERBATIM.replace(true));
+    work()
+}
+
+/// Whether texts are written and read verbatim ([`verbatim`]).
+pub fn is_verbatim() -> bool {
+    VERBATIM.get()
+}
 
 /// A `T` held as the compact JSON text it serializes to. It serializes
 /// exactly as the `T` would, and reads back with [`Compact::get`].
@@ -136,6 +163,9 @@ impl<T> Serialize for Compact<T> {
     /// As the `T` would be (parsed again as JSON, keys in their order, so
     /// that a pretty printer lays it out).
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if is_verbatim() {
+            return self.text.serialize(serializer);
+        }
         serde_json::from_str::<serde_json::Value>(self.text.get())
             .map_err(serde::ser::Error::custom)?
             .serialize(serializer)
@@ -145,6 +175,17 @@ impl<T> Serialize for Compact<T> {
 impl<'de, T: Serialize + Deserialize<'de>> Deserialize<'de> for Compact<T> {
     /// A `T` (refused as a `T` would be), kept compact.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if is_verbatim() {
+            // Read as a JSON value (a body sits in an internally tagged
+            // operation, which serde buffers: a raw text cannot be read
+            // from that buffer), not checked again as a `T`.
+            let value = serde_json::Value::deserialize(deserializer)?;
+            let text = serde_json::value::to_raw_value(&value).map_err(serde::de::Error::custom)?;
+            return Ok(Compact {
+                text: Arc::from(text),
+                shape: PhantomData,
+            });
+        }
         T::deserialize(deserializer).map(|value| Compact::new(&value))
     }
 }

@@ -21,6 +21,7 @@
 //! ([`ChangesError`]); a plan held in memory never fails.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Write as _;
 
@@ -31,6 +32,7 @@ use super::address_key::{AddressKey, AddressKind};
 use super::attribution::Attribution;
 use super::json_text::JsonText;
 use super::types::{Action, ResourceChange, Summary};
+use crate::api::compact::verbatim;
 
 /// How many changes are held in memory before the rest are spilled: below
 /// it a plan is small enough to hold (about a megabyte), above it memory
@@ -60,6 +62,9 @@ impl From<ChangesError> for std::io::Error {
 pub struct Changes {
     store: Store,
     spill_after: usize,
+    /// The user ids the changes' `created_by` name (the people a plan
+    /// shows), noted as they are added: a few, however many changes.
+    creators: BTreeSet<String>,
 }
 
 enum Store {
@@ -112,6 +117,7 @@ impl Changes {
         Changes {
             store: Store::Held(Vec::new()),
             spill_after: count,
+            creators: BTreeSet::new(),
         }
     }
 
@@ -144,6 +150,11 @@ impl Changes {
         change: ResourceChange,
         open: impl FnOnce() -> std::io::Result<File>,
     ) {
+        if let Some(id) = &change.created_by
+            && !self.creators.contains(id)
+        {
+            self.creators.insert(id.clone());
+        }
         if let Store::Held(held) = &mut self.store {
             if held.len() < self.spill_after {
                 held.push(change);
@@ -219,6 +230,12 @@ impl Changes {
             Store::Held(changes) => Cow::Borrowed(&changes[index].address),
             Store::Spilled(spilled) => Cow::Owned(spilled.entries[index].key.address()),
         }
+    }
+
+    /// The user ids the changes' `created_by` name, each once, in order
+    /// (nothing is read back).
+    pub fn creators(&self) -> impl Iterator<Item = &str> {
+        self.creators.iter().map(String::as_str)
     }
 
     /// Every change in order, each read back as it is reached.
@@ -343,7 +360,7 @@ impl Spilled {
             return None;
         }
         // Changes serialize: their values are JSON already.
-        let text = serde_json::to_vec(&Record::of(change)).ok()?;
+        let text = verbatim(|| serde_json::to_vec(&Record::of(change))).ok()?;
         let len = u32::try_from(text.len()).ok()?;
         match self.file.write_all(&text) {
             Ok(()) => {
@@ -366,7 +383,7 @@ impl Spilled {
                 let mut text = vec![0; *len as usize];
                 read_exact_at(&self.file, &mut text, *at).map_err(ChangesError::Read)?;
                 let record: Record<'static> =
-                    serde_json::from_slice(&text).map_err(ChangesError::Decode)?;
+                    verbatim(|| serde_json::from_slice(&text)).map_err(ChangesError::Decode)?;
                 Ok(record.into_change())
             }
         }
@@ -451,6 +468,10 @@ impl From<Vec<ResourceChange>> for Changes {
     /// Held in memory, as given (a test's or a small plan's changes).
     fn from(changes: Vec<ResourceChange>) -> Self {
         Changes {
+            creators: changes
+                .iter()
+                .filter_map(|c| c.created_by.clone())
+                .collect(),
             store: Store::Held(changes),
             spill_after: usize::MAX,
         }

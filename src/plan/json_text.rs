@@ -58,6 +58,9 @@ impl PartialEq for JsonText {
 impl Serialize for JsonText {
     /// As the value (parsed again, so that a pretty printer lays it out).
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if crate::api::compact::is_verbatim() {
+            return self.0.serialize(serializer);
+        }
         self.value().serialize(serializer)
     }
 }

@@ -1,6 +1,8 @@
 //! The plan: a pure function of (desired, live) that says what must change.
 //!
-//! `plan(&ManifestSet, &State, &PlanOptions)` does no I/O. It normalizes the
+//! `plan(&ManifestSet, &State, &PlanOptions)` reads nothing and asks no
+//! service (a large plan's changes wait in a temporary file: [`changes`]).
+//! It normalizes the
 //! manifests the way live state was normalized as it was read
 //! ([`normalize`]), resolves references ([`resolve`]), and asks each
 //! resource kind's planner for its changes ([`metric_settings`], [`trends`]:
@@ -9,7 +11,8 @@
 //! same inputs always give the same plan.
 //!
 //! Also here, as plain data: addresses and `--target`s ([`address`],
-//! [`target`]), field differences ([`diff`]), the fingerprints a saved plan
+//! [`target`]; [`address_key`], an address as compact ordered bytes), a
+//! plan's changes in order ([`changes`]), field differences ([`diff`]), the fingerprints a saved plan
 //! checks ([`fingerprint`]), what an apply did ([`report`]), how a saved
 //! plan's fields are confirmed after it ([`confirm`]) and, for three-way
 //! plans, whose change each change is ([`attribution`]).

@@ -1,6 +1,7 @@
 //! The Plan: what would change, why, and the exact calls that make it so.
 //!
-//! A plan is a value: `plan()` computes it without I/O, renderers show it,
+//! A plan is a value: `plan()` computes it without asking the service
+//! (past 1,024 changes they wait in a temporary file: [`Changes`]), renderers show it,
 //! `--out` saves it (as JSON, format [`PLAN_FORMAT_VERSION`]) and `apply`
 //! executes it. It never holds a secret: integration secrets appear only as
 //! `${ENV}` references, read at apply time.

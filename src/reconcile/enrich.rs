@@ -279,16 +279,13 @@ async fn blast_radius(
 }
 
 /// The user ids the `created_by` fields of `plan` name.
-fn named_people(plan: &Plan) -> Result<BTreeSet<String>, ChangesError> {
-    let mut ids: BTreeSet<String> = plan
-        .notes
+fn named_people(plan: &Plan) -> BTreeSet<String> {
+    plan.notes
         .iter()
-        .filter_map(|n| n.created_by.clone())
-        .collect();
-    for change in plan.changes.iter() {
-        ids.extend(change?.created_by.clone());
-    }
-    Ok(ids)
+        .filter_map(|n| n.created_by.as_deref())
+        .chain(plan.changes.creators())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Looks up every person in `ids`: user id to `Name <email>`. A user that
@@ -309,31 +306,28 @@ async fn people(client: &Client, ids: BTreeSet<String>) -> BTreeMap<String, Stri
 }
 
 /// The enrichment of `plan` (both lookups at once), and a warning when the
-/// blast radius could not be listed or the people could not be found.
+/// blast radius could not be listed.
 pub async fn enrich(
     client: &Client,
     touched: &TouchedVersions,
     plan: &Plan,
 ) -> (Enrichment, Option<String>) {
-    let mut warnings = Vec::new();
-    let ids = named_people(plan).unwrap_or_else(|e| {
-        warnings.push(format!(
-            "could not find who created the objects changed: {e}"
-        ));
-        BTreeSet::new()
-    });
+    let ids = named_people(plan);
     let (radius, people) = tokio::join!(blast_radius(client, touched, plan), people(client, ids));
-    let blast_radius = radius.unwrap_or_else(|e| {
-        warnings.push(format!(
-            "could not list the other projects using the affected scorer versions: {e}"
-        ));
-        BTreeMap::new()
-    });
+    let (blast_radius, warning) = match radius {
+        Ok(r) => (r, None),
+        Err(e) => (
+            BTreeMap::new(),
+            Some(format!(
+                "could not list the other projects using the affected scorer versions: {e}"
+            )),
+        ),
+    };
     (
         Enrichment {
             blast_radius,
             people,
         },
-        (!warnings.is_empty()).then(|| warnings.join("; ")),
+        warning,
     )
 }

@@ -137,13 +137,9 @@ fn plan_document<'a>(
     mode: Mode,
 ) -> Result<PlanDocument<'a>, ChangesError> {
     // Only the people the plan names.
-    let mut named = Vec::new();
-    for change in plan.changes.iter() {
-        named.extend(change?.created_by.clone());
-    }
-    let people = named
-        .iter()
-        .map(String::as_str)
+    let people = plan
+        .changes
+        .creators()
         .chain(plan.notes.iter().filter_map(|n| n.created_by.as_deref()))
         .filter_map(|id| {
             enrichment
