@@ -274,10 +274,7 @@ fn undeclared_sections_are_notes_without_prune_and_deletes_with_it() {
     ));
     let kept = plan(&desired, &live, &PlanOptions::default()).unwrap();
     assert_eq!(kept.changes.len(), 1);
-    assert_eq!(
-        kept.changes.to_vec().expect("changes read back")[0].action,
-        Action::Create
-    );
+    assert_eq!(kept.changes.action(0), Action::Create);
     assert_eq!(kept.notes.len(), 1);
     assert_eq!(kept.notes[0].kind, NoteKind::Unmanaged);
     let pruned = plan(
@@ -289,13 +286,7 @@ fn undeclared_sections_are_notes_without_prune_and_deletes_with_it() {
         },
     )
     .unwrap();
-    let actions: Vec<Action> = pruned
-        .changes
-        .to_vec()
-        .expect("changes read back")
-        .into_iter()
-        .map(|c| c.action)
-        .collect();
+    let actions: Vec<Action> = pruned.changes.actions().collect();
     assert_eq!(actions, [Action::Create, Action::Delete]);
     assert!(pruned.notes.is_empty());
 }
@@ -316,10 +307,7 @@ fn a_renamed_section_is_an_update_that_keeps_it() {
     )
     .unwrap();
     assert_eq!(plan.changes.len(), 1);
-    assert_eq!(
-        plan.changes.to_vec().expect("changes read back")[0].action,
-        Action::Update
-    );
+    assert_eq!(plan.changes.action(0), Action::Update);
     let Operation::UpdateSection { body, .. } =
         &plan.changes.to_vec().expect("changes read back")[0].operations[0]
     else {

@@ -291,10 +291,7 @@ fn widgets_of_places_whose_list_is_not_written_are_never_moved() {
         true,
     );
     assert_eq!(plan.changes.len(), 1);
-    assert_eq!(
-        plan.changes.to_vec().expect("changes read back")[0].action,
-        Action::Create
-    );
+    assert_eq!(plan.changes.action(0), Action::Create);
 }
 
 #[test]
@@ -591,8 +588,5 @@ fn named_custom_integrations_are_created_and_otherwise_only_noted() {
     assert!(plan.is_empty());
     assert_eq!(plan.notes.len(), 1);
     let plan = evalctl::plan::plan(&custom(true), &present, &PlanOptions::default()).unwrap();
-    assert_eq!(
-        plan.changes.to_vec().expect("changes read back")[0].action,
-        Action::Update
-    );
+    assert_eq!(plan.changes.action(0), Action::Update);
 }
