@@ -19,7 +19,7 @@ use crate::exit::ExitStatus;
 use crate::output::Printer;
 use crate::plan::{
     AddressKind, ApplyReport, ChangeOutcome, ChangesError, Enrichment, Operation, OutcomeStatus,
-    Plan, PlanOptions, ResourceChange,
+    Plan, PlanOptions, ResourceChange, Unconverged,
 };
 use crate::progress::Progress;
 use crate::reconcile::apply::secrets::referenced_variables;
@@ -144,60 +144,15 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         return Ok(ExitStatus::Interrupted);
     }
     let progress = Progress::start(printer, &connection.client, "Confirming");
-    let unconverged = match &source {
-        Some(source) => {
-            let named = named_by_succeeded(&plan, &outcomes);
-            if args.output == Format::Text {
-                // The text report shows the outcomes: the changes are let go
-                // before the manifests are loaded again.
-                plan.release_changes();
-            }
-            let addresses = outcomes
-                .iter()
-                .filter(|o| o.status == OutcomeStatus::Succeeded)
-                .map(|o| &o.address);
-            match named {
-                Ok(named) => {
-                    let touched = Touched::at(addresses, named);
-                    // Loaded again, and released as they are planned.
-                    match source.reload() {
-                        Ok(desired) => {
-                            let (client, prune) = (&connection.client, args.shape.prune);
-                            replan_touched(
-                                client,
-                                Cow::Owned(desired),
-                                prune,
-                                &touched,
-                                Some(&state),
-                            )
-                            .await
-                        }
-                        Err(changed) => not_confirmed(&touched, &changed.to_string()),
-                    }
-                }
-                Err(error) => not_confirmed(
-                    &Touched::at(addresses, Default::default()),
-                    &error.to_string(),
-                ),
-            }
-        }
-        None => match succeeded_changes(&plan, &outcomes) {
-            Ok(applied) => {
-                let applied: Vec<&ResourceChange> = applied.iter().map(|c| &**c).collect();
-                check_fields(&connection.client, &state.catalog, &applied).await
-            }
-            Err(error) => {
-                let addresses = outcomes
-                    .iter()
-                    .filter(|o| o.status == OutcomeStatus::Succeeded)
-                    .map(|o| &o.address);
-                not_confirmed(
-                    &Touched::at(addresses, Default::default()),
-                    &error.to_string(),
-                )
-            }
-        },
-    };
+    let unconverged = confirm_applied(
+        &mut plan,
+        &outcomes,
+        &connection,
+        &state,
+        source.as_ref(),
+        args,
+    )
+    .await;
     drop(progress);
     let report = ApplyReport {
         outcomes,
@@ -234,6 +189,58 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
     } else {
         ExitStatus::Incomplete
     })
+}
+
+/// What did not converge of what the changes that succeeded touched: from
+/// manifests (`source`), those objects planned again against the manifests
+/// loaded again; from a saved plan, each read again and its planned fields
+/// checked. A text report shows outcomes only, so the plan's changes are
+/// let go before the manifests are loaded again.
+async fn confirm_applied(
+    plan: &mut Plan,
+    outcomes: &[ChangeOutcome],
+    connection: &Connection,
+    state: &State,
+    source: Option<&ManifestSource>,
+    args: &ApplyArgs,
+) -> Vec<Unconverged> {
+    let succeeded = || {
+        outcomes
+            .iter()
+            .filter(|o| o.status == OutcomeStatus::Succeeded)
+            .map(|o| &o.address)
+    };
+    let unread = |error: ChangesError| {
+        not_confirmed(
+            &Touched::at(succeeded(), BTreeSet::new()),
+            &error.to_string(),
+        )
+    };
+    let Some(source) = source else {
+        return match succeeded_changes(plan, outcomes) {
+            Ok(applied) => {
+                let applied: Vec<&ResourceChange> = applied.iter().map(|c| &**c).collect();
+                check_fields(&connection.client, &state.catalog, &applied).await
+            }
+            Err(error) => unread(error),
+        };
+    };
+    let named = match named_by_succeeded(plan, outcomes) {
+        Ok(named) => named,
+        Err(error) => return unread(error),
+    };
+    if args.output == Format::Text {
+        plan.release_changes();
+    }
+    let touched = Touched::at(succeeded(), named);
+    // Loaded again, and released as they are planned.
+    match source.reload() {
+        Ok(desired) => {
+            let (client, prune) = (&connection.client, args.shape.prune);
+            replan_touched(client, Cow::Owned(desired), prune, &touched, Some(state)).await
+        }
+        Err(changed) => not_confirmed(&touched, &changed.to_string()),
+    }
 }
 
 /// Writes what the apply did (after the outcomes, printed as they came, in
