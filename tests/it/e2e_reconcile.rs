@@ -367,3 +367,41 @@ fn edit_section(ctx: &TestContext, log_stream: &str, name: &str, body: &SectionU
             .expect("the edit is accepted");
     });
 }
+
+/// A result that cannot be written is a failure that says so, not a
+/// truncated file behind exit 0 (a full disk under `plan > plan.txt`); a
+/// reader that went away (`| head`) is not.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_plan_that_cannot_be_written_fails_and_a_closed_pipe_does_not() {
+    let ctx = context();
+    ctx.write(
+        "repo/demo.yaml",
+        &std::fs::read_to_string(repo_root().join("examples/quickstart/demo-project.yaml"))
+            .expect("the quickstart"),
+    );
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let out = ctx
+        .evalctl_command(&[], &["plan", "repo"])
+        .stdout(full)
+        .output()
+        .expect("run evalctl");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot write the output: No space left on device"),
+        "{stderr}"
+    );
+
+    let mut child = ctx
+        .evalctl_command(&[], &["plan", "repo"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run evalctl");
+    // The reader goes away before reading a byte.
+    drop(child.stdout.take());
+    assert_eq!(child.wait().expect("evalctl ends").code(), Some(0));
+}
