@@ -227,14 +227,22 @@ impl Diagnostic {
     /// ```
     #[must_use]
     pub fn render(&self, source: Option<&str>, color: bool) -> String {
+        self.render_quoting(source.zip(self.span), color)
+    }
+
+    /// As [`Diagnostic::render`], quoting the line at `place` in `text`, a copy of the
+    /// file that may differ from it (literal secrets masked: see
+    /// [`super::mask::Masked::shown`]); the position printed is still the span's.
+    #[must_use]
+    pub fn render_quoting(&self, quote: Option<(&str, Span)>, color: bool) -> String {
         let styles = Styles::new(self.severity, color);
         let mut out = String::new();
         // Writing to a String cannot fail.
-        let _ = self.write(&mut out, source, &styles);
+        let _ = self.write(&mut out, quote, &styles);
         out
     }
 
-    fn write(&self, out: &mut String, source: Option<&str>, s: &Styles) -> std::fmt::Result {
+    fn write(&self, out: &mut String, quote: Option<(&str, Span)>, s: &Styles) -> std::fmt::Result {
         writeln!(
             out,
             "{}{}{}{}: {}{}",
@@ -270,7 +278,7 @@ impl Diagnostic {
             span.line,
             span.column
         )?;
-        if let Some((text, indent, carets)) = source.and_then(|src| excerpt(src, span)) {
+        if let Some((text, indent, carets)) = quote.and_then(|(src, place)| excerpt(src, place)) {
             let bar = format!("{}|{}", s.gutter.render(), s.gutter.render_reset());
             writeln!(out, "{pad} {bar}")?;
             writeln!(

@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use super::check::{Claim, Spec};
 use super::diagnostic::{self, Diagnostic};
 use super::files::{self, FileError, ManifestFile};
+use super::mask::Masked;
 use super::pipeline::{self, Threads};
 use super::set::{Located, ManifestSet, Origin};
 use super::shared::SharedParts;
@@ -40,7 +41,7 @@ pub struct LoadOutcome {
     /// Documents found in them (empty documents are not counted).
     pub documents: usize,
     /// Each file's text, secrets masked, by the name diagnostics use.
-    sources: BTreeMap<String, String>,
+    sources: BTreeMap<String, Masked>,
     /// A hash of every file read, its name and text as read, in order: two
     /// loads of the same paths with equal digests read the same manifests
     /// (`apply` loads them again to confirm, rather than holding them).
@@ -70,11 +71,17 @@ impl LoadOutcome {
     /// print; empty when there are none. Literal secrets are masked in quoted lines.
     #[must_use]
     pub fn render_diagnostics(&self, color: bool) -> String {
-        diagnostic::render_all(
-            &self.diagnostics,
-            |file| self.sources.get(file).map(String::as_str),
-            color,
-        )
+        let mut out = String::new();
+        for diagnostic in &self.diagnostics {
+            let quote = self
+                .sources
+                .get(&diagnostic.file)
+                .zip(diagnostic.span)
+                .map(|(masked, span)| (masked.text(), masked.shown(span)));
+            out.push_str(&diagnostic.render_quoting(quote, color));
+            out.push('\n');
+        }
+        out
     }
 
     /// Every diagnostic as a GitHub Actions workflow command (`::error file=…,line=…,col=…::…`),
@@ -155,7 +162,7 @@ pub fn load_on(
             let text = file.masked.or_else(|| {
                 ManifestFile::read(&file.path, &Limits::default())
                     .ok()
-                    .map(|f| f.text)
+                    .map(|f| Masked::plain(f.text))
             });
             if let Some(text) = text {
                 outcome.sources.insert(file.name, text);

@@ -232,8 +232,10 @@ pub struct Location {
     /// The field's line, literal secrets masked, cut to at most [`WINDOW`] characters each
     /// side of the field.
     pub excerpt: String,
-    /// Where `excerpt` starts in the file, in bytes.
+    /// Where `excerpt` starts in the masked text, in bytes.
     excerpt_offset: usize,
+    /// `span` in the masked text (a masked value before it may have shrunk or grown).
+    shown: Span,
 }
 
 /// Characters of the field's line kept each side of the field: more than a rendered
@@ -257,18 +259,18 @@ impl Location {
     /// [`Diagnostic::render`]); `diagnostic` should be one [`Location::diagnostic`] made.
     #[must_use]
     pub fn render(&self, diagnostic: &Diagnostic, color: bool) -> String {
-        let rebased = diagnostic.span.and_then(|span| {
-            let offset = span.offset.checked_sub(self.excerpt_offset)?;
-            (offset <= self.excerpt.len()).then_some(Span { offset, ..span })
-        });
-        match rebased {
-            Some(span) => Diagnostic {
-                span: Some(span),
-                ..diagnostic.clone()
-            }
-            .render(Some(&self.excerpt), color),
-            None => diagnostic.render(None, color),
-        }
+        // Quoted only at this location's span: the excerpt holds its line alone.
+        let rebased = diagnostic
+            .span
+            .filter(|span| *span == self.span)
+            .and_then(|_| {
+                let offset = self.shown.offset.checked_sub(self.excerpt_offset)?;
+                (offset <= self.excerpt.len()).then_some(Span {
+                    offset,
+                    ..self.shown
+                })
+            });
+        diagnostic.render_quoting(rebased.map(|place| (self.excerpt.as_str(), place)), color)
     }
 }
 
@@ -294,13 +296,15 @@ pub fn locate(origin: &Origin, path: &FieldPath) -> Option<Location> {
     };
     let hidden = check::check(&input, &|_| None).hidden;
     let masked = mask::mask_spans(&file.text, &hidden);
-    let (excerpt_offset, excerpt) = window(&masked, span);
+    let shown = masked.shown(span);
+    let (excerpt_offset, excerpt) = window(masked.text(), shown);
     Some(Location {
         file: origin.file.clone(),
         span,
         exact,
         excerpt,
         excerpt_offset,
+        shown,
     })
 }
 

@@ -12,6 +12,10 @@
 //!   names, block style) whose value is not a `${NAME}` reference, the value is masked;
 //!   so is every `token: value` entry inside a flow mapping on a line
 //!   (`{"token": "sk-...", ...}`), character by character.
+//!
+//! A masked value can be shorter or longer than the value was, so byte offsets into the file
+//! as read do not hold in the masked copy: [`Masked`] keeps where each masked value moved,
+//! and [`Masked::shown`] moves a diagnostic's span to the masked text it quotes.
 
 use std::sync::OnceLock;
 
@@ -23,9 +27,82 @@ use super::types::EnvRef;
 /// What a masked value is shown as.
 pub const MASK: &str = "********";
 
+/// A file's text with literal secrets masked, and where each masked value is in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Masked {
+    text: String,
+    /// Each masked value, in the order of the text.
+    edits: Vec<Edit>,
+}
+
+/// One masked value: its bytes in the text as read, and in the masked text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Edit {
+    read_start: usize,
+    read_end: usize,
+    shown_start: usize,
+    shown_end: usize,
+}
+
+impl Masked {
+    /// A text with nothing masked in it.
+    #[must_use]
+    pub fn plain(text: String) -> Masked {
+        Masked {
+            text,
+            edits: Vec::new(),
+        }
+    }
+
+    /// The masked text.
+    #[must_use]
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// `span` (of the file as read) moved to the masked text: what comes after a masked
+    /// value moves by as much as the value shrank or grew; a place inside a masked value is
+    /// the same place in its mask, or the mask's end. Line and column stay those of the file.
+    #[must_use]
+    pub fn shown(&self, span: Span) -> Span {
+        let start = self.offset(span.offset);
+        let end = self.offset(span.offset.saturating_add(span.len)).max(start);
+        Span {
+            offset: start,
+            len: end - start,
+            ..span
+        }
+    }
+
+    /// Where byte `offset` of the file as read is in the masked text.
+    fn offset(&self, offset: usize) -> usize {
+        let before = self.edits.partition_point(|e| e.read_start <= offset);
+        let Some(edit) = before.checked_sub(1).map(|i| self.edits[i]) else {
+            return offset;
+        };
+        if offset < edit.read_end {
+            edit.shown_start + (offset - edit.read_start).min(edit.shown_end - edit.shown_start)
+        } else {
+            (offset - edit.read_end).saturating_add(edit.shown_end)
+        }
+    }
+
+    /// Appends `value` (read at `read_start..read_end`) as `shown`.
+    fn push_masked(&mut self, read_start: usize, read_end: usize, shown: &str) {
+        let shown_start = self.text.len();
+        self.text.push_str(shown);
+        self.edits.push(Edit {
+            read_start,
+            read_end,
+            shown_start,
+            shown_end: self.text.len(),
+        });
+    }
+}
+
 /// `source` with each span's text masked. Spans may overlap or repeat.
 #[must_use]
-pub fn mask_spans(source: &str, spans: &[Span]) -> String {
+pub fn mask_spans(source: &str, spans: &[Span]) -> Masked {
     let mut ranges: Vec<(usize, usize)> = spans
         .iter()
         .filter_map(|span| range(source, span))
@@ -39,17 +116,15 @@ pub fn mask_spans(source: &str, spans: &[Span]) -> String {
             _ => merged.push((start, end)),
         }
     }
-    let mut out = String::with_capacity(source.len());
+    let mut out = Masked::plain(String::with_capacity(source.len()));
     let mut at = 0;
     for (start, end) in merged {
-        out.push_str(&source[at..start]);
-        out.push_str(&masked(
-            &source[start..end],
-            rest_of_line_is_empty(&source[end..]),
-        ));
+        out.text.push_str(&source[at..start]);
+        let shown = masked(&source[start..end], rest_of_line_is_empty(&source[end..]));
+        out.push_masked(start, end, &shown);
         at = end;
     }
-    out.push_str(&source[at..]);
+    out.text.push_str(&source[at..]);
     out
 }
 
@@ -100,7 +175,7 @@ fn masked(value: &str, ends_line: bool) -> String {
 /// `source` with the value of every `secret_field: value` line masked, unless the value
 /// is a `${NAME}` reference. For text that could not be parsed.
 #[must_use]
-pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> String {
+pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> Masked {
     static LINE: OnceLock<Option<Regex>> = OnceLock::new();
     static REFERENCE: OnceLock<Option<Regex>> = OnceLock::new();
     let (Some(line), Some(reference)) = (
@@ -115,9 +190,9 @@ pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> String {
             Regex::new(&format!(r#"^["']?{bare}["']?(\s+#.*)?$"#)).ok()
         }),
     ) else {
-        return source.to_owned();
+        return Masked::plain(source.to_owned());
     };
-    let mut out = String::with_capacity(source.len());
+    let mut out = Masked::plain(String::with_capacity(source.len()));
     for (start, text) in lines(source) {
         let after = &source[start + text.len()..];
         let line_break = if after.starts_with("\r\n") {
@@ -135,19 +210,27 @@ pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> String {
                         .is_some_and(|value| !reference.is_match(value.as_str())) =>
             {
                 let prefix = caps.get(1).map_or("", |m| m.as_str());
-                out.push_str(prefix);
-                out.push_str(MASK);
+                out.text.push_str(prefix);
+                // The value and any blanks after it.
+                out.push_masked(start + prefix.len(), start + text.len(), MASK);
             }
-            _ => out.push_str(&mask_flow_entries(text, secret_fields, reference)),
+            _ => mask_flow_entries(&mut out, start, text, secret_fields, reference),
         }
-        out.push_str(line_break);
+        out.text.push_str(line_break);
     }
     out
 }
 
-/// `line` with the value of every flow-style `secret_field: value` entry (inside `{...}`,
-/// quoted or not) masked character by character, unless it is a `${NAME}` reference.
-fn mask_flow_entries(line: &str, secret_fields: &[&str], reference: &Regex) -> String {
+/// Appends `line` (read at byte `line_start`) to `out` with the value of every flow-style
+/// `secret_field: value` entry (inside `{...}`, quoted or not) masked character by character,
+/// unless it is a `${NAME}` reference.
+fn mask_flow_entries(
+    out: &mut Masked,
+    line_start: usize,
+    line: &str,
+    secret_fields: &[&str],
+    reference: &Regex,
+) {
     static ENTRY: OnceLock<Option<Regex>> = OnceLock::new();
     let Some(entry) = ENTRY.get_or_init(|| {
         Regex::new(
@@ -155,9 +238,9 @@ fn mask_flow_entries(line: &str, secret_fields: &[&str], reference: &Regex) -> S
         )
         .ok()
     }) else {
-        return line.to_owned();
+        out.text.push_str(line);
+        return;
     };
-    let mut out = String::with_capacity(line.len());
     let mut at = 0;
     for caps in entry.captures_iter(line) {
         let (Some(key), Some(value)) = (caps.get(1), caps.get(2)) else {
@@ -166,12 +249,12 @@ fn mask_flow_entries(line: &str, secret_fields: &[&str], reference: &Regex) -> S
         if !secret_fields.contains(&key.as_str()) || reference.is_match(value.as_str().trim()) {
             continue;
         }
-        out.push_str(&line[at..value.start()]);
-        out.extend(value.as_str().chars().map(|_| '*'));
+        out.text.push_str(&line[at..value.start()]);
+        let stars = "*".repeat(value.as_str().chars().count());
+        out.push_masked(line_start + value.start(), line_start + value.end(), &stars);
         at = value.end();
     }
-    out.push_str(&line[at..]);
-    out
+    out.text.push_str(&line[at..]);
 }
 
 #[cfg(test)]
@@ -190,7 +273,7 @@ mod tests {
         let source = "provider: openai\ntoken: sk-live-0123456789 # note\nother: 1\n";
         let masked = mask_spans(source, &[span_of(source, "sk-live-0123456789")]);
         assert_eq!(
-            masked,
+            masked.text(),
             "provider: openai\ntoken: ******** # note\nother: 1\n"
         );
     }
@@ -200,14 +283,14 @@ mod tests {
         let source = "{token: sk-abc, provider: openai}\n";
         let span = span_of(source, "sk-abc");
         let masked = mask_spans(source, &[span, span]);
-        assert_eq!(masked, "{token: ******, provider: openai}\n");
+        assert_eq!(masked.text(), "{token: ******, provider: openai}\n");
     }
 
     #[test]
     fn multi_line_values_keep_their_lines_and_empty_spans_run_to_the_line_end() {
         let source = "token: |\n  sk-one\n  sk-two\nnext: 1\n";
         let masked = mask_spans(source, &[span_of(source, "|\n  sk-one\n  sk-two")]);
-        assert_eq!(masked, "token: *\n********\n********\nnext: 1\n");
+        assert_eq!(masked.text(), "token: *\n********\n********\nnext: 1\n");
         let empty = Span {
             len: 0,
             ..span_of(source, "sk-one")
@@ -219,7 +302,8 @@ mod tests {
                     offset: 12,
                     ..empty
                 }]
-            ),
+            )
+            .text(),
             "a: x\ntoken: ******** # c\n"
         );
     }
@@ -228,7 +312,7 @@ mod tests {
     fn secret_lines_are_masked_in_unparsed_text() {
         let source = "token: sk-live-1\r\n  - api_key_value: \"sk 2\"\nname: x\ntoken: ${OPENAI_API_KEY}\ntoken: '${A}' # ok\n";
         assert_eq!(
-            mask_secret_lines(source, FIELDS),
+            mask_secret_lines(source, FIELDS).text(),
             "token: ********\r\n  - api_key_value: ********\nname: x\ntoken: ${OPENAI_API_KEY}\ntoken: '${A}' # ok\n"
         );
     }
@@ -238,7 +322,7 @@ mod tests {
         // A lone `\r` ends a line for YAML, and so for the excerpts that quote it.
         let source = "name: x\rtoken: sk-live-1\r\rapi_key_value: sk-2";
         assert_eq!(
-            mask_secret_lines(source, FIELDS),
+            mask_secret_lines(source, FIELDS).text(),
             "name: x\rtoken: ********\r\rapi_key_value: ********"
         );
     }
@@ -247,8 +331,62 @@ mod tests {
     fn secret_entries_of_flow_mappings_are_masked_in_unparsed_text() {
         let source = "{\"kind\": \"Integration\", \"token\": \"sk-live-1\",}}\nextra: {token: sk-2, a: [}\n{'api_key_value': 'sk 3', my_token: keep, token: ${OK}}\n";
         assert_eq!(
-            mask_secret_lines(source, FIELDS),
+            mask_secret_lines(source, FIELDS).text(),
             "{\"kind\": \"Integration\", \"token\": ***********,}}\nextra: {token: ****, a: [}\n{'api_key_value': ******, my_token: keep, token: ${OK}}\n"
+        );
+    }
+
+    /// The place of each field after masked values, in the masked text: the same text
+    /// there as in the file as read, however much each value shrank or grew.
+    fn assert_places_kept(source: &str, masked: &Masked, fields: &[&str]) {
+        for field in fields {
+            let span = span_of(source, field);
+            let shown = masked.shown(span);
+            assert_eq!(
+                &masked.text()[shown.offset..shown.offset + shown.len],
+                *field,
+                "{field} in {:?}",
+                masked.text()
+            );
+            assert_eq!((shown.line, shown.column), (span.line, span.column));
+        }
+    }
+
+    #[test]
+    fn spans_after_masked_values_are_found_in_the_masked_text() {
+        // Values longer and shorter than the mask, multi-byte ones, one masked inside a
+        // line, and one on several lines.
+        let source = "a: 1\ntoken: sk-live-0123456789\nb: 2\napi_key_value: x\nc: 3\n{token: sk-é€, d: 4}\ntoken: |\n  sk-one\n  sk-two\ne: 5\n";
+        let secrets = [
+            "sk-live-0123456789",
+            "x\n",
+            "sk-é€",
+            "|\n  sk-one\n  sk-two",
+        ];
+        let spans: Vec<Span> = secrets
+            .iter()
+            .map(|secret| span_of(source, secret.trim_end()))
+            .collect();
+        let masked = mask_spans(source, &spans);
+        assert_places_kept(source, &masked, &["a: 1", "b: 2", "c: 3", "d: 4", "e: 5"]);
+        // A span on a masked value covers its mask.
+        let shown = masked.shown(spans[0]);
+        assert_eq!(&masked.text()[shown.offset..shown.offset + shown.len], MASK);
+        let shown = masked.shown(spans[2]);
+        assert_eq!(
+            &masked.text()[shown.offset..shown.offset + shown.len],
+            "*****"
+        );
+    }
+
+    #[test]
+    fn spans_after_masked_lines_of_unparsed_text_are_found_in_the_masked_text() {
+        let source = "token: sk-live-0123456789   \nb: 2\n  - api_key_value: \"é\"\nc: [3\nx: {token: sk-€€, d: 4\n";
+        let masked = mask_secret_lines(source, FIELDS);
+        assert_places_kept(source, &masked, &["b: 2", "c: [3", "d: 4"]);
+        assert_eq!(
+            Masked::plain(source.to_owned()).shown(span_of(source, "d: 4")),
+            span_of(source, "d: 4")
         );
     }
 }

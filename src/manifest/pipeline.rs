@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::check::{self, Checked, Input, Spec};
 use super::diagnostic::{Diagnostic, LineIndex, Span};
 use super::files::{FileError, ManifestFile};
-use super::mask;
+use super::mask::{self, Masked};
 use super::set::Origin;
 use super::shared::SharedParts;
 use super::yaml::Limits;
@@ -75,7 +75,7 @@ pub struct FileOutcome {
     /// `None` when the file has no diagnostic of its own and nothing to
     /// mask (most files: a repo of thousands is not held twice), so a
     /// diagnostic found across files quotes it as read again.
-    pub masked: Option<String>,
+    pub masked: Option<Masked>,
     /// A hash of the text as read (secrets included), to tell whether the
     /// file changed between two loads.
     pub digest: u64,

@@ -413,3 +413,26 @@ fn api_version_is_azures_own_when_the_provider_variable_is_azure() {
         );
     }
 }
+
+/// A masked secret is shorter or longer than the literal it hides (`********` whatever its
+/// length): every line after it is still quoted as itself, underlined where the problem is.
+#[test]
+fn lines_after_masked_secrets_are_quoted_at_their_place() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let parsed = write(
+        dir.path(),
+        "parsed.yaml",
+        "kind: Integration\nprovider: custom\nendpoint: https://x\nheaders:\n  X-Long: literal-value-much-longer-than-the-mask\n  X-Short: l\n  X-Wide: lé€😀\nunknown_field: 1\n",
+    );
+    let unparsed = write(
+        dir.path(),
+        "unparsed.yaml",
+        "kind: Integration\nprovider: openai\ntoken: sk-literal-value-much-longer-than-the-mask\napi_key_value: x\nendpoint: [https://x\n",
+    );
+    let outcome = load_paths(&[&parsed, &unparsed], &no_env);
+    let rendered = outcome
+        .render_diagnostics(false)
+        .replace(&dir.path().display().to_string(), "DIR");
+    assert!(!rendered.contains("literal-value") && !rendered.contains("lé€"));
+    insta::assert_snapshot!(rendered);
+}
