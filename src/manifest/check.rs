@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::diagnostic::{Diagnostic, LineIndex, Span};
-use super::interpolate::{self, Level};
+use super::interpolate::{self, Level, Reference};
 use super::schema::{self, INTEGRATION_DOCUMENT, KINDS, PROJECT_DOCUMENT};
 use super::semantic::{self, Anchor};
 use super::types::{API_VERSION, EnvField, EnvFields, IntegrationSpec, ProjectSpec};
@@ -70,7 +70,7 @@ pub struct Input<'a> {
     pub file: &'a str,
     /// The file's text, indexed by line.
     pub lines: &'a LineIndex<'a>,
-    /// The document.
+    /// The document, for its spans: [`check`] takes its value apart (it changes it).
     pub document: &'a Document,
 }
 
@@ -100,10 +100,14 @@ impl Input<'_> {
     }
 }
 
-/// Checks one document.
-pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -> Checked {
+/// Checks one document, whose value is `value` (taken from `input.document`, or a copy of
+/// it: it is interpolated in place, and becomes the spec).
+pub fn check(
+    input: &Input<'_>,
+    value: Value,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Checked {
     let mut out = Checked::default();
-    let value = &input.document.value;
     let Some(map) = value.as_object() else {
         out.diagnostics.push(
             input
@@ -111,7 +115,7 @@ pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -
                     input.document.root().value,
                     format!(
                         "a manifest document is a mapping with a `kind`, found {}",
-                        describe(value)
+                        describe(&value)
                     ),
                 )
                 .with_help("start the document with `kind: Project` or `kind: Integration`"),
@@ -131,17 +135,17 @@ pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -
             out.diagnostics
                 .push(violations::unsupported_api_version(input, version));
         }
-        for site in interpolate::secret_sites(value) {
+        for site in interpolate::secret_sites(&value) {
             if !site.is_reference {
                 hidden.push(site.pointer);
             }
         }
-        out.hidden = hidden_spans(input, &hidden);
+        out.hidden = hidden_spans(input, &value, &hidden);
         return out;
     };
     let integration = kind == "Integration";
 
-    let mut working = value.clone();
+    let mut working = value;
     let interpolated = interpolate::interpolate(&mut working, integration, env);
     for site in &interpolated.secrets {
         if !site.is_reference {
@@ -149,7 +153,7 @@ pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -
         }
     }
     for issue in interpolated.issues {
-        let span = reference_span(input, &issue.pointer, issue.reference);
+        let span = reference_span(input, &issue.pointer, issue.reference.as_ref());
         let diagnostic = match issue.level {
             Level::Error => Diagnostic::error(input.file, Some(span), issue.message),
             Level::Warning => Diagnostic::warning(input.file, Some(span), issue.message),
@@ -216,7 +220,7 @@ pub fn check(input: &Input<'_>, env: &(dyn Fn(&str) -> Option<String> + Sync)) -
     }
 
     out.claims = claims(input, &working);
-    out.hidden = hidden_spans(input, &hidden);
+    out.hidden = hidden_spans(input, &working, &hidden);
     if !out.diagnostics.iter().any(Diagnostic::is_error) {
         // An Integration's strings that refer to the environment go into the spec as
         // written: only `apply` expands them (its secret resolution).
@@ -266,8 +270,9 @@ fn claims(input: &Input<'_>, value: &Value) -> Vec<Claim> {
 
 /// The spans of the values at `pointers` and of everything inside them, where they are
 /// written and, for aliases, where they are defined. One pass over the document's spans
-/// at most, so a document with many hidden values costs no more than a large one.
-fn hidden_spans(input: &Input<'_>, pointers: &[String]) -> Vec<Span> {
+/// at most, so a document with many hidden values costs no more than a large one. `value`
+/// is the document's value (interpolated or not: a container stays one).
+fn hidden_spans(input: &Input<'_>, value: &Value, pointers: &[String]) -> Vec<Span> {
     let mut out = Vec::new();
     let mut containers: HashSet<&str> = HashSet::new();
     for pointer in pointers {
@@ -275,9 +280,7 @@ fn hidden_spans(input: &Input<'_>, pointers: &[String]) -> Vec<Span> {
             out.push(node.value);
             out.extend(node.defined);
         }
-        if input
-            .document
-            .value
+        if value
             .pointer(pointer)
             .is_some_and(|v| v.is_object() || v.is_array())
         {
@@ -335,28 +338,23 @@ fn check_kind<'v>(
     }
 }
 
-/// The span of the reference at `range` (bytes of the decoded string) when the source
-/// spells the string out as it reads; else the whole value.
-fn reference_span(input: &Input<'_>, pointer: &str, range: Option<(usize, usize)>) -> Span {
-    let node = input.node(pointer);
-    let value = node.value;
-    let Some((start, end)) = range else {
+/// The span of `reference` in the string at `pointer` when the source spells the string
+/// out as it reads; else the whole value.
+fn reference_span(input: &Input<'_>, pointer: &str, reference: Option<&Reference>) -> Span {
+    let value = input.node(pointer).value;
+    let Some(reference) = reference else {
         return value;
     };
-    let Some(Value::String(decoded)) = input.document.value.pointer(pointer) else {
-        return value;
-    };
-    let Some(reference) = decoded.get(start..end) else {
-        return value;
-    };
-    let nth = decoded[..start].matches(reference).count();
     let source = input.lines.source();
     let raw_end = value.offset.saturating_add(value.len).min(source.len());
     let Some(raw) = source.get(value.offset..raw_end) else {
         return value;
     };
-    match raw.match_indices(reference).nth(nth) {
-        Some((at, _)) => input.lines.span(value.offset + at, reference.len()),
+    match raw
+        .match_indices(reference.text.as_str())
+        .nth(reference.nth)
+    {
+        Some((at, _)) => input.lines.span(value.offset + at, reference.text.len()),
         None => value,
     }
 }

@@ -60,9 +60,9 @@ pub struct Issue {
     pub level: Level,
     /// JSON pointer of the string value.
     pub pointer: String,
-    /// The reference's byte range in the string value's decoded text, when the issue is
-    /// about one reference of it (to point at it in the source when it is written there).
-    pub reference: Option<(usize, usize)>,
+    /// The reference, when the issue is about one reference of the string (to point at
+    /// it in the source when it is written there).
+    pub reference: Option<Reference>,
     /// What is wrong.
     pub message: String,
     /// What to do.
@@ -70,6 +70,30 @@ pub struct Issue {
     /// For a write-only secret whose variable is not set: the variable (only `apply`
     /// needs it, so `plan` and `drift` report these once, together).
     pub unset_secret: Option<String>,
+}
+
+/// One reference of a string value, as [`Issue`] points at it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    /// Its byte range in the string's decoded text.
+    pub range: (usize, usize),
+    /// Its text (e.g. `${NAME}`).
+    pub text: String,
+    /// How many times the same text comes before it in the string: the source is searched
+    /// for the text, as the decoded string and the source spell references alike.
+    pub nth: usize,
+}
+
+impl Reference {
+    /// The reference at `range` of `decoded` (`None` when the range is not in it).
+    fn new(decoded: &str, range: (usize, usize)) -> Option<Reference> {
+        let text = decoded.get(range.0..range.1)?;
+        Some(Reference {
+            range,
+            text: text.to_owned(),
+            nth: decoded[..range.0].matches(text).count(),
+        })
+    }
 }
 
 /// A scalar under a secret key, found while interpolating.
@@ -471,7 +495,7 @@ impl Walker<'_> {
                         unset_secret: None,
                         level: Level::Warning,
                         pointer: path.to_owned(),
-                        reference: Some(*range),
+                        reference: Reference::new(text, *range),
                         message: format!(
                             "environment variable `{name}` is not set; `apply` will need it"
                         ),
@@ -489,7 +513,7 @@ impl Walker<'_> {
                     ),
                 ),
             };
-            self.error(path, range, &message, &help);
+            self.error(path, Reference::new(text, range), &message, &help);
             failed = true;
         }
         if kept && !failed {
@@ -528,12 +552,12 @@ impl Walker<'_> {
         }
     }
 
-    fn error(&mut self, path: &str, range: (usize, usize), message: &str, help: &str) {
+    fn error(&mut self, path: &str, reference: Option<Reference>, message: &str, help: &str) {
         self.out.issues.push(Issue {
             unset_secret: None,
             level: Level::Error,
             pointer: path.to_owned(),
-            reference: Some(range),
+            reference,
             message: message.to_owned(),
             help: Some(help.to_owned()),
         });
@@ -569,7 +593,13 @@ mod tests {
         let found: Vec<_> = out
             .issues
             .iter()
-            .map(|i| (i.pointer.as_str(), i.reference, i.message.as_str()))
+            .map(|i| {
+                (
+                    i.pointer.as_str(),
+                    i.reference.as_ref().map(|r| r.range),
+                    i.message.as_str(),
+                )
+            })
             .collect();
         assert_eq!(
             found,

@@ -294,7 +294,7 @@ pub fn locate(origin: &Origin, path: &FieldPath) -> Option<Location> {
         lines: &index,
         document,
     };
-    let hidden = check::check(&input, &|_| None).hidden;
+    let hidden = check::check(&input, document.value.clone(), &|_| None).hidden;
     let masked = mask::mask_spans(&file.text, &hidden);
     let shown = masked.shown(span);
     let (excerpt_offset, excerpt) = window(masked.text(), shown);

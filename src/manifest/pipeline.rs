@@ -188,19 +188,24 @@ fn file(
     limits: &Limits,
     env: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> Result<FileOutcome, FileError> {
-    let file = ManifestFile::read(path, limits)?;
+    let mut file = ManifestFile::read(path, limits)?;
     let lines = LineIndex::new(&file.text);
     let mut hidden: Vec<Span> = Vec::new();
     let mut documents = file
-        .documents()
-        .iter()
+        .parsed
+        .as_deref_mut()
+        .unwrap_or_default()
+        .iter_mut()
         .map(|document| {
+            // The value is checked, interpolated and turned into the spec where it is,
+            // not copied: the document keeps its spans.
+            let value = std::mem::take(&mut document.value);
             let input = Input {
                 file: &file.name,
                 lines: &lines,
                 document,
             };
-            let mut checked = check::check(&input, env);
+            let mut checked = check::check(&input, value, env);
             hidden.append(&mut checked.hidden);
             DocumentOutcome {
                 origin: Origin {
