@@ -76,7 +76,7 @@ pub struct Input<'a> {
 
 impl Input<'_> {
     /// Where the value at `pointer` is (or its nearest existing ancestor).
-    pub fn node(&self, pointer: &str) -> &NodeSpan {
+    pub fn node(&self, pointer: &str) -> NodeSpan {
         self.document.locate(pointer)
     }
 

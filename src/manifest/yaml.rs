@@ -316,6 +316,16 @@ impl Flattener<'_> {
             Raw::UInt(u) => (Value::from(u), Kids::Leaf),
             Raw::Float(f) => (self.float(f, defined_span), Kids::Leaf),
             Raw::Str(s) => (Value::String(s), Kids::Leaf),
+            Raw::Seq(items) if items.iter().all(is_plain_scalar) => {
+                let mut values = Vec::with_capacity(items.len());
+                let mut spans = Vec::with_capacity(items.len());
+                for item in items {
+                    let (value, kid) = self.node(item, None);
+                    values.push(value);
+                    spans.push(kid.at.value);
+                }
+                (Value::Array(values), Kids::Scalars(spans))
+            }
             Raw::Seq(items) => {
                 let mut values = Vec::with_capacity(items.len());
                 let mut kids = Vec::with_capacity(items.len());
@@ -402,6 +412,12 @@ impl Flattener<'_> {
             len: 0,
         })
     }
+}
+
+/// Whether `node` is a scalar written where it is (not brought by an alias): its span
+/// is all there is to keep of where it is.
+fn is_plain_scalar(node: &Spanned<Raw>) -> bool {
+    !matches!(node.value, Raw::Seq(_) | Raw::Map(_)) && node.defined == node.referenced
 }
 
 /// `Some(Some(n))` for a YAML 1.2 core integer that fits in 64 bits, `Some(None)` for one

@@ -132,7 +132,7 @@ fn missing_paths_fall_back_to_nearest_ancestor() {
     assert!(doc.span("no-slash").is_none());
     assert_eq!(lc(doc.locate("/log_streams/0/nope/deeper").value), (4, 5));
     assert_eq!(lc(doc.locate("/log_streams/x").value), (4, 3));
-    assert_eq!(doc.locate(""), doc.root());
+    assert_eq!(doc.locate(""), *doc.root());
 }
 
 #[test]
@@ -153,6 +153,53 @@ fn span_table_lists_every_path_in_document_order() {
     "/s~1l~0" 3:9
     "#);
     assert_eq!(lc(docs[0].span("/s~1l~0").unwrap().key.unwrap()), (3, 1));
+}
+
+/// A list of scalars keeps only their spans; found, listed and located as any other.
+#[test]
+fn lists_of_scalars_are_found_item_by_item() {
+    let docs = parse("anchor: &x é\nlist: [a, 'b c', 3]\nmixed: [*x, d]\nblock:\n  - e\n  - f\n");
+    let doc = &docs[0];
+    let b = doc.span("/list/1").unwrap();
+    assert_eq!(
+        (lc(b.value), b.value.len, b.key, b.defined),
+        ((2, 11), 5, None, None)
+    );
+    assert_eq!(lc(doc.span("/block/1").unwrap().value), (6, 5));
+    // Nothing inside a scalar, nothing past the end: the nearest value is the scalar or
+    // the list.
+    assert!(doc.span("/list/1/x").is_none());
+    assert_eq!(doc.locate("/list/1/x"), b);
+    assert!(doc.span("/list/3").is_none());
+    assert_eq!(lc(doc.locate("/list/3").value), (2, 7));
+    // An alias among the items keeps where it is defined.
+    let alias = doc.span("/mixed/0").unwrap();
+    assert_eq!(
+        (lc(alias.value), alias.defined.map(lc)),
+        ((3, 9), Some((1, 12)))
+    );
+    let table: Vec<String> = doc
+        .spans()
+        .into_iter()
+        .map(|(path, span)| format!("{path} {}:{}", span.value.line, span.value.column))
+        .collect();
+    assert_eq!(
+        table,
+        [
+            " 1:1",
+            "/anchor 1:12",
+            "/list 2:7",
+            "/list/0 2:8",
+            "/list/1 2:11",
+            "/list/2 2:18",
+            "/mixed 3:8",
+            "/mixed/0 3:9",
+            "/mixed/1 3:13",
+            "/block 5:3",
+            "/block/0 5:5",
+            "/block/1 6:5",
+        ]
+    );
 }
 
 #[test]

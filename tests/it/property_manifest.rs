@@ -126,6 +126,10 @@ fn parses_sanely(text: &str) -> Result<(), TestCaseError> {
             for (n, doc) in documents.iter().enumerate() {
                 let mut all = Vec::new();
                 pointers(&doc.value, String::new(), &mut all);
+                // The table of every span agrees with looking each one up.
+                for (pointer, listed) in doc.spans() {
+                    prop_assert_eq!(doc.span(&pointer), Some(listed), "{}", pointer);
+                }
                 for pointer in all {
                     let span = doc.span(&pointer);
                     prop_assert!(
