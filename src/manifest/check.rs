@@ -182,10 +182,7 @@ pub fn check(
                 && (pointer == k.pointer || pointer.starts_with(&format!("{}/", k.pointer)))
         })
     };
-    let (secret, shown): (Vec<_>, Vec<_>) = violations
-        .iter()
-        .cloned()
-        .partition(|v| from_env(&v.pointer()));
+    let (secret, shown): (Vec<_>, Vec<_>) = violations.iter().partition(|v| from_env(&v.pointer()));
     out.diagnostics
         .extend(violations::diagnostics(input, &working, &shown));
     for v in &secret {

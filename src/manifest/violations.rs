@@ -15,7 +15,7 @@ use super::types::{API_VERSION, COLOR_PATTERN, EnvRef};
 use crate::schemacheck::{PathSeg, Violation, ViolationKind, describe, suggest};
 
 /// The diagnostics of `violations` of the (interpolated) document `value`.
-pub fn diagnostics(input: &Input<'_>, value: &Value, violations: &[Violation]) -> Vec<Diagnostic> {
+pub fn diagnostics(input: &Input<'_>, value: &Value, violations: &[&Violation]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     // Union branches failing at one place, by pointer, in order.
     let mut unions: Vec<(String, Vec<&Violation>)> = Vec::new();
