@@ -146,6 +146,16 @@ pub fn check(
     let integration = kind == "Integration";
 
     let mut working = value;
+    if !integration {
+        // No secret fields here, but a key that names one (`token:`, a misplaced
+        // `api_key:`) is masked all the same, as it is written.
+        hidden.extend(
+            interpolate::secret_sites(&working)
+                .into_iter()
+                .filter(|site| !site.is_reference)
+                .map(|site| site.pointer),
+        );
+    }
     let interpolated = interpolate::interpolate(&mut working, integration, env);
     for site in &interpolated.secrets {
         if !site.is_reference {
@@ -291,6 +301,7 @@ fn hidden_spans(input: &Input<'_>, value: &Value, pointers: &[String]) -> Vec<Sp
                 .any(|(i, _)| i > 0 && containers.contains(&path[..i]));
             if inside {
                 out.push(node.value);
+                out.extend(node.key);
                 out.extend(node.defined);
             }
         }

@@ -191,8 +191,10 @@ pub fn interpolate(
     walker.out
 }
 
-/// Finds the scalars under secret keys of `value`, without changing anything: for
-/// documents that are not interpolated (an unknown kind), so their literals are masked.
+/// Finds the scalars under secret keys of `value` (any key [`crate::api::secret::is_secret_key`]
+/// names), without changing anything: for documents that are not interpolated (an unknown
+/// kind), and for Project documents, which have no secret fields but may hold one by
+/// mistake, so their literals are masked.
 #[must_use]
 pub fn secret_sites(value: &Value) -> Vec<SecretSite> {
     let mut out = Vec::new();
@@ -206,7 +208,10 @@ fn find_secrets(value: &Value, path: &mut String, secret: bool, out: &mut Vec<Se
             for (key, child) in map {
                 let len = path.len();
                 push_key(path, key);
-                find_secrets(child, path, secret || is_secret_key(key), out);
+                // Any key that names a secret (the broader rule of the client's logs), as
+                // this masks what is not interpolated, or not expected to hold one.
+                let secret = secret || crate::api::secret::is_secret_key(key);
+                find_secrets(child, path, secret, out);
                 path.truncate(len);
             }
         }
@@ -219,7 +224,8 @@ fn find_secrets(value: &Value, path: &mut String, secret: bool, out: &mut Vec<Se
                 path.truncate(len);
             }
         }
-        Value::Null => {}
+        // Under a secret key, even what reads as null is masked (`!!null sk-...` is null).
+        Value::Null if !secret => {}
         scalar if secret => out.push(SecretSite {
             pointer: path.clone(),
             is_reference: scalar
@@ -372,7 +378,8 @@ impl Walker<'_> {
                     path.truncate(len);
                 }
             }
-            Value::Null => {}
+            // Under a secret key, even what reads as null is masked (`!!null sk-...` is null).
+            Value::Null if !secret => {}
             scalar if secret => self.secret(scalar, path),
             Value::String(text) => {
                 if let Some(replaced) = self.string(text, path, credential) {

@@ -3,15 +3,15 @@
 //! Diagnostics show the offending source line. When a secret field holds a literal (which
 //! the loader refuses), that line, or any other line holding the literal, must not
 //! repeat it. The loader keeps only a masked copy of each file's text for rendering:
-//! - [`mask_spans`] replaces the given values (found from the parsed document): a value
-//!   that ends its line becomes `********`, whatever its length; a value followed by
-//!   more text on its line (flow style) has each character replaced by `*`, so the
-//!   columns of what follows stay right; line breaks inside a value are kept.
+//! - [`mask_spans`] replaces the given values (found from the parsed document) with
+//!   `********`, whatever their length, so not even that is told; a value on several lines
+//!   becomes `********` on each, its line breaks kept.
 //! - [`mask_secret_lines`] is the fallback for text that did not parse (no document to
 //!   find values in): on every line of the form `token: value` (any of the secret field
 //!   names, block style) whose value is not a `${NAME}` reference, the value is masked;
 //!   so is every `token: value` entry inside a flow mapping on a line
-//!   (`{"token": "sk-...", ...}`), character by character.
+//!   (`{"token": "sk-...", ...}`), and every value on the lines nested under a secret
+//!   field written as a block (`headers:` and its entries below it).
 //!
 //! A masked value can be shorter or longer than the value was, so byte offsets into the file
 //! as read do not hold in the masked copy: [`Masked`] keeps where each masked value moved,
@@ -120,7 +120,7 @@ pub fn mask_spans(source: &str, spans: &[Span]) -> Masked {
     let mut at = 0;
     for (start, end) in merged {
         out.text.push_str(&source[at..start]);
-        let shown = masked(&source[start..end], rest_of_line_is_empty(&source[end..]));
+        let shown = masked(&source[start..end]);
         out.push_masked(start, end, &shown);
         at = end;
     }
@@ -156,31 +156,46 @@ fn line_end(text: &str) -> usize {
     }
 }
 
-fn rest_of_line_is_empty(after: &str) -> bool {
-    let line = lines(after).next().map_or("", |(_, line)| line);
-    let trimmed = line.trim();
-    trimmed.is_empty() || trimmed.starts_with('#')
-}
-
-fn masked(value: &str, ends_line: bool) -> String {
-    if ends_line && !value.contains(['\n', '\r']) {
-        return MASK.to_owned();
+/// `value` as shown: each of its lines is [`MASK`] (a line break stays one).
+fn masked(value: &str) -> String {
+    let mut out = String::new();
+    let mut rest = value;
+    while !rest.is_empty() {
+        let text_len = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        if text_len > 0 {
+            out.push_str(MASK);
+        }
+        let breaks = rest[text_len..]
+            .find(|c| c != '\n' && c != '\r')
+            .unwrap_or(rest.len() - text_len);
+        out.push_str(&rest[text_len..text_len + breaks]);
+        rest = &rest[text_len + breaks..];
     }
-    value
-        .chars()
-        .map(|c| if matches!(c, '\n' | '\r') { c } else { '*' })
-        .collect()
+    out
 }
 
 /// `source` with the value of every `secret_field: value` line masked, unless the value
 /// is a `${NAME}` reference. For text that could not be parsed.
 #[must_use]
-pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> Masked {
+pub fn mask_secret_lines(source: &str, is_secret: &dyn Fn(&str) -> bool) -> Masked {
     static LINE: OnceLock<Option<Regex>> = OnceLock::new();
+    static BLOCK: OnceLock<Option<Regex>> = OnceLock::new();
+    static NESTED: OnceLock<Option<Regex>> = OnceLock::new();
     static REFERENCE: OnceLock<Option<Regex>> = OnceLock::new();
-    let (Some(line), Some(reference)) = (
+    let (Some(line), Some(block), Some(nested), Some(reference)) = (
         LINE.get_or_init(|| {
             Regex::new(r#"^(\s*(?:-\s+)?["']?([A-Za-z_]+)["']?\s*:[ \t]+)(\S.*?)\s*$"#).ok()
+        }),
+        // `key:` and nothing else (a comment at most): a block of values follows.
+        BLOCK.get_or_init(|| {
+            Regex::new(r#"^(\s*(?:-\s+)?)["']?([A-Za-z_]+)["']?\s*:\s*(#.*)?$"#).ok()
+        }),
+        // A line nested in such a block: its value, after `- ` or `key: `, if any.
+        NESTED.get_or_init(|| {
+            Regex::new(
+                r#"^\s*(?:-\s+)?(?:(?:"[^"]*"|'[^']*'|[^\s"'#][^:#]*?)\s*:(?:[ \t]+|$))?(.*?)\s*$"#,
+            )
+            .ok()
         }),
         REFERENCE.get_or_init(|| {
             // A reference, maybe quoted, maybe followed by a comment.
@@ -193,6 +208,8 @@ pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> Masked {
         return Masked::plain(source.to_owned());
     };
     let mut out = Masked::plain(String::with_capacity(source.len()));
+    // The indentation of the secret field whose block of lines is being read.
+    let mut secret_block: Option<usize> = None;
     for (start, text) in lines(source) {
         let after = &source[start + text.len()..];
         let line_break = if after.starts_with("\r\n") {
@@ -200,11 +217,37 @@ pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> Masked {
         } else {
             &after[..after.len().min(1)]
         };
+        let trimmed = text.trim_start();
+        let indent = text.len() - trimmed.len();
+        if let Some(parent) = secret_block {
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                out.text.push_str(text);
+                out.text.push_str(line_break);
+                continue;
+            }
+            if indent > parent {
+                match nested.captures(text).and_then(|caps| caps.get(1)) {
+                    Some(value)
+                        if !value.as_str().is_empty() && !reference.is_match(value.as_str()) =>
+                    {
+                        out.text.push_str(&text[..value.start()]);
+                        out.push_masked(start + value.start(), start + text.len(), MASK);
+                    }
+                    _ => out.text.push_str(text),
+                }
+                out.text.push_str(line_break);
+                continue;
+            }
+            secret_block = None;
+        }
+        if let Some(caps) = block.captures(text)
+            && caps.get(2).is_some_and(|key| is_secret(key.as_str()))
+        {
+            secret_block = Some(caps.get(1).map_or(0, |m| m.len()));
+        }
         match line.captures(text) {
             Some(caps)
-                if caps
-                    .get(2)
-                    .is_some_and(|key| secret_fields.contains(&key.as_str()))
+                if caps.get(2).is_some_and(|key| is_secret(key.as_str()))
                     && caps
                         .get(3)
                         .is_some_and(|value| !reference.is_match(value.as_str())) =>
@@ -214,7 +257,7 @@ pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> Masked {
                 // The value and any blanks after it.
                 out.push_masked(start + prefix.len(), start + text.len(), MASK);
             }
-            _ => mask_flow_entries(&mut out, start, text, secret_fields, reference),
+            _ => mask_flow_entries(&mut out, start, text, is_secret, reference),
         }
         out.text.push_str(line_break);
     }
@@ -222,13 +265,13 @@ pub fn mask_secret_lines(source: &str, secret_fields: &[&str]) -> Masked {
 }
 
 /// Appends `line` (read at byte `line_start`) to `out` with the value of every flow-style
-/// `secret_field: value` entry (inside `{...}`, quoted or not) masked character by character,
-/// unless it is a `${NAME}` reference.
+/// `secret_field: value` entry (inside `{...}`, quoted or not) masked, unless it is a
+/// `${NAME}` reference.
 fn mask_flow_entries(
     out: &mut Masked,
     line_start: usize,
     line: &str,
-    secret_fields: &[&str],
+    is_secret: &dyn Fn(&str) -> bool,
     reference: &Regex,
 ) {
     static ENTRY: OnceLock<Option<Regex>> = OnceLock::new();
@@ -246,12 +289,11 @@ fn mask_flow_entries(
         let (Some(key), Some(value)) = (caps.get(1), caps.get(2)) else {
             continue;
         };
-        if !secret_fields.contains(&key.as_str()) || reference.is_match(value.as_str().trim()) {
+        if !is_secret(key.as_str()) || reference.is_match(value.as_str().trim()) {
             continue;
         }
         out.text.push_str(&line[at..value.start()]);
-        let stars = "*".repeat(value.as_str().chars().count());
-        out.push_masked(line_start + value.start(), line_start + value.end(), &stars);
+        out.push_masked(line_start + value.start(), line_start + value.end(), MASK);
         at = value.end();
     }
     out.text.push_str(&line[at..]);
@@ -279,18 +321,21 @@ mod tests {
     }
 
     #[test]
-    fn values_inside_a_line_keep_the_columns() {
+    fn values_inside_a_line_are_masked_whatever_their_length() {
         let source = "{token: sk-abc, provider: openai}\n";
         let span = span_of(source, "sk-abc");
         let masked = mask_spans(source, &[span, span]);
-        assert_eq!(masked.text(), "{token: ******, provider: openai}\n");
+        assert_eq!(masked.text(), "{token: ********, provider: openai}\n");
     }
 
     #[test]
     fn multi_line_values_keep_their_lines_and_empty_spans_run_to_the_line_end() {
         let source = "token: |\n  sk-one\n  sk-two\nnext: 1\n";
         let masked = mask_spans(source, &[span_of(source, "|\n  sk-one\n  sk-two")]);
-        assert_eq!(masked.text(), "token: *\n********\n********\nnext: 1\n");
+        assert_eq!(
+            masked.text(),
+            "token: ********\n********\n********\nnext: 1\n"
+        );
         let empty = Span {
             len: 0,
             ..span_of(source, "sk-one")
@@ -312,7 +357,7 @@ mod tests {
     fn secret_lines_are_masked_in_unparsed_text() {
         let source = "token: sk-live-1\r\n  - api_key_value: \"sk 2\"\nname: x\ntoken: ${OPENAI_API_KEY}\ntoken: '${A}' # ok\n";
         assert_eq!(
-            mask_secret_lines(source, FIELDS).text(),
+            mask_secret_lines(source, &|key| FIELDS.contains(&key)).text(),
             "token: ********\r\n  - api_key_value: ********\nname: x\ntoken: ${OPENAI_API_KEY}\ntoken: '${A}' # ok\n"
         );
     }
@@ -322,7 +367,7 @@ mod tests {
         // A lone `\r` ends a line for YAML, and so for the excerpts that quote it.
         let source = "name: x\rtoken: sk-live-1\r\rapi_key_value: sk-2";
         assert_eq!(
-            mask_secret_lines(source, FIELDS).text(),
+            mask_secret_lines(source, &|key| FIELDS.contains(&key)).text(),
             "name: x\rtoken: ********\r\rapi_key_value: ********"
         );
     }
@@ -331,8 +376,8 @@ mod tests {
     fn secret_entries_of_flow_mappings_are_masked_in_unparsed_text() {
         let source = "{\"kind\": \"Integration\", \"token\": \"sk-live-1\",}}\nextra: {token: sk-2, a: [}\n{'api_key_value': 'sk 3', my_token: keep, token: ${OK}}\n";
         assert_eq!(
-            mask_secret_lines(source, FIELDS).text(),
-            "{\"kind\": \"Integration\", \"token\": ***********,}}\nextra: {token: ****, a: [}\n{'api_key_value': ******, my_token: keep, token: ${OK}}\n"
+            mask_secret_lines(source, &|key| FIELDS.contains(&key)).text(),
+            "{\"kind\": \"Integration\", \"token\": ********,}}\nextra: {token: ********, a: [}\n{'api_key_value': ********, my_token: keep, token: ${OK}}\n"
         );
     }
 
@@ -373,20 +418,28 @@ mod tests {
         let shown = masked.shown(spans[0]);
         assert_eq!(&masked.text()[shown.offset..shown.offset + shown.len], MASK);
         let shown = masked.shown(spans[2]);
-        assert_eq!(
-            &masked.text()[shown.offset..shown.offset + shown.len],
-            "*****"
-        );
+        assert_eq!(&masked.text()[shown.offset..shown.offset + shown.len], MASK);
     }
 
     #[test]
     fn spans_after_masked_lines_of_unparsed_text_are_found_in_the_masked_text() {
         let source = "token: sk-live-0123456789   \nb: 2\n  - api_key_value: \"é\"\nc: [3\nx: {token: sk-€€, d: 4\n";
-        let masked = mask_secret_lines(source, FIELDS);
+        let masked = mask_secret_lines(source, &|key| FIELDS.contains(&key));
         assert_places_kept(source, &masked, &["b: 2", "c: [3", "d: 4"]);
         assert_eq!(
             Masked::plain(source.to_owned()).shown(span_of(source, "d: 4")),
             span_of(source, "d: 4")
         );
+    }
+
+    #[test]
+    fn values_nested_under_a_secret_block_are_masked_in_unparsed_text() {
+        let source = "kind: Integration\nheaders:\n  X-A: ${A_VAR}\n  # note\n\n  X-A: sk-dupe\n  \"X B\": sk-2 # c\n  - sk-3\nendpoint: https://x\n- token:\n    nested: sk-4\n";
+        let masked = mask_secret_lines(source, &|key| FIELDS.contains(&key) || key == "headers");
+        assert_eq!(
+            masked.text(),
+            "kind: Integration\nheaders:\n  X-A: ${A_VAR}\n  # note\n\n  X-A: ********\n  \"X B\": ********\n  - ********\nendpoint: https://x\n- token:\n    nested: ********\n"
+        );
+        assert_places_kept(source, &masked, &["endpoint: https://x", "- token:"]);
     }
 }

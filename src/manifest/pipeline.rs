@@ -30,7 +30,6 @@ use super::mask::{self, Masked};
 use super::set::Origin;
 use super::shared::SharedParts;
 use super::yaml::Limits;
-use crate::api::SECRET_FIELDS;
 
 /// The most threads one load uses, the calling thread included.
 pub const MAX_WORKERS: usize = 4;
@@ -235,7 +234,10 @@ fn file(
     } else if file.parsed.is_ok() {
         Some(mask::mask_spans(&file.text, &hidden))
     } else {
-        Some(mask::mask_secret_lines(&file.text, SECRET_FIELDS))
+        Some(mask::mask_secret_lines(
+            &file.text,
+            &crate::api::secret::is_secret_key,
+        ))
     };
     let digest = {
         let mut hasher = std::hash::DefaultHasher::new();

@@ -243,13 +243,13 @@ impl<'de> Visitor<'de> for RawVisitor {
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<Raw, E> {
         i64::try_from(v)
             .map(Raw::Int)
-            .map_err(|_| E::custom(format!("integer `{v}` is out of range")))
+            .map_err(|_| E::custom("integer out of range: it does not fit in 64 bits"))
     }
 
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<Raw, E> {
         u64::try_from(v)
             .map(Raw::UInt)
-            .map_err(|_| E::custom(format!("integer `{v}` is out of range")))
+            .map_err(|_| E::custom("integer out of range: it does not fit in 64 bits"))
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<Raw, E> {

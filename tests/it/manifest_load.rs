@@ -436,3 +436,59 @@ fn lines_after_masked_secrets_are_quoted_at_their_place() {
     assert!(!rendered.contains("literal-value") && !rendered.contains("lé€"));
     insta::assert_snapshot!(rendered);
 }
+
+/// Literal secrets where a loader could forget them: a number too large to parse, what
+/// reads as null, a file that does not parse (a header written twice), a Project holding
+/// a credential key by mistake, and the keys of a misspelt secret field's mapping. None
+/// is quoted in any form of the diagnostics; every line is still quoted, masked.
+#[test]
+fn secrets_in_odd_places_are_quoted_nowhere() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let files = [
+        (
+            "number.yaml",
+            "kind: Integration\nprovider: openai\ntoken: 86753098675309867530986753098675309\n",
+        ),
+        (
+            "null.yaml",
+            "kind: Integration\nprovider: anthropic\ntoken: !!null zzsec-null\n",
+        ),
+        (
+            "twice.yaml",
+            "kind: Integration\nprovider: custom\nendpoint: https://x\nheaders:\n  X-A: ${A_VAR}\n  X-A: zzsec-dupe\n",
+        ),
+        (
+            "project.yaml",
+            "kind: Project\nname: p\ntoken: zzsec-token\napi_key: zzsec-key\n",
+        ),
+        (
+            "misspelt.yaml",
+            "kind: Integration\nprovider: openai\ntoken: ${OPENAI_API_KEY}\ntokn:\n  zzsec-name: zzsec-value\n",
+        ),
+    ];
+    let paths: Vec<PathBuf> = files
+        .iter()
+        .map(|(name, text)| write(dir.path(), name, text))
+        .collect();
+    let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let env = |name: &str| (name == "OPENAI_API_KEY").then(|| "sk-from-env".to_owned());
+    let outcome = load_paths(&paths, &env);
+    let rendered = outcome
+        .render_diagnostics(false)
+        .replace(&dir.path().display().to_string(), "DIR");
+    let json = serde_json::to_string(&outcome.diagnostics).expect("serialize");
+    let annotations = outcome.github_annotations();
+    for (what, text) in [
+        ("text", &rendered),
+        ("json", &json),
+        ("annotations", &annotations),
+    ] {
+        for secret in ["zzsec", "8675309", "sk-from-env"] {
+            assert!(
+                !text.contains(secret),
+                "{secret} leaks into {what}:\n{text}"
+            );
+        }
+    }
+    insta::assert_snapshot!(rendered);
+}

@@ -294,10 +294,10 @@ fn numbers_json_cannot_hold_are_errors() {
     assert_eq!(
         described,
         [
-            "1:6 integer `99999999999999999999` is out of range",
-            "2:6 `.inf` is not a finite number",
-            "3:7 `-1e999` is not a finite number",
-            "4:6 `.NaN` is not a finite number",
+            "1:6 integer out of range: it does not fit in 64 bits",
+            "2:6 number out of range: not finite, or too large for a 64-bit float",
+            "3:7 number out of range: not finite, or too large for a 64-bit float",
+            "4:6 number out of range: not finite, or too large for a 64-bit float",
         ]
     );
 }

@@ -95,8 +95,9 @@ pub enum YamlError {
         /// The key.
         at: Span,
     },
-    /// An integer does not fit in 64 bits.
-    #[error("integer `{text}` is out of range")]
+    /// An integer does not fit in 64 bits. The message does not quote it: it may be a
+    /// secret (the quoted line masks it then).
+    #[error("integer out of range: it does not fit in 64 bits")]
     IntegerOutOfRange {
         /// The integer as written.
         text: String,
@@ -106,8 +107,9 @@ pub enum YamlError {
     /// The parser could not run (no thread could be started for it), or failed inside.
     #[error("internal error: {0}")]
     Internal(String),
-    /// A float that JSON cannot hold (`.inf`, `.nan`, `1e999`).
-    #[error("`{text}` is not a finite number")]
+    /// A float that JSON cannot hold (`.inf`, `.nan`, `1e999`). The message does not quote
+    /// it: it may be a secret (the quoted line masks it then).
+    #[error("number out of range: not finite, or too large for a 64-bit float")]
     NonFiniteNumber {
         /// The number as written.
         text: String,
