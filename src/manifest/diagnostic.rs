@@ -432,24 +432,37 @@ fn char_byte_index(text: &str, n: usize) -> usize {
 fn display_char(c: char) -> String {
     if c == '\t' {
         "    ".to_owned()
-    } else if c.is_control() {
+    } else if is_unsafe(c) {
         c.escape_default().to_string()
     } else {
         c.to_string()
     }
 }
 
+/// The terminal columns `c` takes as shown: a tab four, an escaped character its escape,
+/// a wide (CJK, emoji) character two, a combining mark none.
 fn display_width(c: char) -> usize {
-    display_char(c).chars().count()
+    if c == '\t' || is_unsafe(c) {
+        display_char(c).chars().count()
+    } else {
+        unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
+    }
 }
 
-/// User text with every control character escaped, so it cannot move the cursor or colour
-/// the terminal.
+/// Whether `c` is shown escaped: a control character (it could move the cursor or colour
+/// the terminal) or a bidirectional override or isolate (it could reorder what is shown,
+/// as in "Trojan Source").
+fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// User text with every unsafe character ([`is_unsafe`]) escaped.
 fn sanitize(text: &str) -> String {
-    if text.chars().any(char::is_control) {
+    if text.chars().any(is_unsafe) {
         text.chars()
             .map(|c| {
-                if c.is_control() {
+                if is_unsafe(c) {
                     c.escape_default().to_string()
                 } else {
                     c.to_string()
@@ -535,6 +548,23 @@ mod tests {
         12 |     näme: "ü\u{1b}[31m"
            |           ^^^^^^^^^^^^^
         "#);
+    }
+
+    /// Carets stand under the span as a terminal shows it: wide characters take two
+    /// columns, combining marks none; bidirectional overrides are escaped.
+    #[test]
+    fn renders_wide_and_combining_characters_and_bidi_overrides() {
+        let source = "name: \"品質 e\u{301}\", colour: x\u{202E}y\n";
+        let span = Span::from_offset(source, source.find("colour").unwrap_or(0), 6);
+        let diagnostic = Diagnostic::error("a.yaml", Some(span), "bad \u{202E}key");
+        assert_eq!(
+            diagnostic.render(Some(source), false),
+            "error: bad \\u{202e}key\n --> a.yaml:1:16\n  |\n1 | name: \"品質 e\u{301}\", colour: x\\u{202e}y\n  |                 ^^^^^^\n"
+        );
+        let emoji = "- 🚀🚀: 1\n";
+        let span = Span::from_offset(emoji, 2, "🚀🚀".len());
+        let out = Diagnostic::error("b.yaml", Some(span), "x").render(Some(emoji), false);
+        assert!(out.contains("1 | - 🚀🚀: 1\n  |   ^^^^\n"), "{out}");
     }
 
     #[test]

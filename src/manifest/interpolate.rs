@@ -148,7 +148,7 @@ pub fn secret_variable(provider: &str, path: &[&str]) -> String {
             .collect()
     };
     let provider = provider.to_ascii_uppercase();
-    match path {
+    let name = match path {
         ["token"] if provider == "CUSTOM" => format!("{provider}_TOKEN"),
         ["token"] | ["api_key_value"] => format!("{provider}_API_KEY"),
         ["token", key] => upper(key),
@@ -165,6 +165,12 @@ pub fn secret_variable(provider: &str, path: &[&str]) -> String {
             format!("{provider}_{}", parts.join("_"))
         }
         _ => format!("{provider}_SECRET"),
+    };
+    // A name starts with a letter or `_` (`token: [a, b]` would make it `0`).
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("{provider}_{name}")
+    } else {
+        name
     }
 }
 
@@ -581,6 +587,27 @@ mod tests {
             "TEAM" => Some("team-a".to_owned()),
             "EMPTY" => Some(String::new()),
             _ => None,
+        }
+    }
+
+    #[test]
+    fn suggested_variables_are_valid_names() {
+        assert_eq!(secret_variable("openai", &["token"]), "OPENAI_API_KEY");
+        assert_eq!(
+            secret_variable("aws_bedrock", &["token", "aws_access_key_id"]),
+            "AWS_ACCESS_KEY_ID"
+        );
+        assert_eq!(
+            secret_variable("custom", &["headers", "X-A"]),
+            "CUSTOM_HEADER_X_A"
+        );
+        // A list where a string belongs: the index would start the name.
+        assert_eq!(secret_variable("openai", &["token", "0"]), "OPENAI_0");
+        for name in [
+            secret_variable("openai", &["token", "0"]),
+            secret_variable("x", &["1", "a"]),
+        ] {
+            assert!(EnvRef::try_from(format!("${{{name}}}")).is_ok(), "{name}");
         }
     }
 

@@ -25,7 +25,9 @@ pub struct SandboxArgs {
     pub listen: String,
 
     /// Persist every change to FILE (loaded at start when it exists, else
-    /// created from the fixture). Holds no secret values.
+    /// created from the fixture). Holds no integration secret (token, API key, headers,
+    /// credentials: salted fingerprints only); other fields are kept as sent, as the service
+    /// keeps them, custom header mappings and init kwargs included.
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
 

@@ -24,8 +24,10 @@
 //!   while a sandbox uses it: a second sandbox on the same file refuses to
 //!   start instead of interleaving its writes.
 //!
-//! The file holds no secret value (credentials are fingerprints;
-//! integration secrets are not kept at all).
+//! The file holds no credential (they are fingerprints) and no integration secret
+//! field (token, API key, headers, service account credentials: a salted
+//! fingerprint only); the other fields of an integration are kept as sent, as the
+//! service keeps and returns them (custom header mappings, init kwargs).
 
 mod journal;
 mod records;
