@@ -40,6 +40,20 @@ pub struct Checked {
     /// What the document declares that no other document may declare again (for the
     /// checks across documents); empty when its kind is unknown.
     pub claims: Vec<Claim>,
+    /// The variables its strings refer to (for the checks across documents: a Project
+    /// must not show what an Integration keeps secret).
+    pub variables: Vec<UsedVariable>,
+}
+
+/// A variable a document refers to, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsedVariable {
+    /// Its name.
+    pub name: String,
+    /// Whether the document never shows its value (see [`interpolate::Variable::hidden`]).
+    pub hidden: bool,
+    /// The reference (or the whole string, when the reference is not spelt out there).
+    pub at: Span,
 }
 
 /// Something a document declares that must be unique across the documents loaded
@@ -162,6 +176,15 @@ pub fn check(
             hidden.push(site.pointer.clone());
         }
     }
+    out.variables = interpolated
+        .variables
+        .iter()
+        .map(|v| UsedVariable {
+            name: v.name.clone(),
+            hidden: v.hidden,
+            at: reference_span(input, &v.pointer, v.reference.as_ref()),
+        })
+        .collect();
     for issue in interpolated.issues {
         let span = reference_span(input, &issue.pointer, issue.reference.as_ref());
         let diagnostic = match issue.level {

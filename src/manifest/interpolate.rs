@@ -115,6 +115,22 @@ pub struct Outcome {
     /// In an Integration document, the strings to keep as written (see
     /// [`crate::manifest::types::IntegrationSpec::config`]), in document order.
     pub kept: Vec<Kept>,
+    /// Every variable referred to, in document order.
+    pub variables: Vec<Variable>,
+}
+
+/// A variable a string of the document refers to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variable {
+    /// Its name.
+    pub name: String,
+    /// JSON pointer of the string.
+    pub pointer: String,
+    /// The reference in the string.
+    pub reference: Option<Reference>,
+    /// Whether its value is never shown: a secret field's, or any other of an
+    /// Integration document's but the fields that name it (`kind`, `provider`, `name`, ...).
+    pub hidden: bool,
 }
 
 /// A string of an Integration document kept as written in the spec.
@@ -277,6 +293,8 @@ pub struct Expansion {
     pub text: String,
     /// The variables the text refers to, in order (repeats included).
     pub references: Vec<String>,
+    /// The byte range of each of [`Expansion::references`] in the text.
+    pub reference_ranges: Vec<(usize, usize)>,
     /// What is wrong, in order.
     pub problems: Vec<Problem>,
 }
@@ -298,6 +316,7 @@ pub fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Expansion {
     let mut out = Expansion {
         text: String::with_capacity(text.len()),
         references: Vec::new(),
+        reference_ranges: Vec::new(),
         problems: Vec::new(),
     };
     let mut rest = text;
@@ -336,6 +355,7 @@ pub fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Expansion {
             out.text.push_str(&text[start..end]);
         } else {
             out.references.push(name.to_owned());
+            out.reference_ranges.push((start, end));
             match env(name) {
                 Some(value) => out.text.push_str(&value),
                 None => {
@@ -405,6 +425,14 @@ impl Walker<'_> {
             pointer: path.to_owned(),
             is_reference: reference.is_some(),
         });
+        if let Some(reference) = &reference {
+            self.out.variables.push(Variable {
+                name: reference.name().to_owned(),
+                pointer: path.to_owned(),
+                reference: None,
+                hidden: true,
+            });
+        }
         match reference {
             Some(reference) if (self.env)(reference.name()).is_none() => {
                 self.out.issues.push(Issue {
@@ -488,6 +516,14 @@ impl Walker<'_> {
             return None;
         }
         let expansion = expand(text, self.env);
+        for (name, range) in expansion.references.iter().zip(&expansion.reference_ranges) {
+            self.out.variables.push(Variable {
+                name: name.clone(),
+                pointer: path.to_owned(),
+                reference: Reference::new(text, *range),
+                hidden: kept,
+            });
+        }
         let mut failed = false;
         let mut unset = false;
         for problem in &expansion.problems {

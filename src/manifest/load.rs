@@ -126,14 +126,52 @@ pub fn load_on(
         .diagnostics
         .extend(errors.iter().map(FileError::to_diagnostic));
 
+    // The variables whose values an Integration never shows, and the first place each is.
+    let mut hidden_variables: BTreeMap<&str, (&str, u32)> = BTreeMap::new();
+    for file in &read {
+        for document in &file.documents {
+            for variable in document.checked.variables.iter().filter(|v| v.hidden) {
+                hidden_variables
+                    .entry(&variable.name)
+                    .or_insert((&file.name, variable.at.line));
+            }
+        }
+    }
+    let mut shown_secrets = Vec::new();
+    for file in &read {
+        for document in &file.documents {
+            for variable in document.checked.variables.iter().filter(|v| !v.hidden) {
+                if let Some((where_file, line)) = hidden_variables.get(variable.name.as_str()) {
+                    shown_secrets.push(
+                        Diagnostic::error(
+                            &file.name,
+                            Some(variable.at),
+                            format!(
+                                "`${{{}}}` is an integration's secret (taken from the environment at {where_file}:{line}); it cannot be shown here",
+                                variable.name
+                            ),
+                        )
+                        .with_help(
+                            "refer to another variable here, or write the value out: plans, exports and logs show this field",
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
     let mut across = Across::default();
     let mut shared = SharedParts::default();
     let mut digest = std::hash::DefaultHasher::new();
+    let mut shown_secrets = shown_secrets.into_iter().peekable();
     for file in read {
         (&file.name, file.digest).hash(&mut digest);
         let shown = outcome.diagnostics.len();
         outcome.documents += file.documents.len();
         outcome.diagnostics.extend(file.yaml_errors);
+        while let Some(diagnostic) = shown_secrets.next_if(|d| d.file == file.name) {
+            outcome.diagnostics.push(diagnostic);
+        }
         for document in file.documents {
             let checked = document.checked;
             let origin = document.origin;

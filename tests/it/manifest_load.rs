@@ -151,10 +151,11 @@ fn interpolation_replaces_non_secret_strings_only_and_keeps_integration_referenc
     let path = write(
         dir.path(),
         "p.yaml",
-        "kind: Project\nname: ${TEAM}-project\nlog_streams:\n  - name: prod\n    trends:\n      sections:\n        - name: \"$${TEAM} is literal\"\n          description: ${TEAM}\n---\nkind: Integration\nprovider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: ${TEAM}\n",
+        "kind: Project\nname: ${TEAM}-project\nlog_streams:\n  - name: prod\n    trends:\n      sections:\n        - name: \"$${TEAM} is literal\"\n          description: ${TEAM}\n---\nkind: Integration\nprovider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: ${ORG}\n",
     );
     let env = |name: &str| match name {
         "TEAM" => Some("payments".to_owned()),
+        "ORG" => Some("org-payments".to_owned()),
         "OPENAI_API_KEY" => Some("sk-value".to_owned()),
         _ => None,
     };
@@ -178,7 +179,7 @@ fn interpolation_replaces_non_secret_strings_only_and_keeps_integration_referenc
     // In an Integration a value from the environment is a secret: the spec keeps
     // the reference (apply expands it), and only a fingerprint of the value.
     assert!(
-        integration.contains("\"organization_id\":\"${TEAM}\""),
+        integration.contains("\"organization_id\":\"${ORG}\""),
         "{integration}"
     );
     assert!(!integration.contains("sk-value") && !integration.contains("payments"));
@@ -490,5 +491,40 @@ fn secrets_in_odd_places_are_quoted_nowhere() {
             );
         }
     }
+    insta::assert_snapshot!(rendered);
+}
+
+/// A variable an Integration keeps secret (its token, any of its fields but those that
+/// name it) cannot be shown by a Project that refers to it too: an error at the
+/// reference, and the value in no output. A variable both name is fine.
+#[test]
+fn a_project_cannot_show_what_an_integration_keeps_secret() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = write(
+        dir.path(),
+        "a-project.yaml",
+        "kind: Project\nname: ${TEAM}\nlog_streams:\n  - name: production\n    trends:\n      sections:\n        - {name: \"S ${OPENAISEC}\", description: \"at ${HOST} for ${TEAM}\"}\n",
+    );
+    let integrations = write(
+        dir.path(),
+        "integrations.yaml",
+        "kind: Integration\nprovider: openai\ntoken: ${OPENAISEC}\n---\nkind: Integration\nprovider: custom\nname: ${TEAM}\nendpoint: https://${HOST}/v1\n",
+    );
+    let env = |name: &str| match name {
+        "OPENAISEC" => Some("zzsec-token".to_owned()),
+        "HOST" => Some("zzsec-host".to_owned()),
+        "TEAM" => Some("team-a".to_owned()),
+        _ => None,
+    };
+    let outcome = load_paths(&[&project, &integrations], &env);
+    let rendered = outcome
+        .render_diagnostics(false)
+        .replace(&dir.path().display().to_string(), "DIR");
+    let json = serde_json::to_string(&outcome.diagnostics).expect("serialize");
+    assert!(
+        !rendered.contains("zzsec") && !json.contains("zzsec"),
+        "{rendered}"
+    );
+    assert_eq!(outcome.error_count(), 2, "{rendered}");
     insta::assert_snapshot!(rendered);
 }
