@@ -304,7 +304,7 @@ impl Flattener<'_> {
         } else {
             value_span
         };
-        let at = NodeSpan {
+        let mut at = NodeSpan {
             value: value_span,
             key,
             defined: aliased.then_some(defined_span),
@@ -371,7 +371,49 @@ impl Flattener<'_> {
                 (Value::Object(values), Kids::Map(kids))
             }
         };
+        if let Some(len) = self.flow_len(at.value, &kids) {
+            at.value.len = len;
+        }
         (value, SpanTree { at, kids })
+    }
+
+    /// The length of a flow collection (`[...]`, `{...}`) written at `span`, to its
+    /// closing bracket: the parser marks only the opening one. `None` for anything else.
+    fn flow_len(&self, span: Span, kids: &Kids) -> Option<usize> {
+        let source = self.lines.source();
+        let close = match source.as_bytes().get(span.offset)? {
+            b'[' => b']',
+            b'{' => b'}',
+            _ => return None,
+        };
+        let end_of = |s: &Span| s.offset.saturating_add(s.len);
+        let last = match kids {
+            Kids::Leaf => None,
+            Kids::Scalars(spans) => spans.iter().map(end_of).max(),
+            Kids::Seq(kids) => kids.iter().map(|k| end_of(&k.at.value)).max(),
+            Kids::Map(kids) => kids
+                .iter()
+                .flat_map(|(_, k)| [Some(end_of(&k.at.value)), k.at.key.as_ref().map(end_of)])
+                .flatten()
+                .max(),
+        };
+        // After the last item: blanks, commas, line breaks and comments, then the bracket.
+        let mut at = last.unwrap_or(span.offset + 1).max(span.offset + 1);
+        let bytes = source.as_bytes();
+        while let Some(&b) = bytes.get(at) {
+            match b {
+                b' ' | b'\t' | b'\r' | b'\n' | b',' => at += 1,
+                b'#' => {
+                    at += bytes[at..]
+                        .iter()
+                        .position(|&c| c == b'\n')
+                        .unwrap_or(bytes.len() - at)
+                }
+                _ if b == close => return Some(at + 1 - span.offset),
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// A float as JSON. The parser gives integers it cannot hold as floats; those written as

@@ -466,6 +466,10 @@ fn secrets_in_odd_places_are_quoted_nowhere() {
             "misspelt.yaml",
             "kind: Integration\nprovider: openai\ntoken: ${OPENAI_API_KEY}\ntokn:\n  zzsec-name: zzsec-value\n",
         ),
+        (
+            "flow.yaml",
+            "kind: Integration\nprovider: mistral\ntoken: ${OPENAI_API_KEY}\nextra: {zzsec-k: [zzsec-v]}\n",
+        ),
     ];
     let paths: Vec<PathBuf> = files
         .iter()

@@ -202,6 +202,29 @@ fn lists_of_scalars_are_found_item_by_item() {
     );
 }
 
+/// A flow collection spans to its closing bracket, across lines and comments, nested ones
+/// too; an alias spans its `*name`.
+#[test]
+fn flow_collections_span_to_their_closing_bracket() {
+    let source =
+        "a: &x [1, {b: [2, 3] }, []]\nc: {d: [4,\n  5 # five\n  ], e: {}}\nf: *x\ng: [*x, {}]\n";
+    let docs = parse(source);
+    let doc = &docs[0];
+    let text = |pointer: &str| {
+        let span = doc.span(pointer).unwrap().value;
+        &source[span.offset..span.offset + span.len]
+    };
+    assert_eq!(text("/a"), "[1, {b: [2, 3] }, []]");
+    assert_eq!(text("/a/1"), "{b: [2, 3] }");
+    assert_eq!(text("/a/1/b"), "[2, 3]");
+    assert_eq!(text("/a/2"), "[]");
+    assert_eq!(text("/c"), "{d: [4,\n  5 # five\n  ], e: {}}");
+    assert_eq!(text("/c/d"), "[4,\n  5 # five\n  ]");
+    assert_eq!(text("/c/e"), "{}");
+    assert_eq!(text("/f"), "*x");
+    assert_eq!(text("/g"), "[*x, {}]");
+}
+
 #[test]
 fn scalars_follow_the_yaml_1_2_core_schema() {
     let docs = parse(
