@@ -88,9 +88,9 @@ pub enum Error {
         /// What moved.
         moved: Vec<Moved>,
     },
-    /// Variables holding integration secrets are not set.
+    /// Variables holding integration secrets are not set, or empty.
     #[error(
-        "nothing was applied: these environment variables hold integration secrets and are not set: {}",
+        "nothing was applied: these environment variables hold integration secrets and are not set, or empty: {}",
         .missing.join(", ")
     )]
     MissingSecrets {

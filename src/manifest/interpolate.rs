@@ -450,6 +450,22 @@ impl Walker<'_> {
                     )),
                 });
             }
+            Some(reference) if (self.env)(reference.name()).is_some_and(|v| v.is_empty()) => {
+                self.out.issues.push(Issue {
+                    unset_secret: None,
+                    level: Level::Warning,
+                    pointer: path.to_owned(),
+                    reference: None,
+                    message: format!(
+                        "environment variable `{}` is empty; `apply` will refuse it",
+                        reference.name()
+                    ),
+                    help: Some(format!(
+                        "give `{}` the secret's value before running `evalctl apply`",
+                        reference.name()
+                    )),
+                });
+            }
             Some(_) => {}
             None if value.is_string() => {
                 self.out.issues.push(Issue {
@@ -624,6 +640,27 @@ mod tests {
             "EMPTY" => Some(String::new()),
             _ => None,
         }
+    }
+
+    /// A secret's variable that is set but empty is a warning now, as `apply` refuses it.
+    #[test]
+    fn an_empty_secret_variable_is_a_warning() {
+        let mut doc = json!({"provider": "openai", "token": "${EMPTY}"});
+        let out = interpolate(&mut doc, true, &env);
+        let found: Vec<_> = out
+            .issues
+            .iter()
+            .map(|i| (i.level, i.pointer.as_str(), i.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![(
+                Level::Warning,
+                "/token",
+                "environment variable `EMPTY` is empty; `apply` will refuse it"
+            )]
+        );
+        assert_eq!(doc["token"], "${EMPTY}");
     }
 
     #[test]
