@@ -215,10 +215,18 @@ pub fn check(
                 && (pointer == k.pointer || pointer.starts_with(&format!("{}/", k.pointer)))
         })
     };
+    // A value whose variable is not set is not known until `apply` (a warning says so):
+    // what the schema says of its reference text is not said of it.
+    let unknown = |pointer: &str| {
+        interpolated.kept.iter().any(|k| {
+            matches!(k.field, EnvField::FromEnv { fingerprint: None })
+                && (pointer == k.pointer || pointer.starts_with(&format!("{}/", k.pointer)))
+        })
+    };
     let (secret, shown): (Vec<_>, Vec<_>) = violations.iter().partition(|v| from_env(&v.pointer()));
     out.diagnostics
         .extend(violations::diagnostics(input, &working, &shown));
-    for v in &secret {
+    for v in secret.iter().filter(|v| !unknown(&v.pointer())) {
         out.diagnostics.push(
             input
                 .error(

@@ -532,3 +532,35 @@ fn a_project_cannot_show_what_an_integration_keeps_secret() {
     assert_eq!(outcome.error_count(), 2, "{rendered}");
     insta::assert_snapshot!(rendered);
 }
+
+/// A field whose value comes from an unset variable is unknown until `apply`: a warning,
+/// not an error about the reference's text (`hostname` must be a URI); once set, its value
+/// is checked, and refused without being shown.
+#[test]
+fn a_field_from_an_unset_variable_is_checked_once_it_is_set() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(
+        dir.path(),
+        "i.yaml",
+        "kind: Integration\nprovider: nvidia\ntoken: ${NV_TOKEN}\nhostname: ${NV_HOST}\n",
+    );
+    let outcome = load_paths(&[&path], &no_env);
+    assert!(
+        !outcome.has_errors(),
+        "{}",
+        outcome.render_diagnostics(false)
+    );
+    assert_eq!(
+        outcome.warning_count(),
+        2,
+        "{}",
+        outcome.render_diagnostics(false)
+    );
+    assert_eq!(outcome.set.integrations.len(), 1);
+
+    let env = |name: &str| (name == "NV_HOST").then(|| "zzsec not a uri".to_owned());
+    let outcome = load_paths(&[&path], &env);
+    let rendered = outcome.render_diagnostics(false);
+    assert_eq!(outcome.error_count(), 1, "{rendered}");
+    assert!(rendered.contains("not shown: it is a secret") && !rendered.contains("zzsec"));
+}
