@@ -218,6 +218,17 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// The attempts the operation made, when the error counts them.
+    pub fn attempts(&self) -> Option<u32> {
+        match self {
+            ApiError::RateLimited { attempts, .. }
+            | ApiError::Server { attempts, .. }
+            | ApiError::Timeout { attempts, .. }
+            | ApiError::Transport { attempts, .. } => Some(*attempts),
+            _ => None,
+        }
+    }
+
     /// The HTTP status behind the error, when there was an answer.
     pub fn status(&self) -> Option<u16> {
         match self {

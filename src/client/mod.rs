@@ -35,6 +35,7 @@ use reqwest::header::HeaderName;
 pub use config::{ClientConfig, ConfigError, ConnectionArgs, Credentials, RetryPolicy};
 pub use error::{ApiError, FieldError};
 pub use operation::Operation;
+pub use retry::with_attempts;
 pub use stats::{Counters, StatsSnapshot};
 
 /// What a DELETE found.

@@ -7,6 +7,27 @@ use std::time::{Duration, SystemTime};
 
 use super::config::RetryPolicy;
 
+tokio::task_local! {
+    /// The counted attempts each request of a [`with_attempts`] scope may make.
+    static ATTEMPTS: u32;
+}
+
+/// Runs `work` with at most `attempts` counted attempts for each request it sends,
+/// instead of the policy's: for a caller that sends a write again itself (settling an
+/// unclear answer) and so shares one budget, `--max-retries`, with the client's retries.
+pub async fn with_attempts<F: Future>(attempts: u32, work: F) -> F::Output {
+    ATTEMPTS.scope(attempts, work).await
+}
+
+/// The counted attempts a request may make: the scope's ([`with_attempts`]) or the
+/// policy's.
+pub fn max_attempts(policy: &RetryPolicy) -> u32 {
+    ATTEMPTS
+        .try_with(|attempts| *attempts)
+        .unwrap_or(policy.max_attempts)
+        .max(1)
+}
+
 /// What one attempt's outcome means for retrying.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Class {

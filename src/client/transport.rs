@@ -220,6 +220,7 @@ impl Client {
         let inner = &*self.inner;
         let op = call.op;
         let policy = &inner.config.retry;
+        let max_attempts = retry::max_attempts(policy);
         let url = op.url(&inner.base_url, call.params, &call.query)?;
         let start = Instant::now();
         let mut attempt: u32 = 0;
@@ -381,7 +382,7 @@ impl Client {
                     // wrong URL fails fast). A write's other failures count.
                     let counted =
                         !is_429 && (!op.is_read() || !inner.answered.load(Ordering::Relaxed));
-                    let out_of_budget = (counted && failures >= policy.max_attempts.max(1))
+                    let out_of_budget = (counted && failures >= max_attempts)
                         || elapsed() + wait > policy.max_elapsed;
                     if out_of_budget {
                         return match result {

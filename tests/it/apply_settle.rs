@@ -317,3 +317,54 @@ fn widget_writes_under_faults_settle_and_converge_without_duplicates() {
         "only {complete} first applies converged"
     );
 }
+
+/// `--max-retries` bounds every send of a failing idempotent write: the client's retries
+/// and the re-sends that settle an unclear answer share it, so a write is sent at most
+/// `--max-retries` + 1 times, and the report says how many.
+#[test]
+fn max_retries_bounds_every_send_of_a_failing_write() {
+    for retries in [0_usize, 2] {
+        let ctx = context();
+        // Every PATCH of a template fails before it is processed: nothing ever lands.
+        ctx.faults(Faults {
+            fail_rate: 1.0,
+            seed: 5,
+            path_contains: Some("/annotation/templates/".into()),
+            ..Faults::none()
+        });
+        let run = ctx.evalctl(&[
+            "apply",
+            "repo",
+            "--auto-approve",
+            "-o",
+            "json",
+            "--max-retries",
+            &retries.to_string(),
+        ]);
+        let r = report(&run);
+        assert_ne!(run.status, 0, "{}", details(&r));
+        let patches = ctx
+            .sandbox
+            .requests()
+            .iter()
+            .filter(|r| r.method == "PATCH" && r.path.contains("/annotation/templates/"))
+            .count();
+        assert_eq!(
+            patches,
+            retries + 1,
+            "--max-retries {retries}\n{}",
+            details(&r)
+        );
+        let template = r
+            .outcomes
+            .iter()
+            .find(|o| o.address.to_string().contains("star-annotation"))
+            .expect("the template");
+        assert_eq!(template.status, OutcomeStatus::Failed);
+        let detail = template.detail.as_deref().unwrap_or_default();
+        assert!(
+            detail.contains(&format!("sent {} time(s)", retries + 1)),
+            "{detail}"
+        );
+    }
+}

@@ -547,10 +547,16 @@ async fn run_operation(
         return duplicate_settled(client, &stream, source, body).await;
     }
     let mut lost: Vec<String> = Vec::new();
-    let mut sends = 0;
+    // One budget, `--max-retries`, for the client's retries and the re-sends here.
+    let budget = client.config().retry.max_attempts.max(1);
+    let mut sent = 0;
+    let mut rounds = 0;
     loop {
-        sends += 1;
-        let error = match send_idempotent(client, op, options).await {
+        rounds += 1;
+        let left = budget.saturating_sub(sent).max(1);
+        let error = match crate::client::with_attempts(left, send_idempotent(client, op, options))
+            .await
+        {
             Ok(note) => {
                 let resent = (!lost.is_empty()).then(|| {
                     format!(
@@ -566,15 +572,16 @@ async fn run_operation(
             Err(OperationError::Api(e)) if settle::maybe_applied(&e) => e,
             Err(e) => return Err(e),
         };
+        sent += error.attempts().unwrap_or(1);
         if settle::applied(client, options.catalog, change, index).await == Some(true) {
             return Ok(Some(format!(
                 "the answer was unclear ({}); a re-read shows it applied",
                 settle::short_cause(&error)
             )));
         }
-        if sends >= settle::MAX_SENDS {
+        if sent >= budget || rounds >= settle::MAX_SENDS {
             return Err(OperationError::NotApplied {
-                sends,
+                sends: sent,
                 source: error,
             });
         }

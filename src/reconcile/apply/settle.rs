@@ -7,8 +7,9 @@
 //! (`crate::reconcile::read::touched`) and compared in the plan's comparable
 //! form ([`crate::plan::confirm::unconfirmed`]): when it holds what the
 //! change planned, the write is done; otherwise (or when that cannot be
-//! told) the write is sent again, which is safe because it is idempotent,
-//! at most [`MAX_SENDS`] times in all.
+//! told) the write is sent again, which is safe because it is idempotent:
+//! in at most [`MAX_SENDS`] rounds, and at most `--max-retries` + 1 sends in
+//! all, the client's retries included (one budget: `client::with_attempts`).
 //!
 //! What a read cannot tell: an integration's secrets are never returned, so
 //! a PUT of an integration is only ever sent again; a step that is not the
@@ -23,8 +24,8 @@ use crate::plan::{Operation, ResourceChange, SectionRef, WidgetRef};
 use crate::reconcile::read::touched::{Moment, read_touched};
 use crate::state::Catalog;
 
-/// The most times one idempotent write is sent by the engine (each of them
-/// retried by the client as its policy allows).
+/// The most rounds in which the engine sends one idempotent write (each
+/// retried by the client within what is left of `--max-retries`).
 pub const MAX_SENDS: u32 = 3;
 
 /// Whether the service may have applied a write that answered `error`.
