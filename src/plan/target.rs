@@ -223,6 +223,17 @@ impl Target {
                 let names: Vec<&str> = allowed.iter().map(|k| k.as_str()).collect();
                 names.join(", ")
             };
+            if let (Some(parent), true) = (parent, allowed.is_empty()) {
+                // `…metric_settings.scorers`: nothing has a place after this segment.
+                return Err(TargetParseError::new(
+                    input,
+                    start,
+                    format!(
+                        "nothing can follow `{}`: it is the last segment of an address",
+                        parent.as_str()
+                    ),
+                ));
+            }
             if word.is_empty() {
                 return Err(TargetParseError::new(
                     input,
@@ -890,6 +901,13 @@ mod tests {
         assert!(e.message.contains("cannot come after `dashboard`"), "{e}");
         let e = err("project[demo].log_stream[x].trends.widget[w].section[s]");
         assert!(e.message.contains("nothing can follow `widget`"), "{e}");
+        let e = err("project[demo].log_stream[x].metric_settings.scorers");
+        assert_eq!(e.column, 45);
+        assert!(
+            e.message
+                .contains("nothing can follow `metric_settings`: it is the last segment"),
+            "{e}"
+        );
         assert!(err("project[demo]x").message.contains("unexpected `x`"));
         assert!(err("").message.contains("empty"));
         assert!(

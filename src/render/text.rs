@@ -542,13 +542,13 @@ pub(crate) fn incomplete_line(report: &ApplyReport) -> String {
             format!("Not complete: objects did not read back as planned (above); {AGAIN} them.")
         }
         (transient, 0) => format!(
-            "Not complete: {transient} change(s) failed for a reason that passes {PASSES}; {AGAIN} the rest."
+            "Not complete: {transient} change(s) did not complete, for a reason that passes {PASSES}; {AGAIN} the rest."
         ),
         (0, lasting) => format!(
             "Not complete: {lasting} change(s) that failed for a reason that stays {STAYS}; applying again will not complete them."
         ),
         (transient, lasting) => format!(
-            "Not complete: {AGAIN} the {transient} change(s) that failed for a reason that passes {PASSES}; the other {lasting} {STAYS}."
+            "Not complete: {AGAIN} the {transient} change(s) that did not complete, for a reason that passes {PASSES}; the other {lasting} {STAYS}."
         ),
     }
 }

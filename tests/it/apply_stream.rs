@@ -176,7 +176,7 @@ fn a_failed_change_is_streamed_and_recalled_at_the_end() {
     // A 503 passes: the report advises a second apply, for all eight.
     assert!(
         out.contains("completes the rest")
-            && out.contains("8 change(s) failed for a reason that passes"),
+            && out.contains("8 change(s) did not complete, for a reason that passes"),
         "{out}"
     );
     assert!(!out.contains("reason that stays"), "{out}");
