@@ -160,13 +160,19 @@ pub async fn plan_from_manifests(
     printer: &Printer,
 ) -> Result<Planned, Error> {
     let (desired, source) = load_manifests_for(manifests, secrets, printer)?;
-    target::unmatched(&desired, options.targets.as_slice())?;
+    let pruned = target::unmatched(&desired, options.targets.as_slice(), options.prune)?;
     let connection = connect(live_args)?;
     let shown = Progress::start(printer, &connection.client, "Loading live state");
     let read = read_and_plan_once(&connection.client, desired, options).await;
     drop(shown);
     let planned = enriched(&connection, read, printer).await;
     let (state, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
+    if !pruned.is_empty() {
+        let addresses: Vec<crate::plan::Address> = (0..plan.changes.len())
+            .map(|i| plan.changes.address(i).into_owned())
+            .collect();
+        target::unplanned(&pruned, &addresses)?;
+    }
     Ok(Planned {
         source,
         connection,
@@ -275,7 +281,8 @@ pub async fn plan_three_way(
         return Ok(planned.into());
     }
     let (desired, _) = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
-    target::unmatched(&desired, options.targets.as_slice())?;
+    // Here a target names a declared object (a pruned object's address is for plain plans).
+    target::unmatched(&desired, options.targets.as_slice(), false)?;
     let base = load_other("--base", "the base manifests", &three_way.base, printer);
     let applied = if three_way.applied.is_empty() {
         None

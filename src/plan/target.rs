@@ -497,17 +497,28 @@ impl From<Vec<Target>> for Targets {
     }
 }
 
-/// `--target`s that select nothing the manifests declare.
+/// `--target`s that select nothing the manifests declare (nor, with `--prune`, anything
+/// the plan deletes), each with the nearest addresses.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}", render_unmatched(.0))]
-pub struct UnmatchedTargets(pub Vec<(Target, Vec<String>)>);
+#[error("{}", render_unmatched(.targets, *.pruned))]
+pub struct UnmatchedTargets {
+    /// Each target, with the nearest addresses.
+    pub targets: Vec<(Target, Vec<String>)>,
+    /// Whether `--prune` was on (what it deletes was looked at too).
+    pub pruned: bool,
+}
 
-fn render_unmatched(unmatched: &[(Target, Vec<String>)]) -> String {
+fn render_unmatched(unmatched: &[(Target, Vec<String>)], pruned: bool) -> String {
+    let nor = if pruned {
+        ", nor anything `--prune` deletes"
+    } else {
+        ""
+    };
     let lines: Vec<String> = unmatched
         .iter()
         .map(|(t, suggestions)| {
             format!(
-                "--target `{t}` selects nothing the manifests declare{}",
+                "--target `{t}` selects nothing the manifests declare{nor}{}",
                 did_you_mean(suggestions)
             )
         })
@@ -632,12 +643,25 @@ pub fn integration_address(spec: &crate::manifest::types::IntegrationSpec) -> Ad
 }
 
 /// The targets that select nothing `desired` declares, each with the nearest
-/// declared addresses. Empty: every target selects something.
-pub fn unmatched(desired: &ManifestSet, targets: &[Target]) -> Result<(), UnmatchedTargets> {
+/// declared addresses. Empty: every target selects something. With `prune`, a
+/// target may also name an object the manifests do not declare in a scope they do
+/// (what `plan --prune` prints for a delete: `project[p].annotation_template[old]`);
+/// whether the plan then deletes it is checked after planning ([`unplanned`]): those
+/// targets are returned.
+pub fn unmatched(
+    desired: &ManifestSet,
+    targets: &[Target],
+    prune: bool,
+) -> Result<Vec<Target>, UnmatchedTargets> {
     let declared = declared(desired);
     let mut out = Vec::new();
+    let mut pruned = Vec::new();
     for target in targets {
         if declared.iter().any(|d| target.is_prefix_of(d)) {
+            continue;
+        }
+        if prune && in_declared_scope(target, &declared) {
+            pruned.push(target.clone());
             continue;
         }
         let names: Vec<String> = declared.iter().map(ToString::to_string).collect();
@@ -645,9 +669,48 @@ pub fn unmatched(desired: &ManifestSet, targets: &[Target]) -> Result<(), Unmatc
         out.push((target.clone(), suggestions));
     }
     if out.is_empty() {
+        Ok(pruned)
+    } else {
+        Err(UnmatchedTargets {
+            targets: out,
+            pruned: prune,
+        })
+    }
+}
+
+/// Whether `target` names one object inside a scope `declared` holds (its last
+/// segment dropped, what remains is declared or holds something declared).
+fn in_declared_scope(target: &Target, declared: &[Target]) -> bool {
+    let segments = target.segments();
+    if segments.len() < 2 || segments.last().is_none_or(|s| s.name.is_none()) {
+        return false;
+    }
+    let scope = Target {
+        segments: segments[..segments.len() - 1].to_vec(),
+    };
+    declared.iter().any(|d| scope.is_prefix_of(d))
+}
+
+/// Of the `pruned` targets [`unmatched`] let through, those that select no change of
+/// the plan (`planned`: its changes' addresses): a pruned object's address the plan does
+/// not delete after all (a typo, or a scope `--prune` leaves alone).
+pub fn unplanned(pruned: &[Target], planned: &[Address]) -> Result<(), UnmatchedTargets> {
+    let out: Vec<(Target, Vec<String>)> = pruned
+        .iter()
+        .filter(|target| !planned.iter().any(|address| target.selects(address)))
+        .map(|target| {
+            let names: Vec<String> = planned.iter().map(ToString::to_string).collect();
+            let suggestions = nearest(&target.to_string(), names.iter().map(String::as_str));
+            (target.clone(), suggestions)
+        })
+        .collect();
+    if out.is_empty() {
         Ok(())
     } else {
-        Err(UnmatchedTargets(out))
+        Err(UnmatchedTargets {
+            targets: out,
+            pruned: true,
+        })
     }
 }
 

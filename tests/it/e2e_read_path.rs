@@ -169,3 +169,66 @@ fn a_target_of_one_log_stream_reads_only_that_log_stream() {
     // metric settings depend on it), the settings and the dashboard.
     assert!(requests.len() <= 6, "{all}");
 }
+
+/// With `--prune`, a target may name what `plan --prune` prints for a delete (an object
+/// the manifests do not declare, in a scope they do): that one object is deleted and
+/// nothing else. A name the plan does not delete is still an error (exit 64).
+#[test]
+fn with_prune_a_target_names_one_object_to_delete() {
+    let ctx = TestContext::new();
+    ctx.copy_dir("examples/quickstart", "repo");
+    let all = ctx.evalctl(&["plan", "repo", "--prune"]);
+    all.expect(0);
+    let doomed = "project[demo-project].annotation_template[choice-annotation]";
+    assert!(
+        all.stdout.contains(&format!("- {doomed}")),
+        "{}",
+        all.stdout
+    );
+    let one = ctx.evalctl(&[
+        "apply",
+        "repo",
+        "--prune",
+        "--auto-approve",
+        "--target",
+        doomed,
+    ]);
+    one.expect(0);
+    assert!(
+        one.stdout
+            .contains("0 to create, 0 to update, 0 to replace, 1 to delete"),
+        "{}",
+        one.stdout
+    );
+    // The one object is gone; the other deletes are still pending.
+    let after = ctx.evalctl(&["plan", "repo", "--prune"]);
+    assert!(
+        !after.stdout.contains(&format!("- {doomed}")),
+        "{}",
+        after.stdout
+    );
+    assert!(
+        after
+            .stdout
+            .contains("- project[demo-project].annotation_template[star-annotation]"),
+        "{}",
+        after.stdout
+    );
+    let typo = ctx.evalctl(&[
+        "plan",
+        "repo",
+        "--prune",
+        "--target",
+        "project[demo-project].annotation_template[choice-annotatio]",
+    ]);
+    typo.expect(64);
+    assert!(
+        typo.stderr
+            .contains("selects nothing the manifests declare, nor anything `--prune` deletes"),
+        "{}",
+        typo.stderr
+    );
+    // Without --prune, the same address names nothing declared.
+    ctx.evalctl(&["plan", "repo", "--target", doomed])
+        .expect(64);
+}
