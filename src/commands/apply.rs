@@ -310,9 +310,11 @@ async fn from_saved_plan(args: &ApplyArgs, path: &std::path::Path) -> Result<Pre
             moved,
         });
     }
+    // The file keeps user ids: the people they are, as the plan named them.
+    let enrichment = crate::reconcile::enrich::people_of(&connection.client, &saved.plan).await;
     Ok(Prepared {
         plan: saved.plan,
-        enrichment: Enrichment::default(),
+        enrichment,
         connection,
         state: State {
             catalog,

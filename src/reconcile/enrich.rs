@@ -305,6 +305,15 @@ async fn people(client: &Client, ids: BTreeSet<String>) -> BTreeMap<String, Stri
         .collect()
 }
 
+/// The people `plan` names, looked up: the enrichment of a saved plan, whose file
+/// keeps user ids (its blast radius was shown when it was made).
+pub async fn people_of(client: &Client, plan: &Plan) -> Enrichment {
+    Enrichment {
+        people: people(client, named_people(plan)).await,
+        ..Enrichment::default()
+    }
+}
+
 /// The enrichment of `plan` (both lookups at once), and a warning when the
 /// blast radius could not be listed.
 pub async fn enrich(

@@ -232,3 +232,23 @@ fn with_prune_a_target_names_one_object_to_delete() {
     ctx.evalctl(&["plan", "repo", "--target", doomed])
         .expect(64);
 }
+
+/// A saved plan keeps user ids; applied, it names the people as the plan did.
+#[test]
+fn a_saved_plan_applied_names_the_people_the_plan_named() {
+    let ctx = TestContext::new();
+    ctx.copy_dir("examples/quickstart", "repo");
+    let planned = ctx.evalctl(&["plan", "repo", "--prune", "--out", "saved.plan"]);
+    planned.expect(0);
+    let named = "created by Demo Admin <demo@example.com>";
+    assert!(planned.stdout.contains(named), "{}", planned.stdout);
+    let saved = ctx.path("saved.plan");
+    let applied = ctx.evalctl(&[
+        "apply",
+        "--plan",
+        &saved.display().to_string(),
+        "--auto-approve",
+    ]);
+    applied.expect(0);
+    assert!(applied.stdout.contains(named), "{}", applied.stdout);
+}
