@@ -36,7 +36,7 @@ pub struct LoadOutcome {
     pub set: ManifestSet,
     /// Errors and warnings, sorted by file, position, severity.
     pub diagnostics: Vec<Diagnostic>,
-    /// Files read.
+    /// Manifest files found (each read, or reported as unreadable).
     pub files: usize,
     /// Documents found in them (empty documents are not counted).
     pub documents: usize,
@@ -119,7 +119,8 @@ pub fn load_on(
         }
     }
     let mut outcome = LoadOutcome {
-        files: read.len(),
+        // Every file found, read or not (too large, not UTF-8, unreadable).
+        files: found.len(),
         ..LoadOutcome::default()
     };
     outcome

@@ -185,3 +185,15 @@ fn directories_are_searched_recursively_and_checked_together() {
         run.stderr
     );
 }
+
+/// A file found but not read (not UTF-8) is counted among the files it is in.
+#[test]
+fn a_file_that_cannot_be_read_counts_among_the_files() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("bad.yaml"), b"kind: Project\nname: \xff\n").expect("write");
+    let path = dir.path().display().to_string();
+    let run = evalctl(&["validate", &path], &[]);
+    assert_eq!(run.status, 65, "{}", run.stderr);
+    assert!(run.stderr.contains("not valid UTF-8"), "{}", run.stderr);
+    assert_eq!(run.stdout, "1 error in 1 file\n");
+}
