@@ -57,7 +57,8 @@ pub struct Span {
     pub line: u32,
     /// 1-based column, in characters.
     pub column: u32,
-    /// 0-based byte offset of the start in the source text.
+    /// 0-based byte offset of the start in the source text (after a UTF-8 byte order mark,
+    /// which the loader drops: line and column are the same either way).
     pub offset: usize,
     /// Length of the spanned text in bytes (may be 0, and may run over several lines).
     pub len: usize,
