@@ -264,3 +264,47 @@ fn a_visibility_change_replaces_the_dashboard_keeping_its_contents() {
     assert_eq!(names(&replaced), names(&on_call));
     assert_eq!(replaced.interval_mins, 5);
 }
+
+/// A dashboard at its cap of 50 sections: swapping one section for another (with
+/// `--prune`) deletes the old one before creating the new one, so one apply completes.
+/// The sections of a dashboard where widgets move are still deleted last (above).
+#[test]
+fn a_section_swapped_at_the_cap_of_fifty_is_deleted_first() {
+    let ctx = context();
+    let live: Vec<String> = ctx
+        .demo_dashboard("production")
+        .dashboard
+        .sections
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    let manifest = |extra: &[String]| {
+        let mut text = String::from(
+            "kind: Project\nname: demo-project\nlog_streams:\n  - name: production\n    trends:\n      sections:\n",
+        );
+        for name in live.iter().chain(extra) {
+            text.push_str(&format!("        - name: {name}\n"));
+        }
+        text
+    };
+    let fill: Vec<String> = (0..50 - live.len()).map(|i| format!("S{i}")).collect();
+    ctx.write("repo/project.yaml", &manifest(&fill));
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert_eq!(
+        ctx.demo_dashboard("production").dashboard.sections.len(),
+        50
+    );
+
+    let mut swapped = fill[1..].to_vec();
+    swapped.push("T0".to_owned());
+    ctx.write("repo/project.yaml", &manifest(&swapped));
+    let run = ctx.evalctl(&["apply", "repo", "--prune", "--auto-approve"]);
+    run.expect(0);
+    assert!(
+        run.stdout.contains("Apply: 2 succeeded, 0 failed"),
+        "{}",
+        run.stdout
+    );
+    ctx.evalctl(&["plan", "repo", "--prune", "--detailed-exitcode"])
+        .expect(0);
+}

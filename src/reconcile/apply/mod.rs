@@ -48,8 +48,8 @@ use super::read::trends::find_dashboard_ids;
 use crate::api::{TrendsDashboardDuplicateRequest, WidgetUpdateRequest};
 use crate::client::{ApiError, Client, Deleted};
 use crate::plan::{
-    Action, AddressKey, AddressKind, ChangeOutcome, Changes, ChangesError, DashboardRef, Operation,
-    OutcomeStatus, Plan, ResourceChange, RunKind, TemplateKind,
+    Action, Address, AddressKey, AddressKind, ChangeOutcome, Changes, ChangesError, DashboardRef,
+    Operation, OutcomeStatus, Plan, ResourceChange, RunKind, TemplateKind,
 };
 use crate::state::Catalog;
 use resolve::LogStream;
@@ -221,24 +221,75 @@ impl<'a> Gate<'a> {
 /// first. A dashboard is created before its contents change; sections are
 /// created or renamed before widgets go into them, widgets deleted before
 /// others are created (a full section has room), moved out of a section
-/// before it is deleted; a dashboard is replaced by its copy (or deleted)
-/// once its contents changed, so the copy carries them.
+/// before it is deleted (where no widget moves, a section is deleted before
+/// others are created instead: [`EARLY_SECTION_DELETE`]); a dashboard is
+/// replaced by its copy (or deleted) once its contents changed, so the copy
+/// carries them.
 fn stage(kind: AddressKind, action: Action) -> u8 {
     let delete = action == Action::Delete;
     match kind {
         AddressKind::Integration | AddressKind::CustomIntegration => 0,
-        AddressKind::Template => 1,
-        AddressKind::MetricSettings => 2,
-        AddressKind::Dashboard if matches!(action, Action::Create | Action::Update) => 3,
-        AddressKind::Section if !delete => 4,
-        AddressKind::Widget if delete => 5,
-        AddressKind::Widget if action == Action::Update => 6,
-        AddressKind::Widget => 7,
-        AddressKind::Section => 8,
-        AddressKind::Settings => 9,
-        AddressKind::Favorite => 10,
-        AddressKind::Dashboard => 11,
+        AddressKind::Template => 10,
+        AddressKind::MetricSettings => 20,
+        AddressKind::Dashboard if matches!(action, Action::Create | Action::Update) => 30,
+        AddressKind::Section if !delete => 40,
+        AddressKind::Widget if delete => 50,
+        AddressKind::Widget if action == Action::Update => 60,
+        AddressKind::Widget => 70,
+        AddressKind::Section => 80,
+        AddressKind::Settings => 90,
+        AddressKind::Favorite => 100,
+        AddressKind::Dashboard => 110,
     }
+}
+
+/// A section deleted where no widget is created, changed or moved: deleted before the
+/// sections of its dashboard are created (after the dashboard itself), so a dashboard at
+/// its cap of 50 sections has room for the new ones. Elsewhere sections are deleted last,
+/// once the widgets moving out of them have moved.
+const EARLY_SECTION_DELETE: u8 = 35;
+
+/// A dashboard, as `(project, log stream, dashboard name)`; `None`: the default one.
+type DashboardKey = (String, String, Option<String>);
+
+fn dashboard_of(address: &Address) -> Option<DashboardKey> {
+    match address {
+        Address::Section {
+            project,
+            log_stream,
+            dashboard,
+            ..
+        }
+        | Address::Widget {
+            project,
+            log_stream,
+            dashboard,
+            ..
+        } => Some((project.clone(), log_stream.clone(), dashboard.clone())),
+        _ => None,
+    }
+}
+
+/// The stage of each change of `changes` ([`stage`], with sections deleted early where
+/// no widget of their dashboard is created, changed or moved).
+fn stages_of(changes: &Changes) -> Vec<u8> {
+    let busy: std::collections::BTreeSet<DashboardKey> = (0..changes.len())
+        .filter(|&i| changes.kind(i) == AddressKind::Widget && changes.action(i) != Action::Delete)
+        .filter_map(|i| dashboard_of(&changes.address(i)))
+        .collect();
+    (0..changes.len())
+        .map(|i| {
+            let (kind, action) = (changes.kind(i), changes.action(i));
+            let early = kind == AddressKind::Section
+                && action == Action::Delete
+                && dashboard_of(&changes.address(i)).is_some_and(|d| !busy.contains(&d));
+            if early {
+                EARLY_SECTION_DELETE
+            } else {
+                stage(kind, action)
+            }
+        })
+        .collect()
 }
 
 /// What runs as one: a change, or the plain creates of one scope (they
@@ -260,14 +311,11 @@ fn plain_create(change: &ResourceChange) -> Option<NameScope> {
 
 /// The units of stage `current`, each change read back to see whether it
 /// is a plain create (and let go: it is read again when it runs).
-fn units(changes: &Changes, current: u8) -> Vec<Unit> {
+fn units(changes: &Changes, stages: &[u8], current: u8) -> Vec<Unit> {
     // Scopes in the order of their first create (a plan's order is stable).
     let mut creates: Vec<(NameScope, Vec<usize>)> = Vec::new();
     let mut out = Vec::new();
-    for i in 0..changes.len() {
-        if stage(changes.kind(i), changes.action(i)) != current {
-            continue;
-        }
+    for (i, _) in stages.iter().enumerate().filter(|(_, s)| **s == current) {
         let scope = match changes.get(i) {
             Ok(change) => plain_create(&change),
             Err(error) => {
@@ -297,13 +345,12 @@ pub async fn apply(plan: &Plan, client: &Client, options: &ApplyOptions<'_>) -> 
     let gate = &gate;
     let changes = &plan.changes;
     let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(changes.len());
-    let mut stages: Vec<u8> = (0..changes.len())
-        .map(|i| stage(changes.kind(i), changes.action(i)))
-        .collect();
+    let of_change = stages_of(changes);
+    let mut stages = of_change.clone();
     stages.sort_unstable();
     stages.dedup();
     for current in stages {
-        let work = units(changes, current)
+        let work = units(changes, &of_change, current)
             .into_iter()
             .map(|unit| run_unit(client, changes, unit, options, gate));
         let results = futures::stream::iter(work).buffer_unordered(options.concurrency.max(1));
