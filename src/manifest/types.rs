@@ -327,7 +327,9 @@ pub struct DashboardSpec {
     pub visibility: Option<crate::api::Visibility>,
     /// The dashboard a new one is copied from, by name (its contents are the
     /// starting point); the log stream's default dashboard when left out.
-    /// Ignored once the dashboard exists.
+    /// Ignored once the dashboard exists. It must exist in the service when the
+    /// plan is made: to copy a dashboard these manifests declare too, apply
+    /// that one first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1))]
     pub copy_from: Option<String>,

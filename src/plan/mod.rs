@@ -609,7 +609,17 @@ fn plan_project(
             let scope = Target::trends(&project, &log_stream);
             let others = Target::dashboard(&project, &log_stream, None);
             if planner.options.reaches(&scope) || planner.options.reaches(&others) {
-                trends::plan_trends(planner, origin, &project, live, &run_key, run, trends_spec);
+                let field = run_field.clone().key("trends");
+                trends::plan_trends(
+                    planner,
+                    origin,
+                    &field,
+                    &project,
+                    live,
+                    &run_key,
+                    run,
+                    trends_spec,
+                );
             }
         }
     }

@@ -308,3 +308,22 @@ fn a_section_swapped_at_the_cap_of_fifty_is_deleted_first() {
     ctx.evalctl(&["plan", "repo", "--prune", "--detailed-exitcode"])
         .expect(0);
 }
+
+/// A dashboard copied from one that does not exist is reported at its `copy_from`, in
+/// text and as a GitHub annotation (it was reported at the document's first line).
+#[test]
+fn a_missing_copy_source_is_reported_at_copy_from() {
+    let ctx = context();
+    ctx.write(
+        "repo/project.yaml",
+        "kind: Project\nname: demo-project\nlog_streams:\n  - name: production\n    trends:\n      dashboards:\n        - name: New\n          copy_from: Nope\n",
+    );
+    let run = ctx.evalctl(&["plan", "repo", "--github-annotations"]);
+    run.expect(65);
+    assert!(run.stderr.contains("project.yaml:8:22"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("line=8,col=22::dashboard `New`"),
+        "{}",
+        run.stderr
+    );
+}

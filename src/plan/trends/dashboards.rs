@@ -20,6 +20,7 @@ use super::super::types::{Action, DashboardRef, NoteKind, Operation};
 use super::super::{Draft, Planner, Target, find_by_name, fingerprint};
 use super::{Board, DashboardContents, plan_contents};
 use crate::api::{TrendsDashboardDuplicateRequest, TrendsDashboardUpdateRequest};
+use crate::manifest::FieldPath;
 use crate::manifest::set::Origin;
 use crate::manifest::types::DashboardSpec;
 use crate::plan::Address;
@@ -55,9 +56,11 @@ fn declared_description(spec: &DashboardSpec) -> Option<Option<String>> {
         .map(|d| Some(d.clone()).filter(|d| !d.is_empty()))
 }
 
+/// `field`: where the document lists `wanted` (`log_streams[i].trends.dashboards`).
 pub(super) fn plan_dashboards(
     planner: &mut Planner<'_>,
     origin: &Origin,
+    field: &FieldPath,
     default_board: &Board<'_>,
     default: &DashboardState,
     others: &[DashboardState],
@@ -88,7 +91,7 @@ pub(super) fn plan_dashboards(
         }
         pairing.push(found);
     }
-    for (spec, found) in wanted.iter().zip(&pairing) {
+    for (index, (spec, found)) in wanted.iter().zip(&pairing).enumerate() {
         let reaches = |name: &str| {
             planner
                 .options
@@ -111,8 +114,9 @@ pub(super) fn plan_dashboards(
                     Some(name) => others.iter().find(|d| &d.name == name),
                 };
                 let Some(source) = source else {
-                    planner.problem(
+                    planner.problem_at(
                         origin,
+                        field.clone().index(index).key("copy_from"),
                         format!(
                             "dashboard `{}` of log stream `{log_stream}` is copied from `{}`, which does not exist (or is declared but not created yet: apply it first)",
                             spec.name,

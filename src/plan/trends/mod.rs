@@ -29,6 +29,7 @@ use super::fingerprint::{self, FavoriteState};
 use super::types::{Action, DashboardRef, NoteKind, Operation, SectionRef, WidgetRef};
 use super::{Draft, Planner};
 use crate::api::Visibility;
+use crate::manifest::FieldPath;
 use crate::manifest::set::Origin;
 use crate::manifest::types::{DashboardSpec, FavoriteSpec, SectionSpec, TrendsSpec, WidgetSpec};
 use crate::state::{
@@ -227,9 +228,11 @@ pub(crate) fn plan_contents(
 }
 
 /// Plans one log stream's trends.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn plan_trends(
     planner: &mut Planner<'_>,
     origin: &Origin,
+    field: &FieldPath,
     project: &str,
     live_project: &ProjectState,
     run_key: &ObjectKey,
@@ -269,7 +272,8 @@ pub(crate) fn plan_trends(
     }
     if let Some(wanted) = &spec.dashboards {
         let others = run.dashboards.as_deref().unwrap_or_default();
-        dashboards::plan_dashboards(planner, origin, &board, dashboard, others, wanted);
+        let field = field.clone().key("dashboards");
+        dashboards::plan_dashboards(planner, origin, &field, &board, dashboard, others, wanted);
     }
 }
 
