@@ -705,3 +705,26 @@ fn yaml_error_diagnostic_snapshot() {
       |                  ^
     ");
 }
+
+/// A quoted string left open is reported at the quote that opened it, not where the
+/// parser gave up (lines later, or past the end of the file).
+#[test]
+fn an_unclosed_quote_is_reported_where_it_opens() {
+    for (source, opened) in [
+        ("kind: Project\nname: \"abc\nlog_streams: []\n", (2, 7)),
+        (
+            "kind: Integration\nprovider: openai\ntoken: \"sk-open\n",
+            (3, 8),
+        ),
+        ("a:\n  - x\n  - 'it''s\n", (3, 5)),
+    ] {
+        let errors = yaml::parse(source, &Limits::default()).expect_err(source);
+        let error = &errors[0];
+        let at = error.span().expect("a place");
+        assert_eq!(lc(at), opened, "{source}: {error}");
+        assert!(
+            error.to_string().starts_with("quoted string not closed"),
+            "{error}"
+        );
+    }
+}

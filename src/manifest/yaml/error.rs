@@ -241,11 +241,93 @@ pub(super) fn convert_error(err: &serde_saphyr::Error, source: &str, limits: &Li
             text: value.clone(),
             at,
         },
-        other => YamlError::Syntax {
-            message: UserMessageFormatter.format_message(other).into_owned(),
-            at,
-        },
+        other => {
+            let message = UserMessageFormatter.format_message(other).into_owned();
+            // The parser reports a quoted string left open where it gave up on it, often
+            // lines later (or past the end): point at the quote that opened it.
+            let opened = message
+                .contains("quoted scalar")
+                .then(|| unclosed_quote(source, at.map_or(source.len(), |a| a.offset)))
+                .flatten();
+            match (opened, at) {
+                (Some(offset), Some(stopped)) => YamlError::Syntax {
+                    message: format!(
+                        "quoted string not closed: the parser read on to line {} ({message})",
+                        stopped.line
+                    ),
+                    at: Some(LineIndex::new(source).span(offset, 1)),
+                },
+                _ => YamlError::Syntax { message, at },
+            }
+        }
     }
+}
+
+/// Lines looked back at for the quote that opened a string left open.
+const QUOTE_LOOKBACK_LINES: usize = 200;
+
+/// The byte offset of the quote that opens a string not closed on its line, on the
+/// nearest line at or before `before` that has one: a `"` or `'` where a value starts
+/// (after `key: `, `- `, `[`, `{` or `,`, or at the start of a line).
+fn unclosed_quote(source: &str, before: usize) -> Option<usize> {
+    let before = crate::manifest::diagnostic::char_floor(source, before.min(source.len()));
+    let head = &source[..before];
+    let mut end = head.len();
+    for _ in 0..QUOTE_LOOKBACK_LINES {
+        let start = head[..end].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        if let Some(at) = open_quote_in(&head[start..end]) {
+            return Some(start + at);
+        }
+        if start == 0 {
+            return None;
+        }
+        end = start - 1;
+    }
+    None
+}
+
+/// Where a quoted value that does not close on `line` opens, if one does.
+fn open_quote_in(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    let mut value_starts = true;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'"' | b'\'' if value_starts => {
+                let mut j = i + 1;
+                loop {
+                    match bytes.get(j) {
+                        None => return Some(i),
+                        Some(b'\\') if b == b'"' => j += 2,
+                        Some(&c) if c == b && b == b'\'' && bytes.get(j + 1) == Some(&b'\'') => {
+                            j += 2;
+                        }
+                        Some(&c) if c == b => break,
+                        Some(_) => j += 1,
+                    }
+                }
+                i = j + 1;
+                value_starts = false;
+            }
+            b'#' if i == 0 || bytes[i - 1] == b' ' || bytes[i - 1] == b'\t' => return None,
+            b' ' | b'\t' => i += 1,
+            b'[' | b'{' | b',' => {
+                value_starts = true;
+                i += 1;
+            }
+            b'-' if value_starts && matches!(bytes.get(i + 1), Some(b' ') | None) => i += 1,
+            b':' if matches!(bytes.get(i + 1), Some(b' ' | b'\t') | None) => {
+                value_starts = true;
+                i += 1;
+            }
+            _ => {
+                value_starts = false;
+                i += 1;
+            }
+        }
+    }
+    None
 }
 
 fn breach_name(breach: &BudgetBreach) -> String {
