@@ -208,25 +208,29 @@ pub fn check(
     let azure = integration && working.get("provider").and_then(Value::as_str) == Some("azure");
     let violations = schema::validator().validate(pointer, &working);
     // A value taken from the environment in an Integration document is a secret: a
-    // violation inside it is reported without the value.
+    // violation inside it is reported without the value. `Some(known)`: the value at
+    // `pointer` comes from the environment, and whether its variables are all set.
     let from_env = |pointer: &str| {
-        interpolated.kept.iter().any(|k| {
-            matches!(k.field, EnvField::FromEnv { .. })
-                && (pointer == k.pointer || pointer.starts_with(&format!("{}/", k.pointer)))
+        interpolated.kept.iter().find_map(|k| match &k.field {
+            EnvField::FromEnv { fingerprint }
+                if pointer == k.pointer || pointer.starts_with(&format!("{}/", k.pointer)) =>
+            {
+                Some(fingerprint.is_some())
+            }
+            _ => None,
         })
     };
-    // A value whose variable is not set is not known until `apply` (a warning says so):
-    // what the schema says of its reference text is not said of it.
-    let unknown = |pointer: &str| {
-        interpolated.kept.iter().any(|k| {
-            matches!(k.field, EnvField::FromEnv { fingerprint: None })
-                && (pointer == k.pointer || pointer.starts_with(&format!("{}/", k.pointer)))
-        })
-    };
-    let (secret, shown): (Vec<_>, Vec<_>) = violations.iter().partition(|v| from_env(&v.pointer()));
+    let (secret, shown): (Vec<_>, Vec<_>) = violations
+        .iter()
+        .partition(|v| from_env(&v.pointer()).is_some());
     out.diagnostics
         .extend(violations::diagnostics(input, &working, &shown));
-    for v in secret.iter().filter(|v| !unknown(&v.pointer())) {
+    // A value whose variable is not set is not known until `apply` (a warning says so):
+    // what the schema says of its reference text is not said of it.
+    for v in secret
+        .iter()
+        .filter(|v| from_env(&v.pointer()) == Some(true))
+    {
         out.diagnostics.push(
             input
                 .error(

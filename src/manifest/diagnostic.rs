@@ -317,17 +317,18 @@ fn write_help(out: &mut String, indent: usize, help: &str, s: &Styles) -> std::f
     )
 }
 
-/// Renders every diagnostic, each followed by a blank line, looking each file's text up
-/// with `source` (return `None` when it is not at hand).
+/// Renders every diagnostic, each followed by a blank line, quoting the line `quote`
+/// gives for it: a text and the diagnostic's place in it (return `None` when the file's
+/// text is not at hand). See [`Diagnostic::render_quoting`].
 #[must_use]
 pub fn render_all<'a>(
     diagnostics: &[Diagnostic],
-    source: impl Fn(&str) -> Option<&'a str>,
+    quote: impl Fn(&Diagnostic) -> Option<(&'a str, Span)>,
     color: bool,
 ) -> String {
     let mut out = String::new();
     for diagnostic in diagnostics {
-        out.push_str(&diagnostic.render(source(&diagnostic.file), color));
+        out.push_str(&diagnostic.render_quoting(quote(diagnostic), color));
         out.push('\n');
     }
     out

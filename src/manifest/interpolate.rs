@@ -291,10 +291,9 @@ pub struct Expansion {
     /// The text, every `${NAME}` replaced by its value and `$${` by `${`; a
     /// reference with a problem is left as written.
     pub text: String,
-    /// The variables the text refers to, in order (repeats included).
-    pub references: Vec<String>,
-    /// The byte range of each of [`Expansion::references`] in the text.
-    pub reference_ranges: Vec<(usize, usize)>,
+    /// The variables the text refers to, in order (repeats included), each with its
+    /// byte range in the text.
+    pub references: Vec<(String, (usize, usize))>,
     /// What is wrong, in order.
     pub problems: Vec<Problem>,
 }
@@ -316,7 +315,6 @@ pub fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Expansion {
     let mut out = Expansion {
         text: String::with_capacity(text.len()),
         references: Vec::new(),
-        reference_ranges: Vec::new(),
         problems: Vec::new(),
     };
     let mut rest = text;
@@ -354,8 +352,7 @@ pub fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Expansion {
             });
             out.text.push_str(&text[start..end]);
         } else {
-            out.references.push(name.to_owned());
-            out.reference_ranges.push((start, end));
+            out.references.push((name.to_owned(), (start, end)));
             match env(name) {
                 Some(value) => out.text.push_str(&value),
                 None => {
@@ -532,7 +529,7 @@ impl Walker<'_> {
             return None;
         }
         let expansion = expand(text, self.env);
-        for (name, range) in expansion.references.iter().zip(&expansion.reference_ranges) {
+        for (name, range) in &expansion.references {
             self.out.variables.push(Variable {
                 name: name.clone(),
                 pointer: path.to_owned(),

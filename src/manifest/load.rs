@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
-use super::check::{Claim, Spec};
+use super::check::{Claim, Spec, UsedVariable};
 use super::diagnostic::{self, Diagnostic};
 use super::files::{self, FileError, ManifestFile};
 use super::mask::Masked;
@@ -71,17 +71,14 @@ impl LoadOutcome {
     /// print; empty when there are none. Literal secrets are masked in quoted lines.
     #[must_use]
     pub fn render_diagnostics(&self, color: bool) -> String {
-        let mut out = String::new();
-        for diagnostic in &self.diagnostics {
-            let quote = self
-                .sources
-                .get(&diagnostic.file)
-                .zip(diagnostic.span)
-                .map(|(masked, span)| (masked.text(), masked.shown(span)));
-            out.push_str(&diagnostic.render_quoting(quote, color));
-            out.push('\n');
-        }
-        out
+        diagnostic::render_all(
+            &self.diagnostics,
+            |d| {
+                let masked = self.sources.get(&d.file)?;
+                Some((masked.text(), masked.shown(d.span?)))
+            },
+            color,
+        )
     }
 
     /// Every diagnostic as a GitHub Actions workflow command (`::error file=…,line=…,col=…::…`),
@@ -128,55 +125,39 @@ pub fn load_on(
         .extend(errors.iter().map(FileError::to_diagnostic));
 
     // The variables whose values an Integration never shows, and the first place each is.
-    let mut hidden_variables: BTreeMap<&str, (&str, u32)> = BTreeMap::new();
+    let mut hidden_variables: BTreeMap<String, (String, u32)> = BTreeMap::new();
     for file in &read {
-        for document in &file.documents {
-            for variable in document.checked.variables.iter().filter(|v| v.hidden) {
-                hidden_variables
-                    .entry(&variable.name)
-                    .or_insert((&file.name, variable.at.line));
-            }
-        }
-    }
-    let mut shown_secrets = Vec::new();
-    for file in &read {
-        for document in &file.documents {
-            for variable in document.checked.variables.iter().filter(|v| !v.hidden) {
-                if let Some((where_file, line)) = hidden_variables.get(variable.name.as_str()) {
-                    shown_secrets.push(
-                        Diagnostic::error(
-                            &file.name,
-                            Some(variable.at),
-                            format!(
-                                "`${{{}}}` is an integration's secret (taken from the environment at {where_file}:{line}); it cannot be shown here",
-                                variable.name
-                            ),
-                        )
-                        .with_help(
-                            "refer to another variable here, or write the value out: plans, exports and logs show this field",
-                        ),
-                    );
-                }
-            }
+        for variable in file
+            .documents
+            .iter()
+            .flat_map(|d| &d.checked.variables)
+            .filter(|v| v.hidden)
+        {
+            hidden_variables
+                .entry(variable.name.clone())
+                .or_insert_with(|| (file.name.clone(), variable.at.line));
         }
     }
 
     let mut across = Across::default();
     let mut shared = SharedParts::default();
     let mut digest = std::hash::DefaultHasher::new();
-    let mut shown_secrets = shown_secrets.into_iter().peekable();
     for file in read {
         (&file.name, file.digest).hash(&mut digest);
         let shown = outcome.diagnostics.len();
         outcome.documents += file.documents.len();
         outcome.diagnostics.extend(file.yaml_errors);
-        while let Some(diagnostic) = shown_secrets.next_if(|d| d.file == file.name) {
-            outcome.diagnostics.push(diagnostic);
-        }
         for document in file.documents {
             let checked = document.checked;
             let origin = document.origin;
             outcome.diagnostics.extend(checked.diagnostics);
+            for variable in checked.variables.iter().filter(|v| !v.hidden) {
+                if let Some((taken_in, line)) = hidden_variables.get(&variable.name) {
+                    outcome
+                        .diagnostics
+                        .push(shown_secret(&file.name, variable, taken_in, *line));
+                }
+            }
             for claim in checked.claims {
                 across.claim(&file.name, claim, &origin, &mut outcome.diagnostics);
             }
@@ -211,6 +192,22 @@ pub fn load_on(
     outcome.digest = digest.finish();
     diagnostic::sort(&mut outcome.diagnostics);
     outcome
+}
+
+/// The error for `variable`, which the document in `file` shows, while an Integration
+/// (at `taken_in`:`line`) takes it from the environment as a secret.
+fn shown_secret(file: &str, variable: &UsedVariable, taken_in: &str, line: u32) -> Diagnostic {
+    Diagnostic::error(
+        file,
+        Some(variable.at),
+        format!(
+            "`${{{}}}` is an integration's secret (taken from the environment at {taken_in}:{line}); it cannot be shown here",
+            variable.name
+        ),
+    )
+    .with_help(
+        "refer to another variable here, or write the value out: plans, exports and logs show this field",
+    )
 }
 
 /// The rules across documents: each project and each provider is declared once.

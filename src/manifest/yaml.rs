@@ -316,25 +316,27 @@ impl Flattener<'_> {
             Raw::UInt(u) => (Value::from(u), Kids::Leaf),
             Raw::Float(f) => (self.float(f, defined_span), Kids::Leaf),
             Raw::Str(s) => (Value::String(s), Kids::Leaf),
-            Raw::Seq(items) if items.iter().all(is_plain_scalar) => {
-                let mut values = Vec::with_capacity(items.len());
-                let mut spans = Vec::with_capacity(items.len());
-                for item in items {
-                    let (value, kid) = self.node(item, None);
-                    values.push(value);
-                    spans.push(kid.at.value);
-                }
-                (Value::Array(values), Kids::Scalars(spans))
-            }
             Raw::Seq(items) => {
+                // A list of scalars keeps their spans alone (see `Kids::Scalars`).
+                let scalars = items.iter().all(is_plain_scalar);
                 let mut values = Vec::with_capacity(items.len());
-                let mut kids = Vec::with_capacity(items.len());
+                let mut kids = Vec::with_capacity(if scalars { 0 } else { items.len() });
+                let mut spans = Vec::with_capacity(if scalars { items.len() } else { 0 });
                 for item in items {
                     let (value, kid) = self.node(item, None);
                     values.push(value);
-                    kids.push(kid);
+                    if scalars {
+                        spans.push(kid.at.value);
+                    } else {
+                        kids.push(kid);
+                    }
                 }
-                (Value::Array(values), Kids::Seq(kids))
+                let kids = if scalars {
+                    Kids::Scalars(spans)
+                } else {
+                    Kids::Seq(kids)
+                };
+                (Value::Array(values), kids)
             }
             Raw::Map(entries) => {
                 let mut values = Map::new();

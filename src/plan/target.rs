@@ -695,23 +695,24 @@ fn in_declared_scope(target: &Target, declared: &[Target]) -> bool {
 /// the plan (`planned`: its changes' addresses): a pruned object's address the plan does
 /// not delete after all (a typo, or a scope `--prune` leaves alone).
 pub fn unplanned(pruned: &[Target], planned: &[Address]) -> Result<(), UnmatchedTargets> {
-    let out: Vec<(Target, Vec<String>)> = pruned
+    let missing: Vec<&Target> = pruned
         .iter()
         .filter(|target| !planned.iter().any(|address| target.selects(address)))
-        .map(|target| {
-            let names: Vec<String> = planned.iter().map(ToString::to_string).collect();
-            let suggestions = nearest(&target.to_string(), names.iter().map(String::as_str));
-            (target.clone(), suggestions)
-        })
         .collect();
-    if out.is_empty() {
-        Ok(())
-    } else {
-        Err(UnmatchedTargets {
-            targets: out,
-            pruned: true,
-        })
+    if missing.is_empty() {
+        return Ok(());
     }
+    let names: Vec<String> = planned.iter().map(ToString::to_string).collect();
+    Err(UnmatchedTargets {
+        targets: missing
+            .into_iter()
+            .map(|target| {
+                let suggestions = nearest(&target.to_string(), names.iter().map(String::as_str));
+                (target.clone(), suggestions)
+            })
+            .collect(),
+        pruned: true,
+    })
 }
 
 /// Builders of the segments of addresses and scopes.

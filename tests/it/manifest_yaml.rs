@@ -644,9 +644,10 @@ fn file_problems_are_reported_together() {
     let diagnostics = loaded.diagnostics();
     assert_eq!(diagnostics.len(), 4, "{diagnostics:#?}");
     let root_name = root.display().to_string();
-    let rendered = diagnostic::render_all(&diagnostics, |name| loaded.source(name), false)
-        .replace(&root_name, "[ROOT]")
-        .replace('\\', "/");
+    let rendered =
+        diagnostic::render_all(&diagnostics, |d| loaded.source(&d.file).zip(d.span), false)
+            .replace(&root_name, "[ROOT]")
+            .replace('\\', "/");
     insta::assert_snapshot!(rendered, @r"
     error: duplicate key `a` (first at line 1, column 1)
      --> [ROOT]/dup.yaml:2:1
@@ -696,7 +697,11 @@ fn oversized_file_is_not_read() {
 fn yaml_error_diagnostic_snapshot() {
     let source = "project: demo\nlog_streams:\n  - name: main\n    sample_rate: [0.5\n";
     let file = ManifestFile::from_text("team-a/project.yaml", source, &Limits::default());
-    let rendered = diagnostic::render_all(&file.diagnostics(), |_| Some(file.text.as_str()), false);
+    let rendered = diagnostic::render_all(
+        &file.diagnostics(),
+        |d| d.span.map(|span| (file.text.as_str(), span)),
+        false,
+    );
     insta::assert_snapshot!(rendered, @r"
     error: unclosed bracket '['
      --> team-a/project.yaml:4:18

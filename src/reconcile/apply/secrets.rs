@@ -117,7 +117,12 @@ fn collect(value: &Value, in_secret: bool, out: &mut Vec<String>) {
             }
         }
         Value::String(s) if !in_secret && s.contains('$') => {
-            out.extend(expand(s, &|_| None).references);
+            out.extend(
+                expand(s, &|_| None)
+                    .references
+                    .into_iter()
+                    .map(|(name, _)| name),
+            );
         }
         Value::Object(map) => {
             for (key, child) in map {
