@@ -24,7 +24,7 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src ./src
 # The service's OpenAPI document, compiled into the sandbox.
-COPY tests/reference/service-openapi.json ./tests/reference/service-openapi.json
+COPY reference/service-openapi.json ./reference/service-openapi.json
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
     cargo build --profile dist --locked --bin evalctl \

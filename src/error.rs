@@ -10,11 +10,11 @@ use crate::client::ApiError;
 use crate::commands::connect::ConnectError;
 use crate::commands::saved_plan::SavedPlanError;
 use crate::exit::ExitStatus;
-use crate::export::CollectError;
 use crate::export::files::FilesError;
 use crate::plan::PlanError;
 use crate::plan::target::UnmatchedTargets;
 use crate::reconcile::ReadError;
+use crate::reconcile::collect::CollectError;
 use crate::reconcile::confirm::Moved;
 
 /// Every way a command can fail.

@@ -12,11 +12,13 @@
 pub mod common;
 pub mod compact;
 pub mod enums;
+pub mod fingerprint;
 pub mod integrations;
 pub mod log_streams;
 pub mod login;
 pub mod metric_settings;
 pub mod projects;
+pub mod reference;
 pub mod scorers;
 pub mod secret;
 pub mod templates;

@@ -8,11 +8,12 @@ use crate::cli::ExportArgs;
 use crate::error::{Error, Unverified};
 use crate::exit::ExitStatus;
 use crate::export::files::{self, FilesError};
-use crate::export::{Export, Provenance, SchemaLocation, Selection, export};
+use crate::export::{Export, Provenance, SchemaLocation, Selection, render};
 use crate::manifest::{self, set::ManifestSet};
 use crate::output::Printer;
 use crate::plan::{Action, Enrichment, PlanOptions};
 use crate::progress::Progress;
+use crate::reconcile::collect::collect;
 use crate::reconcile::read_and_plan;
 use crate::render::{Format, Mode, RenderOptions, render_plan};
 
@@ -33,9 +34,9 @@ pub async fn run(args: &ExportArgs, printer: &Printer) -> Result<ExitStatus, Err
         service: connection.service_label(),
     };
     let progress = Progress::start(printer, &connection.client, "Loading live state");
-    let exported = export(&connection.client, &selection, &provenance).await;
+    let snapshot = collect(&connection.client, &selection).await;
     drop(progress);
-    let exported = exported?;
+    let exported = render(&snapshot?, &provenance);
     for warning in &exported.warnings {
         printer.warn(warning);
     }

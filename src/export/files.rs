@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
-use super::collect::ProjectRef;
 use super::write::SchemaLocation;
 use crate::manifest::schema::SCHEMA_FILE;
+use crate::state::snapshot::ProjectRef;
 
 /// The file name of the integrations (never a project's).
 pub const INTEGRATIONS_FILE: &str = "integrations.yaml";

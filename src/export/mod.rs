@@ -6,11 +6,12 @@
 //! The flow, one way like the reconciler's:
 //!
 //! ```text
-//! service --collect--> Snapshot --to_spec / integrations--> Documents --write/emit--> text
+//! service --reconcile::collect--> Snapshot --to_spec / integrations--> Documents --write/emit--> text
 //! ```
 //!
-//! - [`collect`](mod@collect): loads everything of the selected projects, the catalog and
-//!   the integrations (I/O).
+//! - `crate::reconcile::collect` loads everything of the selected projects, the catalog and
+//!   the integrations (the I/O, through the plan's readers) into a [`Snapshot`]; this
+//!   module reads nothing and imports no client.
 //! - [`to_spec`]: live projects to Project specs (pure), mirroring the plan's
 //!   normalization; [`integrations`]: live integrations to Integration specs,
 //!   secrets as `${...}` references.
@@ -18,9 +19,8 @@
 //!   left out, `${` escaped); [`emit`]: the YAML emitter.
 //! - [`files`]: file names, the schema path, writing files whole.
 //!
-//! [`render`] is pure, so everything but the reads is unit-tested with literals.
+//! Everything here is pure, so it is unit-tested with literals.
 
-pub mod collect;
 pub mod emit;
 pub mod files;
 pub mod integrations;
@@ -29,10 +29,9 @@ pub mod write;
 
 use std::collections::BTreeMap;
 
-pub use collect::{CollectError, Selection, Snapshot, collect};
+pub use crate::state::snapshot::{ProjectRef, Selection, Snapshot};
 pub use write::SchemaLocation;
 
-use crate::client::Client;
 use write::{Header, render_file};
 
 /// What one exported file holds.
@@ -96,16 +95,6 @@ pub struct Provenance {
     pub schema: SchemaLocation,
     /// The service (a base URL, or `sandbox`).
     pub service: String,
-}
-
-/// Loads what `selection` names and renders it.
-pub async fn export(
-    client: &Client,
-    selection: &Selection,
-    provenance: &Provenance,
-) -> Result<Export, CollectError> {
-    let snapshot = collect(client, selection).await?;
-    Ok(render(&snapshot, provenance))
 }
 
 const PROJECT_ABOUT: &[&str] = &[

@@ -5,13 +5,13 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 
-use super::collect::ProjectRef;
 use super::write::Body;
 use super::*;
 use crate::api::{IntegrationConfig, Template, TrendsDashboard};
 use crate::manifest::types::ProjectSpec;
 use crate::plan::{PlanOptions, plan};
 use crate::state::metric_settings::metric_settings_from_wire;
+use crate::state::snapshot::ProjectRef;
 use crate::state::wire::WireCatalog;
 use crate::state::{
     Catalog, CatalogScorer, DashboardState, ObjectKey, ProjectState, RunState, State, TemplateState,

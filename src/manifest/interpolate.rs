@@ -586,7 +586,7 @@ impl Walker<'_> {
             } else {
                 EnvField::FromEnv {
                     fingerprint: (!unset).then(|| {
-                        crate::plan::fingerprint::fingerprint(Some(&Value::String(
+                        crate::api::fingerprint::fingerprint(Some(&Value::String(
                             expansion.text.clone(),
                         )))
                     }),
@@ -765,7 +765,7 @@ mod tests {
             .collect();
         kept.sort_by(|a, b| a.0.cmp(b.0));
         let fp = |v: &str| {
-            Some(crate::plan::fingerprint::fingerprint(Some(&Value::String(
+            Some(crate::api::fingerprint::fingerprint(Some(&Value::String(
                 v.to_owned(),
             ))))
         };

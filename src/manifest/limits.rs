@@ -1,5 +1,5 @@
 //! The service's limits on what a manifest holds, derived from its reference
-//! (`tests/reference/service-openapi.json`, embedded as [`SERVICE_REFERENCE`]) and written
+//! (`reference/service-openapi.json`, embedded as [`SERVICE_REFERENCE`]) and written
 //! into the manifest schema, so `validate` and `plan` refuse offline, at `file:line:column`,
 //! what `apply` would have the service refuse with a 422.
 //!
@@ -31,8 +31,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-/// The service's reference, as embedded at build time.
-pub const SERVICE_REFERENCE: &str = include_str!("../../tests/reference/service-openapi.json");
+pub use crate::api::reference::SERVICE_REFERENCE;
 
 /// The reference, parsed. Not kept: it is read once, to build the manifest
 /// schema, and parsed it holds 2.3 MB that a command would carry to its end.

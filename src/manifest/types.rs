@@ -511,7 +511,7 @@ pub enum EnvField {
     /// The string takes (part of) its value from the environment.
     FromEnv {
         /// The fingerprint of the expanded value
-        /// ([`crate::plan::fingerprint::fingerprint`] of the JSON string),
+        /// ([`crate::api::fingerprint::fingerprint`] of the JSON string),
         /// `None` when a variable it refers to is not set (the value is then
         /// unknown until `apply`, which needs it).
         fingerprint: Option<String>,

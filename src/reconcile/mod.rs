@@ -6,10 +6,12 @@
 //!
 //! - [`read`]: the one read path (one reader per resource kind, selectors).
 //! - [`apply`]: executes a plan.
+//! - [`collect`]: everything an export writes, read through the same readers.
 //! - [`confirm`]: plans again after an apply; checks a saved plan's objects.
 //! - [`enrich`]: blast radius and people.
 
 pub mod apply;
+pub mod collect;
 pub mod confirm;
 pub mod enrich;
 pub mod read;

@@ -4,7 +4,7 @@
 //! (path, then query, then body faults), with pydantic's `type`, `loc`,
 //! `msg`, `input` and `ctx`.
 //!
-//! The reference (`tests/reference/service-openapi.json`, embedded) is
+//! The reference (`reference/service-openapi.json`, embedded) is
 //! parsed once, lazily, and patched where the spec wins
 //! (`spec_patches`): the `ScorerName` enumeration is the spec's 63 values,
 //! and trends sections have the spec's `description` (at most 500
@@ -26,8 +26,7 @@ use crate::api::{LocItem, ScorerName, ValidationError};
 use crate::schemacheck::pyjson::{BodyError, decode_body};
 use crate::schemacheck::{Dialect, ParamSource, PathSeg, Schemas, pydantic, uuid_param};
 
-/// The reference, as embedded at build time.
-const REFERENCE: &str = include_str!("../../tests/reference/service-openapi.json");
+use crate::api::reference::SERVICE_REFERENCE as REFERENCE;
 
 static SCHEMAS: LazyLock<Schemas> = LazyLock::new(|| {
     let mut doc: Value = serde_json::from_str(REFERENCE).unwrap_or_else(|_| json!({}));

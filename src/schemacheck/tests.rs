@@ -1,5 +1,5 @@
 //! Tests against the service's real OpenAPI document (the repository's copy,
-//! `tests/reference/service-openapi.json`): the 422 bodies the sandbox will
+//! `reference/service-openapi.json`): the 422 bodies the sandbox will
 //! send, checked field by field against pydantic's wording.
 
 use std::sync::OnceLock;
@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::tests_limits::tree;
 use super::*;
 
-const OPENAPI: &str = include_str!("../../tests/reference/service-openapi.json");
+use crate::api::reference::SERVICE_REFERENCE as OPENAPI;
 
 pub(super) fn doc() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();

@@ -23,6 +23,7 @@ pub mod catalog;
 pub mod integrations;
 pub mod key;
 pub mod metric_settings;
+pub mod snapshot;
 pub mod templates;
 pub mod trends;
 pub mod wire;

@@ -1,6 +1,6 @@
 //! Pins the client's operation catalog to the outside: every method and path
 //! template exists in the public OpenAPI reference
-//! (tests/reference/service-openapi.json), the query parameters the client
+//! (reference/service-openapi.json), the query parameters the client
 //! sends are ones the reference declares, and HTTP Basic is used exactly where
 //! the spec's table accepts it (the spec wins over the reference, which lists
 //! Basic everywhere).
@@ -9,12 +9,7 @@ use evalctl::api::IntegrationProvider;
 use evalctl::client::operation::{self, ALL};
 
 fn reference() -> serde_json::Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/reference/service-openapi.json"
-    );
-    let text = std::fs::read_to_string(path).expect("tests/reference/service-openapi.json");
-    serde_json::from_str(&text).expect("valid JSON")
+    serde_json::from_str(evalctl::api::reference::SERVICE_REFERENCE).expect("valid JSON")
 }
 
 fn find<'a>(doc: &'a serde_json::Value, method: &str, path: &str) -> Option<&'a serde_json::Value> {

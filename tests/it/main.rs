@@ -15,6 +15,7 @@ mod apply_interrupt;
 mod apply_race;
 mod apply_settle;
 mod apply_stream;
+mod architecture;
 mod ci_recipes;
 mod cli_docs;
 mod client_aimd;

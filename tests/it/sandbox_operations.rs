@@ -1,4 +1,4 @@
-//! Every operation of the reference (`tests/reference/service-openapi.json`,
+//! Every operation of the reference (`reference/service-openapi.json`,
 //! each method of each path) against the sandbox: with a valid request
 //! written here for it, the sandbox answers the reference's success status,
 //! and a body that validates against the reference's response schema for
@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 /// The operations of the reference: `(METHOD, path template, operation)`,
 /// in the reference's order.
 fn reference_operations() -> Vec<(String, String, Value)> {
-    let text = include_str!("../reference/service-openapi.json");
+    let text = evalctl::api::reference::SERVICE_REFERENCE;
     let doc: Value = serde_json::from_str(text).expect("reference parses");
     let mut out = Vec::new();
     for (path, item) in doc["paths"].as_object().expect("paths") {
@@ -28,6 +28,75 @@ fn reference_operations() -> Vec<(String, String, Value)> {
     }
     out
 }
+
+/// The operations the reference gained for the kinds evalctl does not manage
+/// yet (custom scorers, prompt templates, projects and log streams, Protect
+/// stages): the sandbox does not serve them until those kinds are added, so
+/// nothing of today changes because the reference grew. Each is answered 404
+/// or 405, or 422 for a path parameter where an older route captures the path
+/// (checked below); one served by mistake fails a test.
+const NOT_YET_SERVED: &[(&str, &str)] = &[
+    ("PUT", "/v2/projects/{project_id}"),
+    ("DELETE", "/v2/projects/{project_id}"),
+    (
+        "PUT",
+        "/v2/projects/{project_id}/log_streams/{log_stream_id}",
+    ),
+    (
+        "DELETE",
+        "/v2/projects/{project_id}/log_streams/{log_stream_id}",
+    ),
+    ("PATCH", "/v2/scorers/{scorer_id}"),
+    ("DELETE", "/v2/scorers/{scorer_id}"),
+    ("POST", "/v2/scorers"),
+    ("POST", "/v2/scorers/{scorer_id}/version/llm"),
+    ("POST", "/v2/scorers/{scorer_id}/version/code"),
+    ("GET", "/v2/scorers/{scorer_id}/version/code"),
+    ("POST", "/v2/scorers/{scorer_id}/version/preset"),
+    ("POST", "/v2/scorers/code/validate"),
+    ("GET", "/v2/scorers/code/validate/{task_id}"),
+    ("PUT", "/v2/scorers/{scorer_id}/scope"),
+    ("GET", "/v2/scorers/tags"),
+    (
+        "POST",
+        "/v2/scorers/{scorer_id}/versions/{version_number}/restore",
+    ),
+    ("GET", "/v2/scorers/{scorer_id}/projects"),
+    ("POST", "/v2/projects/{project_id}/templates"),
+    ("GET", "/v2/projects/{project_id}/templates"),
+    ("GET", "/v2/projects/{project_id}/templates/versions"),
+    ("GET", "/v2/projects/{project_id}/templates/{template_id}"),
+    (
+        "DELETE",
+        "/v2/projects/{project_id}/templates/{template_id}",
+    ),
+    (
+        "POST",
+        "/v2/projects/{project_id}/templates/{template_id}/versions",
+    ),
+    (
+        "GET",
+        "/v2/projects/{project_id}/templates/{template_id}/versions/{version}",
+    ),
+    (
+        "PUT",
+        "/v2/projects/{project_id}/templates/{template_id}/versions/{version}",
+    ),
+    ("POST", "/v2/templates"),
+    ("POST", "/v2/templates/query"),
+    ("GET", "/v2/templates/{template_id}"),
+    ("PATCH", "/v2/templates/{template_id}"),
+    ("DELETE", "/v2/templates/{template_id}"),
+    ("POST", "/v2/templates/{template_id}/versions"),
+    ("POST", "/v2/templates/{template_id}/versions/query"),
+    ("GET", "/v2/templates/{template_id}/versions/{version}"),
+    ("PUT", "/v2/templates/{template_id}/versions/{version}"),
+    ("POST", "/v2/projects"),
+    ("POST", "/v2/projects/{project_id}/stages"),
+    ("GET", "/v2/projects/{project_id}/stages"),
+    ("POST", "/v2/projects/{project_id}/stages/{stage_id}"),
+    ("PUT", "/v2/projects/{project_id}/stages/{stage_id}"),
+];
 
 /// One request: path (with query), body, and requests to send first.
 struct Sample {
@@ -73,6 +142,16 @@ fn fill(template: &str) -> String {
         ("{widget_id}", ids::widget("production:top:traces")),
         ("{trends_dashboard_id}", trends_dashboard_id),
         ("{name}", name),
+        (
+            "{task_id}",
+            "7a1e6f1c-0c1d-4c3e-9a57-2f8d2d0f9b11".to_owned(),
+        ),
+        (
+            "{stage_id}",
+            "5b0c2f5e-3d6a-4e1b-8c47-9e2a6d1f0c22".to_owned(),
+        ),
+        ("{version_number}", "1".to_owned()),
+        ("{version}", "1".to_owned()),
     ]
     .iter()
     .fold(template.to_owned(), |p, (k, v)| p.replace(k, v))
@@ -233,12 +312,15 @@ async fn the_sandbox_serves_every_operation_of_the_reference() {
     let operations = reference_operations();
     assert_eq!(
         operations.len(),
-        64,
+        103,
         "the reference's operations (method and path); the 13 integration PUTs \
          (12 providers and the Databricks alias) count one each"
     );
     let mut failures = Vec::new();
     for (method, template, op) in &operations {
+        if NOT_YET_SERVED.contains(&(method.as_str(), template.as_str())) {
+            continue;
+        }
         let label = format!("{method} {template}");
         let Some(sample) = sample(method, template) else {
             failures.push(format!("{label}: no sample request in this test"));
@@ -290,4 +372,38 @@ async fn the_sandbox_serves_every_operation_of_the_reference() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test]
+async fn the_operations_of_kinds_not_managed_yet_are_not_served() {
+    let operations = reference_operations();
+    for entry in NOT_YET_SERVED {
+        assert!(
+            operations
+                .iter()
+                .any(|(m, t, _)| (m.as_str(), t.as_str()) == *entry),
+            "{entry:?} is not an operation of the reference"
+        );
+    }
+    let cx = Ctx::new();
+    let mut served = Vec::new();
+    for (method, template) in NOT_YET_SERVED {
+        let sample = Sample {
+            path: fill(template),
+            body: (*method != "GET" && *method != "DELETE").then(|| Body::Json(json!({}))),
+            setup: Vec::new(),
+        };
+        let r = send(&cx, method, &sample, &Auth::demo()).await;
+        // A path an older route captures (`/v2/scorers/tags` reads as
+        // `/v2/scorers/{scorer_id}`) is refused for its path parameter.
+        let captured = r.status == 422 && r.body["detail"][0]["loc"][0] == "path";
+        if r.status != 404 && r.status != 405 && !captured {
+            served.push(format!("{method} {template}: {} {}", r.status, r.body));
+        }
+    }
+    assert!(
+        served.is_empty(),
+        "served before its kind is managed:\n{}",
+        served.join("\n")
+    );
 }

@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 
-const OPENAPI: &str = include_str!("../reference/service-openapi.json");
+const OPENAPI: &str = evalctl::api::reference::SERVICE_REFERENCE;
 
 /// Components of the service's document without formats or discriminators.
 const COMPONENTS: [&str; 6] = [

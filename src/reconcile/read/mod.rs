@@ -10,7 +10,7 @@
 //!   arrives (`crate::reconcile::read_and_plan`);
 //! - [`touched`]: the objects a saved plan's changes name, by id: the check
 //!   before `apply --plan` and its confirmation after;
-//! - `crate::export::collect`: everything the credentials can see.
+//! - `crate::reconcile::collect`: everything the credentials can see.
 //!
 //! Requests, for P projects with L runs each: one project listing (a
 //! `one_of` name filter, paginated), one log stream search and one

@@ -200,7 +200,7 @@ pub fn production() -> String {
 fn reference() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
     DOC.get_or_init(|| {
-        let text = include_str!("../../reference/service-openapi.json");
+        let text = evalctl::api::reference::SERVICE_REFERENCE;
         serde_json::from_str(text).expect("reference parses")
     })
 }

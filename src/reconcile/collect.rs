@@ -4,7 +4,8 @@
 //! scorer catalog, and the caller's integrations.
 //!
 //! Reads go through the plan's own readers (`crate::reconcile::read`) and
-//! land in the plan's state types ([`ProjectState`], [`RunState`],
+//! land in the plan's state types, gathered as a [`Snapshot`] that `crate::export`
+//! renders without reading anything itself ([`ProjectState`], [`RunState`],
 //! [`Catalog`]), keyed by id, so what is exported is read exactly as `plan`
 //! reads it. Reads run concurrently; the client bounds how many are in flight.
 //!
@@ -19,56 +20,19 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use futures::future::try_join_all;
 
+use super::read::catalog::read_catalog;
+use super::read::error::ctx;
+use super::read::integrations::{list_providers, read_integrations};
+use super::read::projects::{FoundProject, list_projects};
+use super::read::runs::list_runs;
+use super::read::templates::{read_annotation_templates, read_feedback_templates};
+use super::read::{ReadError, RunParts, read_run};
 use crate::api::ProjectItem;
 use crate::client::Client;
 use crate::plan::RunKind;
-use crate::reconcile::read::catalog::read_catalog;
-use crate::reconcile::read::error::ctx;
-use crate::reconcile::read::integrations::{list_providers, read_integrations};
-use crate::reconcile::read::projects::{FoundProject, list_projects};
-use crate::reconcile::read::runs::list_runs;
-use crate::reconcile::read::templates::{read_annotation_templates, read_feedback_templates};
-use crate::reconcile::read::{ReadError, RunParts, read_run};
+use crate::state::snapshot::{ProjectRef, Selection, Snapshot};
 use crate::state::{Catalog, IntegrationState, MissingObject, ObjectKey, ProjectState, RunState};
 use crate::suggest::nearest;
-
-/// What to export.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Selection {
-    /// Project names to export (exact, case-sensitive); empty: every project
-    /// the credentials can see.
-    pub projects: Vec<String>,
-    /// Whether to export the caller's integrations.
-    pub integrations: bool,
-}
-
-/// A project the credentials can see: its id and name.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ProjectRef {
-    /// Name.
-    pub name: String,
-    /// Id.
-    pub id: String,
-}
-
-/// Everything an export writes, as the service returned it.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Snapshot {
-    /// Every project the credentials can see, sorted by name then id (file
-    /// names are derived from all of them, so they do not depend on the
-    /// selection).
-    pub visible: Vec<ProjectRef>,
-    /// The selected projects, loaded completely, sorted by name then id. Runs
-    /// are keyed by id ([`ObjectKey::Id`]); templates are always `Some`.
-    pub projects: Vec<ProjectState>,
-    /// The scorer catalog.
-    pub catalog: Catalog,
-    /// The caller's integrations, by provider, when selected.
-    pub integrations: Option<Vec<IntegrationState>>,
-    /// Things that were listed but could not be read (they changed during
-    /// the export), for the user.
-    pub warnings: Vec<String>,
-}
 
 /// Why loading failed.
 #[derive(Debug, thiserror::Error)]

@@ -1,0 +1,75 @@
+//! The arrows of ARCHITECTURE.md, checked by reading the tree (so they cannot
+//! go stale): which modules of `src/` may name which. Each rule is a grep a
+//! reviewer could run by hand; a failure names the file and the line.
+//!
+//! - `manifest` does not reach up into `plan` (the fingerprint both use lives
+//!   below them, in `api::fingerprint`);
+//! - `export` writes what `reconcile` read: it imports neither the client nor
+//!   the readers;
+//! - nothing in `src/` includes a file from `tests/` (the service reference is
+//!   a crate asset under `reference/`).
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Every line of a file under `src/<dir>` that contains one of `needles`
+/// outside a comment, as `file:line: text`.
+fn offending_lines(dir: &str, needles: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir);
+    let mut files = Vec::new();
+    if root.is_file() {
+        files.push(root.clone());
+    } else {
+        rust_files(&root, &mut files);
+    }
+    assert!(!files.is_empty(), "no Rust file under src/{dir}");
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("readable source");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("//") {
+                continue;
+            }
+            if needles.iter().any(|needle| code.contains(needle)) {
+                out.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_manifest_loader_does_not_reach_up_into_the_planner() {
+    let found = offending_lines("manifest", &["crate::plan", "use crate::reconcile"]);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn export_writes_what_reconcile_read_and_reads_nothing_itself() {
+    let found = offending_lines(
+        "export",
+        &["crate::client", "crate::reconcile", "reqwest::", "Client"],
+    );
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn nothing_in_src_includes_a_file_from_tests() {
+    let found = offending_lines("", &["tests/reference", "../tests/", "../../tests/"]);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
