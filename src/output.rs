@@ -8,7 +8,7 @@
 use std::io::{self, IsTerminal, Write};
 
 /// When to colour output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ColorChoice {
     /// Colour when writing to a terminal and `NO_COLOR` is unset.
     #[default]

@@ -1,7 +1,7 @@
 //! The HTTP client of the service: typed, safe to retry, honest in its errors.
 //!
-//! [`Client`] is built from a [`ClientConfig`] (or from the command line's
-//! [`ConnectionArgs`]) and offers one typed method per operation (see the
+//! [`Client`] is built from a [`ClientConfig`] (which the command line's
+//! `crate::cli::ConnectionArgs` fills) and offers one typed method per operation (see the
 //! `ops` modules: metric settings, runs, projects, trends, integrations,
 //! scorers, templates, users). Every method goes through the same pipeline
 //! (`transport`): authentication per the spec's table (`auth`), one
@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex};
 use reqwest::Url;
 use reqwest::header::HeaderName;
 
-pub use config::{ClientConfig, ConfigError, ConnectionArgs, Credentials, RetryPolicy};
+pub use config::{ClientConfig, ConfigError, Credentials, RetryPolicy};
 pub use error::{ApiError, FieldError};
 pub use operation::Operation;
 pub use retry::with_attempts;

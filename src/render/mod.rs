@@ -28,7 +28,7 @@ pub use markdown::MARKDOWN_BUDGET;
 use crate::plan::{ApplyReport, ChangeOutcome, ChangesError, Enrichment, Plan};
 
 /// An output format, chosen with `-o text|json|markdown`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Format {
     /// Human-readable, Terraform-like; the default.
     #[default]

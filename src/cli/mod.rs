@@ -7,7 +7,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::client::config::ConnectionArgs;
+pub use connection::ConnectionArgs;
+
+pub mod connection;
+mod value_enums;
+
 use crate::output::ColorChoice;
 use crate::plan::Target;
 use crate::render::Format;
