@@ -97,6 +97,23 @@ pub enum Error {
         /// `NAME (for ADDRESS)` of each.
         missing: Vec<String>,
     },
+    /// The plan deletes or replaces too much of some collections.
+    #[error(
+        "nothing was applied: the plan deletes or replaces a large share of {} collection{} \
+         (more than {}% of one holding at least {} objects):\n{}\nIf that is intended, \
+         apply again with --allow-mass-changes",
+        .changes.len(),
+        if .changes.len() == 1 { "" } else { "s" },
+        .limits.max_share_percent,
+        .limits.min_objects,
+        .changes.iter().map(|c| format!("  - {c}")).collect::<Vec<_>>().join("\n")
+    )]
+    MassChanges {
+        /// The collections, each with its counts.
+        changes: Vec<crate::plan::MassChange>,
+        /// The limits they pass.
+        limits: crate::plan::GuardLimits,
+    },
     /// Apply would need confirmation and cannot ask for it.
     #[error(
         "stdin is not a terminal, so apply cannot ask for confirmation; pass --auto-approve to apply"
@@ -177,6 +194,7 @@ impl Error {
             | Error::Unchecked(_)
             | Error::PlanMoved { .. }
             | Error::MissingSecrets { .. }
+            | Error::MassChanges { .. }
             | Error::Cancelled
             | Error::Export(_)
             | Error::Files(_)

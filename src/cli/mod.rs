@@ -415,6 +415,12 @@ pub struct ApplyArgs {
     /// Apply without asking (required when stdin is not a terminal).
     #[arg(long)]
     pub auto_approve: bool,
+    /// Apply a plan that deletes or replaces more than 25% of a collection
+    /// of at least 8 objects (the sections or widgets of a dashboard, the
+    /// dashboards of a log stream, a project's templates of one kind), which
+    /// apply otherwise refuses before any write.
+    #[arg(long)]
+    pub allow_mass_changes: bool,
     /// Output format of the plan and the report.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,

@@ -106,6 +106,12 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         plan.release_printed();
     }
     check_secrets_available(&plan)?;
+    if !plan.mass_changes.is_empty() && !args.allow_mass_changes {
+        return Err(Error::MassChanges {
+            changes: plan.mass_changes.clone(),
+            limits: args.shape.options().guard,
+        });
+    }
     interruptible(&stop, confirm(args)).await??;
     if args.output == Format::Text {
         // The outcomes follow the plan, a blank line apart.

@@ -29,6 +29,7 @@ impl PlanShapeArgs {
             prune: self.prune,
             rotate_secrets: self.rotate_secrets,
             targets: self.target.clone().into(),
+            guard: crate::plan::GuardLimits::default(),
         }
     }
 }

@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::output::Printer;
 use crate::plan::{Attribution, ChangesError, Plan};
-use crate::render::{Mode, RenderOptions, write_plan};
+use crate::render::{Format, Mode, RenderOptions, write_plan};
 
 use super::reconcile::{Printable, plan_three_way};
 use super::saved_plan::{SavedPlanRef, save};
@@ -35,6 +35,15 @@ pub async fn run(args: &PlanArgs, printer: &Printer) -> Result<ExitStatus, Error
     printer
         .out_streamed(|out| write_plan(&plan, &enrichment, args.output, &render_options, out))
         .map_err(Error::output)?;
+    if args.output != Format::Text && !plan.mass_changes.is_empty() {
+        // Text plans end with this warning; a JSON or markdown plan on
+        // stdout is read by a program, so the CI log gets it here.
+        let mut warning = crate::plan::guard::headline(&plan.mass_changes);
+        for change in &plan.mass_changes {
+            warning.push_str(&format!("\n  - {change}"));
+        }
+        printer.warn(&warning);
+    }
     if let Some(path) = &args.out {
         let service = connection.service_label();
         let saved = SavedPlanRef {

@@ -267,6 +267,66 @@ impl std::fmt::Display for Address {
 }
 
 impl Address {
+    /// The collection the object is one of, for objects `--prune` can delete
+    /// or a plan can replace: the address of what holds it and the plural
+    /// of its kind (`project[a]` and `annotation templates`). A dashboard's
+    /// widgets are one collection, whichever section holds each. `None` for
+    /// singletons (metric settings, settings, favorites, integrations).
+    pub fn collection(&self) -> Option<(String, &'static str)> {
+        let run = |project: &str, log_stream: &str| {
+            format!(
+                "project[{}].log_stream[{}]",
+                quote(project),
+                quote(log_stream)
+            )
+        };
+        match self {
+            Address::Template { project, kind, .. } => Some((
+                format!("project[{}]", quote(project)),
+                match kind {
+                    TemplateKind::Annotation => "annotation templates",
+                    TemplateKind::Feedback => "feedback templates",
+                },
+            )),
+            Address::Dashboard {
+                project,
+                log_stream,
+                ..
+            } => Some((run(project, log_stream), "dashboards")),
+            Address::Section {
+                project,
+                log_stream,
+                dashboard,
+                ..
+            } => Some((
+                format!(
+                    "{}.{}",
+                    run(project, log_stream),
+                    dashboard_segment(dashboard.as_deref())
+                ),
+                "sections",
+            )),
+            Address::Widget {
+                project,
+                log_stream,
+                dashboard,
+                ..
+            } => Some((
+                format!(
+                    "{}.{}",
+                    run(project, log_stream),
+                    dashboard_segment(dashboard.as_deref())
+                ),
+                "widgets",
+            )),
+            Address::Integration { .. }
+            | Address::CustomIntegration { .. }
+            | Address::MetricSettings { .. }
+            | Address::Favorite { .. }
+            | Address::Settings { .. } => None,
+        }
+    }
+
     /// The project the address is in, if any.
     pub fn project(&self) -> Option<&str> {
         match self {

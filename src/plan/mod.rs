@@ -24,6 +24,7 @@ pub mod changes;
 pub mod confirm;
 pub mod diff;
 pub mod fingerprint;
+pub mod guard;
 pub mod integrations;
 pub mod json_text;
 pub mod metric_settings;
@@ -45,6 +46,7 @@ pub use address::{Address, RunKind, TemplateKind};
 pub use address_key::{AddressKey, AddressKind};
 pub use attribution::Attribution;
 pub use changes::{Changes, ChangesError};
+pub use guard::{GuardLimits, MassChange};
 pub use json_text::JsonText;
 pub use report::*;
 pub use target::{Segment, Target, Targets};
@@ -65,6 +67,9 @@ pub struct PlanOptions {
     pub rotate_secrets: bool,
     /// Only the objects these select (all when empty).
     pub targets: Targets,
+    /// How much of a collection a plan may delete or replace before it is
+    /// marked as a mass change.
+    pub guard: GuardLimits,
 }
 
 impl PlanOptions {
@@ -287,6 +292,9 @@ pub struct Planning<'a> {
     /// The JSON texts of the changes held so far, each held once (until
     /// they are spilled).
     texts: SharedTexts,
+    /// The collections planned so far that the plan deletes or replaces
+    /// too much of.
+    mass_changes: Vec<MassChange>,
 }
 
 impl<'a> Planning<'a> {
@@ -327,6 +335,7 @@ impl<'a> Planning<'a> {
             notes: Vec::new(),
             problems,
             texts: SharedTexts::default(),
+            mass_changes: Vec::new(),
         }
     }
 
@@ -363,6 +372,8 @@ impl<'a> Planning<'a> {
         }
         let options = self.options;
         self.last.retain(|c| options.selects(&c.address));
+        self.mass_changes
+            .extend(guard::churn_of(&self.last, live_project, options.guard));
         &self.last
     }
 
@@ -465,10 +476,13 @@ impl<'a> Planning<'a> {
         notes.sort();
         notes.dedup();
         let notes = notes::group_per_project(notes);
+        let mut mass_changes = std::mem::take(&mut self.mass_changes);
+        mass_changes.sort();
         Ok(Plan {
             format_version: PLAN_FORMAT_VERSION,
             changes,
             notes,
+            mass_changes,
         })
     }
 }

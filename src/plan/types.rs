@@ -35,6 +35,11 @@ pub struct Plan {
     pub changes: Changes,
     /// Things worth knowing that are not changes (unmanaged objects, ...), ordered.
     pub notes: Vec<Note>,
+    /// The collections it deletes or replaces more of than the guard allows
+    /// ([`super::guard`]): `apply` refuses the plan unless told
+    /// `--allow-mass-changes`. Ordered; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mass_changes: Vec<super::MassChange>,
 }
 
 impl Plan {
@@ -44,6 +49,7 @@ impl Plan {
             format_version: PLAN_FORMAT_VERSION,
             changes: Changes::new(),
             notes: Vec::new(),
+            mass_changes: Vec::new(),
         }
     }
 

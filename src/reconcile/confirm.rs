@@ -129,6 +129,7 @@ pub async fn replan_touched(
             .iter()
             .map(|key| Target::of(&key.address()))
             .collect(),
+        guard: crate::plan::GuardLimits::default(),
     };
     let selection = Selection::of_manifests(&desired, &options);
     let read = read_and_plan_knowing(client, desired, &selection, known, &options).await;

@@ -22,8 +22,8 @@ use serde::Serialize;
 use super::{Applied, Mode};
 use crate::plan::attribution::AttributionCounts;
 use crate::plan::{
-    BlastRadius, ChangeOutcome, Changes, ChangesError, Enrichment, Note, OutcomeCounts, Plan,
-    ResourceChange, Summary, Unconverged,
+    BlastRadius, ChangeOutcome, Changes, ChangesError, Enrichment, MassChange, Note, OutcomeCounts,
+    Plan, ResourceChange, Summary, Unconverged,
 };
 
 /// Version of the `-o json` form of an apply report. Bumped on any
@@ -52,6 +52,11 @@ pub(crate) struct PlanDocument<'a> {
     changes: ChangeList<'a>,
     /// Things worth knowing that are not changes (unmanaged objects, ...), ordered.
     notes: &'a [Note],
+    /// The collections the plan deletes or replaces more of than the guard
+    /// allows: `apply` refuses the plan unless given `--allow-mass-changes`
+    /// (absent when none, and from drift reports).
+    #[serde(skip_serializing_if = "<[MassChange]>::is_empty")]
+    mass_changes: &'a [MassChange],
     /// The people that `created_by` fields of changes and notes name: user
     /// id to `Name <email>` (only when the service told who they are).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -159,6 +164,10 @@ fn plan_document<'a>(
             unread: RefCell::new(None),
         },
         notes: &plan.notes,
+        mass_changes: match mode {
+            Mode::Plan => &plan.mass_changes,
+            Mode::Drift => &[],
+        },
         people,
     })
 }

@@ -16,6 +16,7 @@ use super::style::{Painter, Role};
 use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
 use super::{Mode, RenderOptions};
 use crate::plan::attribution::AttributionCounts;
+use crate::plan::guard;
 use crate::plan::{
     Action, ApplyReport, Attribution, ChangeOutcome, ChangesError, Enrichment, Note, NoteKind,
     OutcomeStatus, Plan, ResourceChange,
@@ -87,6 +88,7 @@ pub(crate) fn write_plan(
         (Mode::Drift, _) => format!("To reconcile: {summary} (evalctl apply)."),
     };
     let _ = writeln!(out, "{}", p.paint(Role::Strong, &footer));
+    mass_changes(out, plan, opts.mode, p);
     if let Some(counts) = AttributionCounts::of(plan) {
         let _ = writeln!(
             out,
@@ -95,6 +97,19 @@ pub(crate) fn write_plan(
         );
     }
     Ok(())
+}
+
+/// The collections a plan deletes or replaces too much of, as a warning
+/// under the footer (a drift report applies nothing, so it has none).
+fn mass_changes(out: &mut String, plan: &Plan, mode: Mode, p: Painter) {
+    if mode != Mode::Plan || plan.mass_changes.is_empty() {
+        return;
+    }
+    let head = format!("Warning: {}:", guard::headline(&plan.mass_changes));
+    let _ = writeln!(out, "\n{}", p.paint(Role::Warning, &head));
+    for change in &plan.mass_changes {
+        let _ = writeln!(out, "  - {}", sanitize(&change.to_string()));
+    }
 }
 
 /// Rendered text not yet handed on, and where it goes.

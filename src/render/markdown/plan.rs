@@ -19,8 +19,11 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{Doc, MARKDOWN_BUDGET, code, entry_lines, escape, html, html_prose, prose, section};
+use super::{
+    Doc, MARKDOWN_BUDGET, code, entry_lines, escape, html, html_prose, one_line, prose, section,
+};
 use crate::plan::attribution::AttributionCounts;
+use crate::plan::guard;
 use crate::plan::{
     Action, Address, Attribution, ChangesError, Enrichment, Note, NoteKind, Plan, ResourceChange,
 };
@@ -104,6 +107,17 @@ pub(crate) fn plan(
         (Mode::Drift, _) => format!("**Drift detected in {n} object{}.**", plural(n)),
     };
     let _ = write!(doc.out, "## {}\n\n{sentence}\n\n", words.title);
+    if mode == Mode::Plan && !plan.mass_changes.is_empty() {
+        let _ = write!(
+            doc.out,
+            "**⚠️ Mass change: {}.**\n\n",
+            escape(&guard::headline(&plan.mass_changes))
+        );
+        for change in &plan.mass_changes {
+            let _ = writeln!(doc.out, "- {}", escape(&one_line(&change.to_string())));
+        }
+        doc.out.push('\n');
+    }
     let counts = AttributionCounts::of(plan);
     if let Some(counts) = counts {
         let parts: Vec<String> = Attribution::ALL
