@@ -1,0 +1,35 @@
+#!/bin/sh
+# How far each resource kind is spread over src/: for each kind, the files
+# that name its types or address kind, outside the kind's own folder
+# (src/kinds/<kind>/ and src/sandbox/kinds/<kind>/, once it has one).
+# The goal of "Kinds as modules" is at most 3 such files per kind (the
+# registry, the manifest document enum, the sandbox router).
+#
+#   sh scripts/kind-spread.sh            # counts per kind
+#   sh scripts/kind-spread.sh -v         # and the files
+set -eu
+cd "$(dirname "$0")/.."
+
+verbose=${1:-}
+
+spread() {
+  kind=$1
+  pattern=$2
+  files=$(grep -rlE "$pattern" src \
+    | grep -v "^src/kinds/$kind/" \
+    | grep -v "^src/sandbox/kinds/$kind/" \
+    | sort || true)
+  count=$(printf '%s' "$files" | grep -c . || true)
+  printf '%-18s %3s files\n' "$kind" "$count"
+  if [ "$verbose" = "-v" ] && [ -n "$files" ]; then
+    printf '%s\n' "$files" | sed 's/^/    /'
+  fi
+}
+
+spread templates 'Template(Spec|State|Kind|Constraints)|AnnotationTemplate|FeedbackTemplate|Address::Template'
+spread metric_settings 'MetricSettings'
+spread integrations 'IntegrationSpec|IntegrationState|CustomIntegration|Address::Integration'
+spread dashboards 'Dashboard(Spec|State)|Address::Dashboard'
+spread sections 'Section(Spec|State)|Address::Section'
+spread widgets 'Widget(Spec|State)|Address::Widget'
+spread favorites 'Favorite(State|Spec)|Address::Favorite'
