@@ -15,6 +15,7 @@ use crate::plan::{Action, Enrichment, PlanOptions};
 use crate::progress::Progress;
 use crate::reconcile::read_and_plan;
 use crate::render::{Format, Mode, RenderOptions, render_plan};
+use crate::scrub::escape_controls;
 
 use super::connect::{Connection, connect};
 
@@ -37,7 +38,8 @@ pub async fn run(args: &ExportArgs, printer: &Printer) -> Result<ExitStatus, Err
     drop(progress);
     let exported = exported?;
     for warning in &exported.warnings {
-        printer.warn(warning);
+        // Names read from the service, shown as plan and drift show them.
+        printer.warn(&escape_controls(warning));
     }
     if exported.files.is_empty() {
         printer.warn("nothing to export: the credentials see no project and no integration");
