@@ -232,14 +232,6 @@ fn file(
     let masked = if quiet {
         None
     } else if file.parsed.is_ok() {
-        // A secret evalctl holds written out in the file (its API key pasted into a
-        // field) is masked as a literal secret is: a quoted line tells not even its
-        // length.
-        hidden.extend(
-            crate::scrub::occurrences(&file.text)
-                .into_iter()
-                .map(|(start, end)| Span::from_offset(&file.text, start, end - start)),
-        );
         Some(mask::mask_spans(&file.text, &hidden))
     } else {
         Some(mask::mask_secret_lines(
