@@ -51,8 +51,11 @@ pub const MAX_SERVER_TEXT: usize = 300;
 /// The environment variables that hold evalctl's own credentials (the client's
 /// `EVALCTL_API_KEY`, `EVALCTL_PASSWORD`, `EVALCTL_ACCESS_TOKEN`): no manifest may
 /// refer to them. `EVALCTL_USERNAME` is not one: a user name is no secret.
-pub const CREDENTIAL_VARIABLES: [&str; 3] =
-    ["EVALCTL_API_KEY", "EVALCTL_PASSWORD", "EVALCTL_ACCESS_TOKEN"];
+pub const CREDENTIAL_VARIABLES: [&str; 3] = [
+    "EVALCTL_API_KEY",
+    "EVALCTL_PASSWORD",
+    "EVALCTL_ACCESS_TOKEN",
+];
 
 /// The variable holding the user name that goes with `EVALCTL_PASSWORD`.
 const USERNAME_VARIABLE: &str = "EVALCTL_USERNAME";
@@ -126,7 +129,10 @@ pub fn credential_values(env: &dyn Fn(&str) -> Option<String>) -> Vec<(&'static 
 
 /// The current automaton, or `None` while no secret is held.
 pub(crate) fn masker() -> Option<Arc<Masker>> {
-    HELD.read().unwrap_or_else(|p| p.into_inner()).masker.clone()
+    HELD.read()
+        .unwrap_or_else(|p| p.into_inner())
+        .masker
+        .clone()
 }
 
 /// `text` with every occurrence of a held secret replaced by [`MASK`]; borrowed

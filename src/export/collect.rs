@@ -29,8 +29,8 @@ use crate::reconcile::read::projects::{FoundProject, list_projects};
 use crate::reconcile::read::runs::list_runs;
 use crate::reconcile::read::templates::{read_annotation_templates, read_feedback_templates};
 use crate::reconcile::read::{ReadError, RunParts, read_run};
-use crate::state::{Catalog, IntegrationState, MissingObject, ObjectKey, ProjectState, RunState};
 use crate::scrub::escape_controls;
+use crate::state::{Catalog, IntegrationState, MissingObject, ObjectKey, ProjectState, RunState};
 use crate::suggest::nearest;
 
 /// What to export.
@@ -199,14 +199,20 @@ async fn load_project(
             read_annotation_templates(client, &found.id)
                 .await
                 .map_err(ctx(|| {
-                    format!("the annotation templates of project `{}`", escape_controls(name))
+                    format!(
+                        "the annotation templates of project `{}`",
+                        escape_controls(name)
+                    )
                 }))
         },
         async {
             read_feedback_templates(client, &found.id)
                 .await
                 .map_err(ctx(|| {
-                    format!("the feedback templates of project `{}`", escape_controls(name))
+                    format!(
+                        "the feedback templates of project `{}`",
+                        escape_controls(name)
+                    )
                 }))
         },
     )?;

@@ -137,8 +137,7 @@ async fn handle(
         return (
             StatusCode::OK,
             [("content-type", "application/json")],
-            serde_json::json!({ "access_token": LOGIN_TOKEN, "token_type": "bearer" })
-                .to_string(),
+            serde_json::json!({ "access_token": LOGIN_TOKEN, "token_type": "bearer" }).to_string(),
         )
             .into_response();
     }
@@ -172,7 +171,10 @@ fn echo(
 ) -> Response {
     let mut text = format!("{method} {uri}\n");
     for (name, value) in headers {
-        text.push_str(&format!("{name}: {}\n", String::from_utf8_lossy(value.as_bytes())));
+        text.push_str(&format!(
+            "{name}: {}\n",
+            String::from_utf8_lossy(value.as_bytes())
+        ));
     }
     text.push_str(&String::from_utf8_lossy(body));
     {
@@ -204,9 +206,10 @@ fn echo(
     }
     if status == 401 {
         let challenge = format!("Basic realm=\"{}\"", uri.path());
-        response
-            .headers_mut()
-            .insert("www-authenticate", HeaderValue::from_str(&challenge).unwrap());
+        response.headers_mut().insert(
+            "www-authenticate",
+            HeaderValue::from_str(&challenge).unwrap(),
+        );
     }
     response
 }
@@ -214,7 +217,10 @@ fn echo(
 #[track_caller]
 fn assert_clean(what: &str, text: &str) {
     for canary in canaries() {
-        assert!(!text.contains(&canary), "{what}: `{canary}` leaked:\n{text}");
+        assert!(
+            !text.contains(&canary),
+            "{what}: `{canary}` leaked:\n{text}"
+        );
     }
 }
 
@@ -233,20 +239,41 @@ fn an_echoing_server_shows_no_secret_at_any_status_verbosity_or_format() {
         ("EVALCTL_USERNAME", USERNAME),
         ("EVALCTL_PASSWORD", PASSWORD),
     ];
-    let token: &[(&str, &str)] = &[("EVALCTL_API_KEY", ""), ("EVALCTL_ACCESS_TOKEN", ACCESS_TOKEN)];
+    let token: &[(&str, &str)] = &[
+        ("EVALCTL_API_KEY", ""),
+        ("EVALCTL_ACCESS_TOKEN", ACCESS_TOKEN),
+    ];
     // What runs in each mode: the credentials, then the arguments.
     type Case<'a> = (&'a [(&'a str, &'a str)], &'a [&'a str]);
     let apply_cases: [Case<'_>; 4] = [
-        (api_key, &["-vvv", "apply", "repo", "--auto-approve", "-o", "json"]),
-        (api_key, &["-v", "apply", "repo", "--auto-approve", "-o", "markdown"]),
-        (password, &["-vvv", "apply", "repo", "--auto-approve", "-o", "json"]),
-        (token, &["-vv", "apply", "repo", "--auto-approve", "-o", "markdown"]),
+        (
+            api_key,
+            &["-vvv", "apply", "repo", "--auto-approve", "-o", "json"],
+        ),
+        (
+            api_key,
+            &["-v", "apply", "repo", "--auto-approve", "-o", "markdown"],
+        ),
+        (
+            password,
+            &["-vvv", "apply", "repo", "--auto-approve", "-o", "json"],
+        ),
+        (
+            token,
+            &["-vv", "apply", "repo", "--auto-approve", "-o", "markdown"],
+        ),
     ];
     let plan_cases: [Case<'_>; 4] = [
-        (api_key, &["-v", "plan", "repo", "-o", "json", "--out", "OUT"]),
+        (
+            api_key,
+            &["-v", "plan", "repo", "-o", "json", "--out", "OUT"],
+        ),
         (api_key, &["-vv", "plan", "repo", "-o", "markdown"]),
         (api_key, &["-vvv", "plan", "repo"]),
-        (password, &["-vvv", "plan", "repo", "-o", "markdown", "--out", "OUT"]),
+        (
+            password,
+            &["-vvv", "plan", "repo", "-o", "markdown", "--out", "OUT"],
+        ),
     ];
     let retries = ["--max-retries", "1", "--retry-budget", "1s"];
 
@@ -258,9 +285,11 @@ fn an_echoing_server_shows_no_secret_at_any_status_verbosity_or_format() {
                 let mut out = Vec::new();
                 for mode in ["every", "writes"] {
                     let base = format!("{proxy}/s{status}/{mode}");
-                    let cases = apply_cases
-                        .iter()
-                        .chain(if mode == "every" { &plan_cases[..] } else { &[] });
+                    let cases = apply_cases.iter().chain(if mode == "every" {
+                        &plan_cases[..]
+                    } else {
+                        &[]
+                    });
                     for (j, (env, args)) in cases.enumerate() {
                         let file = ctx.path(&format!("out-{i}-{mode}-{j}.json"));
                         let file_arg = file.display().to_string();
@@ -271,11 +300,8 @@ fn an_echoing_server_shows_no_secret_at_any_status_verbosity_or_format() {
                         argv.extend(retries);
                         let mut env = env.to_vec();
                         env.push(("EVALCTL_BASE_URL", base.as_str()));
-                        let run = ctx.evalctl_bounded(
-                            &env,
-                            &argv,
-                            std::time::Duration::from_secs(60),
-                        );
+                        let run =
+                            ctx.evalctl_bounded(&env, &argv, std::time::Duration::from_secs(60));
                         let what = format!("{status} {mode}: evalctl {}", argv.join(" "));
                         out.push((what, run, Some(file)));
                     }

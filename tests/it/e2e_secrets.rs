@@ -199,10 +199,15 @@ fn a_manifest_cannot_read_evalctls_own_credentials() {
     );
     let basic = {
         use base64::Engine as _;
-        base64::engine::general_purpose::STANDARD
-            .encode(format!("demo@example.com:{OWN_PASSWORD}"))
+        base64::engine::general_purpose::STANDARD.encode(format!("demo@example.com:{OWN_PASSWORD}"))
     };
-    let canaries = [OWN_KEY, OWN_PASSWORD, OWN_TOKEN, basic.as_str(), INTEGRATION_TOKEN];
+    let canaries = [
+        OWN_KEY,
+        OWN_PASSWORD,
+        OWN_TOKEN,
+        basic.as_str(),
+        INTEGRATION_TOKEN,
+    ];
     // Where each reference is written.
     let places = [
         ("repo/key.yaml", 2, 7),
@@ -216,10 +221,27 @@ fn a_manifest_cannot_read_evalctls_own_credentials() {
         &["validate", "repo", "-o", "json"],
         &["validate", "repo", "-o", "github"],
         &["plan", "--sandbox", "repo"],
-        &["-vvv", "plan", "--sandbox", "repo", "-o", "json", "--out", "plan.json"],
+        &[
+            "-vvv",
+            "plan",
+            "--sandbox",
+            "repo",
+            "-o",
+            "json",
+            "--out",
+            "plan.json",
+        ],
         &["plan", "--sandbox", "repo", "-o", "markdown"],
         &["drift", "--sandbox", "repo", "-o", "markdown"],
-        &["-vv", "apply", "--sandbox", "repo", "--auto-approve", "-o", "json"],
+        &[
+            "-vv",
+            "apply",
+            "--sandbox",
+            "repo",
+            "--auto-approve",
+            "-o",
+            "json",
+        ],
         &["plan", "repo"],
     ];
     for args in commands {
@@ -242,7 +264,10 @@ fn a_manifest_cannot_read_evalctls_own_credentials() {
             assert!(shown, "{what}: no error at {at}:\n{all}");
         }
     }
-    assert!(!ctx.path("plan.json").exists(), "a refused plan is not saved");
+    assert!(
+        !ctx.path("plan.json").exists(),
+        "a refused plan is not saved"
+    );
     // Nothing was written into the service.
     ctx.sandbox.read_state(|s| {
         let text = serde_json::to_string(s).unwrap_or_default();
@@ -274,7 +299,8 @@ fn a_literal_credential_in_a_manifest_is_masked_wherever_it_shows() {
     run.expect(65);
     // The quoted line tells not even the key's length.
     assert!(
-        run.stderr.contains("2 | name: ********\n  |       ^^^^^^^^\n"),
+        run.stderr
+            .contains("2 | name: ********\n  |       ^^^^^^^^\n"),
         "{}",
         run.stderr
     );
