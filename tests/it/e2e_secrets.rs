@@ -305,3 +305,31 @@ fn a_literal_credential_in_a_manifest_is_masked_wherever_it_shows() {
         run.stderr
     );
 }
+
+#[test]
+fn export_writes_no_secret_evalctl_holds_though_the_service_does() {
+    // A credential already in the service (a manifest of an older version wrote
+    // it into a name): the exported files and the summary mask it.
+    let ctx = TestContext::new();
+    ctx.sandbox
+        .with_state(|s| {
+            let ls = s
+                .log_streams
+                .iter_mut()
+                .find(|l| l.name == "production")
+                .expect("a production log stream");
+            ls.name = format!("prod-{}", e2e_support::DEMO_API_KEY);
+        })
+        .expect("the state is changed");
+    let run = ctx.evalctl(&["-vvv", "export", "--dir", "exported"]);
+    run.expect(0);
+    assert_clean(&run, &[e2e_support::DEMO_API_KEY], "export");
+    let mut masked = 0;
+    for entry in std::fs::read_dir(ctx.path("exported")).expect("the export directory") {
+        let path = entry.expect("an entry").path();
+        assert_file_clean(&path, &[e2e_support::DEMO_API_KEY]);
+        let text = std::fs::read_to_string(&path).expect("read the file");
+        masked += text.matches("prod-********").count();
+    }
+    assert_eq!(masked, 1, "the name is written, masked");
+}
