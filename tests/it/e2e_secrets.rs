@@ -231,7 +231,14 @@ fn a_manifest_cannot_read_evalctls_own_credentials() {
             "--out",
             "plan.json",
         ],
-        &["plan", "--sandbox", "repo", "-o", "markdown"],
+        &[
+            "plan",
+            "--sandbox",
+            "repo",
+            "-o",
+            "markdown",
+            "--github-annotations",
+        ],
         &["drift", "--sandbox", "repo", "-o", "markdown"],
         &[
             "-vv",
@@ -262,6 +269,10 @@ fn a_manifest_cannot_read_evalctls_own_credentials() {
             let shown = all.contains(&at)
                 || (args.contains(&"json") && all.contains(&format!("\"line\": {line}")));
             assert!(shown, "{what}: no error at {at}:\n{all}");
+            if args.contains(&"--github-annotations") {
+                let annotation = format!("::error file={file},line={line},col={column}::");
+                assert!(all.contains(&annotation), "{what}: no {annotation}:\n{all}");
+            }
         }
     }
     assert!(
