@@ -37,6 +37,8 @@
 //!   manifest loader as `file:line:column` diagnostics.
 //! - [`cli`], [`commands`], [`exit`], [`output`]: the command line.
 //! - [`suggest`]: "did you mean" for every name that does not exist.
+//! - [`scrub`]: the secrets evalctl holds, masked in every output; text from the
+//!   service quoted safely.
 
 pub mod api;
 pub mod cli;
@@ -54,6 +56,7 @@ pub mod reconcile;
 pub mod render;
 pub mod sandbox;
 pub mod schemacheck;
+pub mod scrub;
 pub mod state;
 pub mod suggest;
 

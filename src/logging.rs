@@ -2,7 +2,10 @@
 //!
 //! Secrets never reach a log line: the client logs methods, paths, statuses
 //! and durations, never headers or bodies holding secrets; `Secret` values
-//! print as `[redacted]` even if a `Debug` slips into a log.
+//! print as `[redacted]` even if a `Debug` slips into a log; and every line is
+//! written through [`crate::scrub::MaskingWriter`], so a secret evalctl holds
+//! is `********` whichever module logged it, at every level (`EVALCTL_LOG`
+//! included).
 
 use tracing_subscriber::EnvFilter;
 
@@ -36,7 +39,7 @@ pub fn init(verbose: u8, quiet: bool, color: bool) {
     // A second init (tests calling run_cli twice) is harmless: keep the first.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| crate::scrub::MaskingWriter::new(std::io::stderr()))
         .with_ansi(color)
         .with_target(verbose >= 2)
         .try_init();

@@ -3,9 +3,13 @@
 //!
 //! This module decides colour (a terminal, `NO_COLOR`, `CLICOLOR_FORCE`, and
 //! `--color`), and treats a closed pipe (`evalctl plan | head`) as success,
-//! not a panic.
+//! not a panic. Everything it writes is masked ([`crate::scrub`]): a secret
+//! evalctl holds is printed as `********`, whatever text carried it.
 
+use std::borrow::Cow;
 use std::io::{self, IsTerminal, Write};
+
+use crate::scrub::{self, MaskingWriter};
 
 /// When to colour output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -81,7 +85,7 @@ impl Printer {
 
     /// Writes a result to stdout. A closed pipe is not an error.
     pub fn out(&self, text: &str) {
-        write_ignoring_broken_pipe(&mut io::stdout().lock(), &[text]);
+        write_ignoring_broken_pipe(&mut io::stdout().lock(), &[&scrub::mask(text)]);
     }
 
     /// Writes a result to stdout as `write` produces it, through a buffer:
@@ -89,13 +93,14 @@ impl Printer {
     /// is never held whole. A closed pipe is not an error (a reader that
     /// went away has all it wanted); any other error is, whether writing
     /// failed (a full disk behind `> plan.txt`) or producing what to write
-    /// did (a plan's change that cannot be read back).
+    /// did (a plan's change that cannot be read back). Masked as it streams: a
+    /// secret split between two writes is masked whole.
     pub fn out_streamed(
         &self,
         write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> io::Result<()> {
-        let mut out = io::BufWriter::new(io::stdout().lock());
-        match write(&mut out).and_then(|()| out.flush()) {
+        let mut out = MaskingWriter::new(io::BufWriter::new(io::stdout().lock()));
+        match write(&mut out).and_then(|()| out.finish().map(drop)) {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
             written => written,
         }
@@ -137,11 +142,12 @@ impl Printer {
     }
 }
 
-/// Writes `text` and a line break unless it ends in one, without copying it
-/// (diagnostics of a large repo can be megabytes).
+/// Writes `text`, masked, and a line break unless it ends in one, without copying it
+/// when there is nothing to mask (diagnostics of a large repo can be megabytes).
 fn write_line(w: &mut impl Write, text: &str) {
     let newline = if text.ends_with('\n') { "" } else { "\n" };
-    write_ignoring_broken_pipe(w, &[text, newline]);
+    let masked: Cow<'_, str> = scrub::mask(text);
+    write_ignoring_broken_pipe(w, &[&masked, newline]);
 }
 
 fn write_ignoring_broken_pipe(w: &mut impl Write, parts: &[&str]) {

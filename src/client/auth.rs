@@ -115,18 +115,26 @@ pub(crate) enum CredentialHeader {
 impl CredentialHeader {
     /// The header values of `credentials`. A value an HTTP header cannot carry
     /// is a configuration error naming the variable, never the value.
+    /// Each secret is registered as held ([`crate::scrub::register`]): no output
+    /// shows it from now on.
     pub(crate) fn new(credentials: &Credentials) -> Result<Self, ConfigError> {
         let invalid = |variable: &'static str| ConfigError::InvalidCredential { variable };
         Ok(match credentials {
             Credentials::ApiKey(key) => {
+                crate::scrub::register(key.expose());
                 CredentialHeader::ApiKey(sensitive(key.expose()).ok_or(invalid(ENV_API_KEY))?)
             }
-            Credentials::AccessToken(token) => CredentialHeader::Bearer(
-                bearer_header(token.expose()).ok_or(invalid(ENV_ACCESS_TOKEN))?,
-            ),
+            Credentials::AccessToken(token) => {
+                crate::scrub::register(token.expose());
+                CredentialHeader::Bearer(
+                    bearer_header(token.expose()).ok_or(invalid(ENV_ACCESS_TOKEN))?,
+                )
+            }
             Credentials::Password { username, password } => {
                 let encoded = base64::engine::general_purpose::STANDARD
                     .encode(format!("{username}:{}", password.expose()));
+                crate::scrub::register(password.expose());
+                crate::scrub::register(&encoded);
                 // Base64 is always a valid header value; mapped all the same.
                 CredentialHeader::Password {
                     basic: sensitive(&format!("Basic {encoded}")).ok_or(invalid(ENV_PASSWORD))?,

@@ -6,6 +6,14 @@
 //! header, no credential. From a 422 body only `loc`, `msg` and `type` are
 //! kept — its `input` can echo a token of an integration body, so it is
 //! dropped at parse time, never stored, never printed.
+//!
+//! Every text kept from an answer (a `detail`, a 422 field's location and
+//! message, a body that did not decode) is quoted through
+//! [`crate::scrub::server_text`]: a secret evalctl holds is masked (a server or
+//! proxy that echoes the request would show the API key, the HTTP Basic value,
+//! an integration's token), control characters are escaped, and it is cut to
+//! [`crate::scrub::MAX_SERVER_TEXT`] characters; a 422 quotes at most
+//! [`MAX_FIELDS`] fields.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -13,9 +21,10 @@ use std::time::Duration;
 use super::config::ConfigError;
 use super::operation::Operation;
 use crate::api::{LocItem, dotted_loc};
+use crate::scrub::server_text;
 
-/// The longest `detail` text kept from an error body.
-const MAX_DETAIL: usize = 300;
+/// The most fields of a 422 answer kept (the others are counted).
+pub const MAX_FIELDS: usize = 20;
 
 /// One field of a 422 answer, without the offending input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,12 +41,14 @@ pub struct FieldError {
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     /// 422: the service rejected the request's values (shown field by field).
-    #[error("{operation}: the service rejected the request (422):{}", render_fields(.fields))]
+    #[error("{operation}: the service rejected the request (422):{}", render_fields(.fields, *.omitted))]
     Validation {
         /// The operation.
         operation: &'static Operation,
-        /// The faulty fields.
+        /// The faulty fields (at most [`MAX_FIELDS`]).
         fields: Vec<FieldError>,
+        /// The fields of the answer left out past [`MAX_FIELDS`].
+        omitted: usize,
     },
     /// 401: the credentials were refused.
     #[error("{operation}: unauthorized (401): {hint}")]
@@ -247,14 +258,14 @@ impl ApiError {
 }
 
 /// The innermost cause of an error (e.g. `Connection refused (os error 111)`),
-/// bounded in length. Transport errors carry the URL and the OS error, never a
-/// header or a body.
+/// quoted as [`server_text`] quotes (bounded, masked, escaped). Transport errors
+/// carry the URL and the OS error, never a header or a body.
 pub fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
     let mut cause: &(dyn std::error::Error + 'static) = err;
     while let Some(inner) = cause.source() {
         cause = inner;
     }
-    cause.to_string().chars().take(MAX_DETAIL).collect()
+    server_text(&cause.to_string())
 }
 
 fn detail_suffix(detail: &Option<String>) -> String {
@@ -271,22 +282,27 @@ fn retry_after_suffix(retry_after: &Option<Duration>) -> String {
     }
 }
 
-/// Renders 422 fields one per line: `  body.x[0].y: message`.
-pub fn render_fields(fields: &[FieldError]) -> String {
+/// Renders 422 fields one per line: `  body.x[0].y: message`, then how many
+/// more the answer held (`omitted`).
+pub fn render_fields(fields: &[FieldError], omitted: usize) -> String {
     let mut out = String::new();
-    if fields.is_empty() {
+    if fields.is_empty() && omitted == 0 {
         out.push_str(" (no details given)");
     }
     for f in fields {
         let _ = write!(out, "\n  {}: {}", f.loc, f.msg);
     }
+    if omitted > 0 {
+        let _ = write!(out, "\n  … and {omitted} more field(s)");
+    }
     out
 }
 
-/// Reads the fields of a 422 body. Only `loc`, `msg` and `type` are
-/// deserialized: `input` and `ctx` are skipped by the parser, never stored.
-/// `None` when the body is not the service's 422 shape.
-pub fn parse_validation(body: &[u8]) -> Option<Vec<FieldError>> {
+/// Reads the fields of a 422 body, the first [`MAX_FIELDS`], and how many more
+/// there are. Only `loc`, `msg` and `type` are deserialized: `input` and `ctx`
+/// are skipped by the parser, never stored; each kept text is quoted through
+/// [`server_text`]. `None` when the body is not the service's 422 shape.
+pub fn parse_validation(body: &[u8]) -> Option<(Vec<FieldError>, usize)> {
     #[derive(serde::Deserialize)]
     struct Body {
         #[serde(default)]
@@ -300,38 +316,37 @@ pub fn parse_validation(body: &[u8]) -> Option<Vec<FieldError>> {
         kind: String,
     }
     let parsed: Body = serde_json::from_slice(body).ok()?;
-    Some(
-        parsed
-            .detail
-            .into_iter()
-            .map(|d| FieldError {
-                loc: dotted_loc(&d.loc),
-                msg: d.msg,
-                kind: d.kind,
-            })
-            .collect(),
-    )
+    let omitted = parsed.detail.len().saturating_sub(MAX_FIELDS);
+    let fields = parsed
+        .detail
+        .into_iter()
+        .take(MAX_FIELDS)
+        .map(|d| FieldError {
+            loc: server_text(&dotted_loc(&d.loc)),
+            msg: server_text(&d.msg),
+            kind: server_text(&d.kind),
+        })
+        .collect();
+    Some((fields, omitted))
 }
 
 /// The `detail` of an error body when it is a string (`{"detail":"Not Found"}`),
-/// cut to a bounded length, control characters removed.
+/// quoted through [`server_text`]: held secrets masked, control characters
+/// escaped, at most [`crate::scrub::MAX_SERVER_TEXT`] characters.
 pub fn parse_detail(body: &[u8]) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Detail {
         detail: serde_json::Value,
     }
     let d: Detail = serde_json::from_slice(body).ok()?;
-    let text = d.detail.as_str()?;
-    let clean: String = text
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(MAX_DETAIL)
-        .collect();
-    (!clean.is_empty()).then_some(clean)
+    let text = d.detail.as_str()?.trim();
+    (!text.is_empty()).then(|| server_text(text))
 }
 
 /// A serde error message with every double-quoted part replaced by `"…"`: the
-/// message names fields and positions, never values (which could be secrets).
+/// message names fields and positions, never values (which could be secrets);
+/// what else it quotes (an unknown variant, in backticks) is quoted through
+/// [`server_text`].
 pub fn sanitize_serde_message(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut in_quotes = false;
@@ -347,7 +362,7 @@ pub fn sanitize_serde_message(message: &str) -> String {
             out.push(c);
         }
     }
-    out
+    server_text(&out)
 }
 
 /// The error for a final (non-retried or retries-exhausted) response that is
@@ -382,7 +397,11 @@ pub fn error_for_status(
             detail: detail(),
         },
         422 => match parse_validation(body) {
-            Some(fields) => ApiError::Validation { operation, fields },
+            Some((fields, omitted)) => ApiError::Validation {
+                operation,
+                fields,
+                omitted,
+            },
             None => ApiError::Rejected {
                 operation,
                 status,
@@ -490,9 +509,49 @@ mod tests {
 
     #[test]
     fn detail_is_bounded_and_clean() {
+        use crate::scrub::MAX_SERVER_TEXT;
         let long = format!(r#"{{"detail":"{}\u0007"}}"#, "x".repeat(1000));
         let d = parse_detail(long.as_bytes()).unwrap();
-        assert_eq!(d.len(), MAX_DETAIL);
+        assert_eq!(d, format!("{}…", "x".repeat(MAX_SERVER_TEXT)));
         assert_eq!(parse_detail(br#"{"detail":[1]}"#), None);
+        assert_eq!(
+            parse_detail(br#"{"detail":"a\u001b[2Jb\u0007\nc"}"#).unwrap(),
+            "a\\u{1b}[2Jb\\u{7}\\u{a}c"
+        );
+    }
+
+    #[test]
+    fn server_texts_are_scrubbed_of_held_secrets() {
+        crate::scrub::register("err-held-secret-41");
+        let body = br#"{"detail":"echo Service-AO-API-Key: err-held-secret-41"}"#;
+        let d = parse_detail(body).unwrap();
+        assert_eq!(d, "echo Service-AO-API-Key: ********");
+        let body = br#"{"detail":[{"loc":["body","err-held-secret-41"],"msg":"bad err-held-secret-41\u0007","type":"x"}]}"#;
+        let (fields, omitted) = parse_validation(body).unwrap();
+        assert_eq!(omitted, 0);
+        assert_eq!(fields[0].loc, "body.********");
+        assert_eq!(fields[0].msg, "bad ********\\u{7}");
+        let msg = sanitize_serde_message("unknown variant `err-held-secret-41`, expected `a`");
+        assert_eq!(msg, "unknown variant `********`, expected `a`");
+    }
+
+    #[test]
+    fn a_422_quotes_a_bounded_number_of_fields() {
+        let detail: Vec<_> = (0..500)
+            .map(|i| serde_json::json!({"loc": ["body", i], "msg": "m".repeat(5000), "type": "t"}))
+            .collect();
+        let body = serde_json::to_vec(&serde_json::json!({ "detail": detail })).unwrap();
+        let err = error_for_status(
+            &PUT_INTEGRATION,
+            422,
+            &body,
+            1,
+            Duration::ZERO,
+            None,
+            String::new,
+        );
+        let text = err.to_string();
+        assert!(text.contains("… and 480 more field(s)"), "{text}");
+        assert!(text.len() < MAX_FIELDS * 400, "{}", text.len());
     }
 }

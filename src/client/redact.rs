@@ -1,8 +1,10 @@
 //! Redaction of bodies before they reach a TRACE log line: every value under a
 //! secret key ([`crate::api::secret::is_secret_key`]: the integration fields,
-//! passwords and tokens) is replaced at any depth, and the text is cut to a
-//! bounded length. A body that is not JSON is not logged at all (it could be a
-//! form with a password).
+//! passwords and tokens) is replaced at any depth, every secret evalctl holds is
+//! masked in every other string and key ([`crate::scrub::mask_json`]: an answer
+//! echoing the request's headers), before the text is cut to a bounded length.
+//! A body that is not JSON is not logged at all (it could be a form with a
+//! password).
 
 use serde_json::Value;
 
@@ -20,6 +22,7 @@ pub fn loggable_body(body: &[u8]) -> String {
     match serde_json::from_slice::<Value>(body) {
         Ok(mut v) => {
             redact_value(&mut v);
+            crate::scrub::mask_json(&mut v);
             let mut text = v.to_string();
             if text.len() > MAX_LOGGED {
                 let mut cut = MAX_LOGGED;

@@ -202,6 +202,7 @@ impl Client {
         }
         let status = raw.status;
         let token: Token = self.decode(&LOGIN, raw)?;
+        crate::scrub::register(token.access_token.expose());
         auth::bearer_header(token.access_token.expose()).ok_or_else(|| {
             self.failed(
                 &LOGIN,

@@ -16,6 +16,7 @@ use crate::progress::Progress;
 use crate::reconcile::collect::collect;
 use crate::reconcile::read_and_plan;
 use crate::render::{Format, Mode, RenderOptions, render_plan};
+use crate::scrub::escape_controls;
 
 use super::connect::{Connection, connect};
 
@@ -38,7 +39,8 @@ pub async fn run(args: &ExportArgs, printer: &Printer) -> Result<ExitStatus, Err
     drop(progress);
     let exported = render(&snapshot?, &provenance);
     for warning in &exported.warnings {
-        printer.warn(warning);
+        // Names read from the service, shown as plan and drift show them.
+        printer.warn(&escape_controls(warning));
     }
     if exported.files.is_empty() {
         printer.warn("nothing to export: the credentials see no project and no integration");

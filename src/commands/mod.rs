@@ -37,6 +37,12 @@ impl PlanShapeArgs {
 /// Runs a parsed command line. The one place an [`Error`] is rendered and
 /// turned into an exit status.
 pub async fn run(cli: Cli, printer: &Printer) -> ExitStatus {
+    // Every command but the sandbox (which serves its own demo credentials, and
+    // prints them for the user to export) holds evalctl's credentials from the
+    // environment: no output shows them, whether or not it connects.
+    if !matches!(cli.command, Command::Sandbox(_)) {
+        crate::scrub::register_credentials(&|name| std::env::var(name).ok());
+    }
     let result: Result<ExitStatus, Error> = match cli.command {
         Command::Validate(args) => Ok(validate::run(&args, printer)),
         Command::Schema(args) => Ok(schema::run(&args, printer)),

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::plan::{PLAN_FORMAT_VERSION, Plan};
+use crate::scrub::MaskingWriter;
 
 /// The file format of a saved plan.
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
@@ -80,9 +81,12 @@ pub fn save(path: &Path, saved: &SavedPlanRef<'_>) -> Result<(), SavedPlanError>
         .unwrap_or(Path::new("."));
     let tmp = tempfile::NamedTempFile::new_in(dir).map_err(cannot)?;
     // Streamed through a buffer: a large plan is never held twice in memory.
-    let mut out = std::io::BufWriter::new(tmp);
+    // Masked as every output is (a plan holds `${ENV}` references, never a
+    // secret's value; should one get in all the same, it is not written).
+    let mut out = MaskingWriter::new(std::io::BufWriter::new(tmp));
     serde_json::to_writer_pretty(&mut out, saved).map_err(|e| cannot(e.into()))?;
     out.write_all(b"\n").map_err(cannot)?;
+    let out = out.finish().map_err(cannot)?;
     let tmp = out.into_inner().map_err(|e| cannot(e.into_error()))?;
     tmp.as_file().sync_all().map_err(cannot)?;
     tmp.persist(path).map_err(|e| cannot(e.error))?;

@@ -22,6 +22,7 @@ use crate::output::Printer;
 use crate::plan::resolve::ResolveError;
 use crate::reconcile::read::catalog::read_catalog;
 use crate::render::Format;
+use crate::scrub::escape_controls;
 use crate::state::{Catalog, CatalogScorer, VersionRef};
 use crate::suggest::nearest;
 
@@ -108,11 +109,13 @@ async fn versions_of(connection: &Connection, scorer_id: &str) -> Result<Vec<Ver
     Ok(versions)
 }
 
+/// The list as a table. Names and ids read from the service have their control
+/// characters escaped, as plans show them.
 fn list_text(listed: &[Listed]) -> String {
     let width = |f: &dyn Fn(&Listed) -> usize, title: &str| {
         listed.iter().map(f).chain([title.len()]).max().unwrap_or(0)
     };
-    let name_w = width(&|l| l.name.chars().count(), "NAME");
+    let name_w = width(&|l| escape_controls(&l.name).chars().count(), "NAME");
     let type_w = width(&|l| l.scorer_type.as_str().len(), "TYPE");
     let mut out = format!(
         "{:name_w$}  {:type_w$}  {:7}  LATEST VERSION ID\n",
@@ -127,13 +130,20 @@ fn list_text(listed: &[Listed]) -> String {
             });
         let _ = writeln!(
             out,
-            "{:name_w$}  {:type_w$}  {latest:7}  {latest_id}",
-            l.name,
-            l.scorer_type.as_str()
+            "{:name_w$}  {:type_w$}  {latest:7}  {}",
+            escape_controls(&l.name),
+            l.scorer_type.as_str(),
+            escape_controls(latest_id)
         );
         for v in l.versions.iter().flatten() {
             let number = format!("v{}", v.version);
-            let _ = writeln!(out, "{:name_w$}  {:type_w$}  {number:7}  {}", "", "", v.id);
+            let _ = writeln!(
+                out,
+                "{:name_w$}  {:type_w$}  {number:7}  {}",
+                "",
+                "",
+                escape_controls(&v.id)
+            );
         }
     }
     let _ = writeln!(
@@ -162,8 +172,12 @@ async fn usage(args: &ScorerUsageArgs, printer: &Printer) -> Result<ExitStatus, 
         .await?;
     projects.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
     let what = match &chosen.named {
-        Some((name, version)) => format!("scorer `{name}` v{version} ({})", chosen.id),
-        None => format!("scorer version {}", chosen.id),
+        Some((name, version)) => format!(
+            "scorer `{}` v{version} ({})",
+            escape_controls(name),
+            escape_controls(&chosen.id)
+        ),
+        None => format!("scorer version {}", escape_controls(&chosen.id)),
     };
     match args.output {
         Format::Json => {
@@ -187,7 +201,12 @@ async fn usage(args: &ScorerUsageArgs, printer: &Printer) -> Result<ExitStatus, 
             } else {
                 let mut text = format!("{} project(s) use {what}:\n", projects.len());
                 for p in &projects {
-                    let _ = writeln!(text, "  {}  ({})", p.name, p.id);
+                    let _ = writeln!(
+                        text,
+                        "  {}  ({})",
+                        escape_controls(&p.name),
+                        escape_controls(&p.id)
+                    );
                 }
                 printer.out(&text);
             }

@@ -4,6 +4,7 @@ use crate::cli::WhoamiArgs;
 use crate::exit::ExitStatus;
 use crate::output::Printer;
 use crate::render::Format;
+use crate::scrub::escape_controls;
 
 use super::connect::connect_or_fail;
 
@@ -37,12 +38,13 @@ pub async fn run(args: &WhoamiArgs, printer: &Printer) -> ExitStatus {
             ));
         }
         Format::Text | Format::Markdown => {
+            // Names read from the service: control characters escaped, as plans show them.
             printer.out(&format!(
                 "{}\n  role:         {}\n  organization: {} ({})\n  service:      {}\n  credentials:  {}\n",
-                user.display(),
+                escape_controls(&user.display()),
                 user.role,
-                user.organization_name,
-                user.organization_id,
+                escape_controls(&user.organization_name),
+                escape_controls(&user.organization_id),
                 service,
                 scheme
             ));

@@ -48,7 +48,8 @@ pub enum FilesError {
 pub fn slug(name: &str) -> String {
     let mut out = String::new();
     let mut dash = false;
-    for c in name.chars() {
+    // A secret evalctl holds is no part of a file name (`********` slugs to nothing).
+    for c in crate::scrub::mask(name).chars() {
         if c.is_ascii_alphanumeric() || c == '_' {
             if dash && !out.is_empty() {
                 out.push('-');
@@ -175,7 +176,10 @@ pub fn write_all(
             .suffix(".tmp")
             .tempfile_in(dir)
             .map_err(io)?;
-        temp.write_all(text.as_bytes()).map_err(io)?;
+        // Masked as every output is: what the service holds is written, but
+        // never a secret evalctl holds (an API key a manifest once put there).
+        temp.write_all(crate::scrub::mask(text).as_bytes())
+            .map_err(io)?;
         temp.as_file().sync_all().map_err(io)?;
         temp.persist(&path).map_err(|e| io(e.error))?;
         written.push(path);

@@ -54,7 +54,11 @@ pub enum Content {
 impl std::fmt::Display for Content {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Content::Project { name, .. } => write!(f, "project `{name}`"),
+            // A name read from the service: control characters escaped, as
+            // plans show it.
+            Content::Project { name, .. } => {
+                write!(f, "project `{}`", crate::scrub::escape_controls(name))
+            }
             Content::Integrations { providers } => {
                 let list: Vec<String> = providers.iter().map(|p| format!("`{p}`")).collect();
                 write!(

@@ -7,7 +7,12 @@
 //! document per provider. Files are read and checked one at a time (`pipeline`: on the
 //! calling thread, and on helper threads too when a repo holds over 2 MiB of YAML),
 //! each file's parsed documents dropped once checked; the rules across documents then
-//! run over the results in file order. Nothing stops at the first problem: the outcome
+//! run over the results in file order: besides, no document may refer to evalctl's own
+//! credentials (`${EVALCTL_API_KEY}`, `${EVALCTL_PASSWORD}`, `${EVALCTL_ACCESS_TOKEN}`, or
+//! any variable whose value holds one of theirs), and a Project may not show what an
+//! Integration takes from the environment as a secret; the values an Integration
+//! takes from the environment are registered as held secrets ([`crate::scrub`]), so no
+//! output shows them. Nothing stops at the first problem: the outcome
 //! lists every error and warning of every file, sorted by file and position, each with
 //! `file:line:column`. A path that does not exist, a directory without manifests and a
 //! file that cannot be read are errors of the outcome like any other, named by their
@@ -28,6 +33,7 @@ use super::pipeline::{self, Threads};
 use super::set::{Located, ManifestSet, Origin};
 use super::shared::SharedParts;
 use super::yaml::Limits;
+use crate::scrub;
 
 /// Everything [`load`] found.
 #[derive(Debug, Default)]
@@ -139,6 +145,16 @@ pub fn load_on(
         }
     }
 
+    // What an Integration takes from the environment is a secret evalctl holds:
+    // no output shows it, whatever text carries it (a Project's field holding
+    // the same value under another name).
+    for name in hidden_variables.keys() {
+        if let Some(value) = env(name) {
+            scrub::register(&value);
+        }
+    }
+    let mut credentials = OwnCredentials::new(env);
+
     let mut across = Across::default();
     let mut shared = SharedParts::default();
     let mut digest = std::hash::DefaultHasher::new();
@@ -151,7 +167,18 @@ pub fn load_on(
             let checked = document.checked;
             let origin = document.origin;
             outcome.diagnostics.extend(checked.diagnostics);
+            for variable in &checked.variables {
+                if let Some(holds) = credentials.held_by(&variable.name) {
+                    outcome
+                        .diagnostics
+                        .push(own_credential(&file.name, variable, holds));
+                }
+            }
             for variable in checked.variables.iter().filter(|v| !v.hidden) {
+                if credentials.held_by(&variable.name).is_some() {
+                    // Refused above, whatever else holds it.
+                    continue;
+                }
                 if let Some((taken_in, line)) = hidden_variables.get(&variable.name) {
                     outcome
                         .diagnostics
@@ -207,6 +234,69 @@ fn shown_secret(file: &str, variable: &UsedVariable, taken_in: &str, line: u32) 
     )
     .with_help(
         "refer to another variable here, or write the value out: plans, exports and logs show this field",
+    )
+}
+
+/// evalctl's own credentials ([`scrub::credential_values`]) and which variables the
+/// manifests refer to hold them, each variable looked up once.
+struct OwnCredentials<'a> {
+    env: &'a (dyn Fn(&str) -> Option<String> + Sync),
+    values: Vec<(&'static str, String)>,
+    seen: BTreeMap<String, Option<Holds>>,
+}
+
+/// How a variable holds one of evalctl's own credentials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holds {
+    /// It is the credential's variable (`EVALCTL_API_KEY`).
+    Named(&'static str),
+    /// Its value holds the value of this credential variable.
+    Value(&'static str),
+}
+
+impl<'a> OwnCredentials<'a> {
+    fn new(env: &'a (dyn Fn(&str) -> Option<String> + Sync)) -> Self {
+        OwnCredentials {
+            env,
+            values: scrub::credential_values(env),
+            seen: BTreeMap::new(),
+        }
+    }
+
+    /// Whether (and how) the variable `name` holds one of evalctl's credentials: it
+    /// is one of [`scrub::CREDENTIAL_VARIABLES`], set or not, or its value contains
+    /// the value of one (or the HTTP Basic value of the user and password).
+    fn held_by(&mut self, name: &str) -> Option<Holds> {
+        if let Some(known) = self.seen.get(name) {
+            return *known;
+        }
+        let holds = match scrub::CREDENTIAL_VARIABLES.iter().find(|v| **v == name) {
+            Some(variable) => Some(Holds::Named(variable)),
+            None => (self.env)(name).and_then(|value| {
+                self.values
+                    .iter()
+                    .find(|(_, credential)| value.contains(credential.as_str()))
+                    .map(|(variable, _)| Holds::Value(variable))
+            }),
+        };
+        self.seen.insert(name.to_owned(), holds);
+        holds
+    }
+}
+
+/// The error for `variable`, which holds one of evalctl's own credentials.
+fn own_credential(file: &str, variable: &UsedVariable, holds: Holds) -> Diagnostic {
+    let message = match holds {
+        Holds::Named(credential) => format!(
+            "`${{{credential}}}` is evalctl's own credential; a manifest cannot refer to it"
+        ),
+        Holds::Value(credential) => format!(
+            "`${{{}}}` holds the value of {credential}, evalctl's own credential; a manifest cannot refer to it",
+            variable.name
+        ),
+    };
+    Diagnostic::error(file, Some(variable.at), message).with_help(
+        "plans, pull-request comments, exports and logs would show it, and apply would write it into the service: give the manifest a variable of its own",
     )
 }
 

@@ -3,9 +3,10 @@
 //! Diagnostics show the offending source line. When a secret field holds a literal (which
 //! the loader refuses), that line, or any other line holding the literal, must not
 //! repeat it. The loader keeps only a masked copy of each file's text for rendering:
-//! - [`mask_spans`] replaces the given values (found from the parsed document) with
-//!   `********`, whatever their length, so not even that is told; a value on several lines
-//!   becomes `********` on each, its line breaks kept.
+//! - [`mask_spans`] replaces the given values (found from the parsed document), and every
+//!   secret evalctl holds ([`crate::scrub`]) found in the text, with `********`, whatever
+//!   their length, so not even that is told; a value on several lines becomes `********` on
+//!   each, its line breaks kept.
 //! - [`mask_secret_lines`] is the fallback for text that did not parse (no document to
 //!   find values in): on every line of the form `token: value` (any of the secret field
 //!   names, block style) whose value is not a `${NAME}` reference, the value is masked;
@@ -100,12 +101,15 @@ impl Masked {
     }
 }
 
-/// `source` with each span's text masked. Spans may overlap or repeat.
+/// `source` with each span's text masked, and each secret evalctl holds that it holds
+/// ([`crate::scrub`]: its API key pasted into a field, say), so that a quoted line
+/// tells not even its length. Spans may overlap or repeat.
 #[must_use]
 pub fn mask_spans(source: &str, spans: &[Span]) -> Masked {
     let mut ranges: Vec<(usize, usize)> = spans
         .iter()
         .filter_map(|span| range(source, span))
+        .chain(crate::scrub::occurrences(source))
         .collect();
     ranges.sort_unstable();
     // Merge overlapping ranges, so each byte is masked once.

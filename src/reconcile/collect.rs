@@ -31,6 +31,7 @@ use crate::api::ProjectItem;
 use crate::client::Client;
 use crate::plan::RunKind;
 use crate::state::snapshot::{ProjectRef, Selection, Snapshot};
+use crate::scrub::escape_controls;
 use crate::state::{Catalog, IntegrationState, MissingObject, ObjectKey, ProjectState, RunState};
 use crate::suggest::nearest;
 
@@ -162,14 +163,20 @@ async fn load_project(
             read_annotation_templates(client, &found.id)
                 .await
                 .map_err(ctx(|| {
-                    format!("the annotation templates of project `{name}`")
+                    format!(
+                        "the annotation templates of project `{}`",
+                        escape_controls(name)
+                    )
                 }))
         },
         async {
             read_feedback_templates(client, &found.id)
                 .await
                 .map_err(ctx(|| {
-                    format!("the feedback templates of project `{name}`")
+                    format!(
+                        "the feedback templates of project `{}`",
+                        escape_controls(name)
+                    )
                 }))
         },
     )?;

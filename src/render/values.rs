@@ -187,20 +187,7 @@ fn literal_lines(s: &str) -> Vec<String> {
 /// terminal: control characters (escape sequences, carriage returns, tabs)
 /// and bidirectional overrides are written as `\u{..}`.
 pub(crate) fn sanitize(s: &str) -> String {
-    let unsafe_char =
-        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-    if !s.chars().any(unsafe_char) {
-        return s.to_owned();
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if unsafe_char(c) {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::scrub::escape_controls(s).into_owned()
 }
 
 /// A multi-line text made safe line by line.

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::scrub::escape_controls;
 use crate::suggest::did_you_mean;
 
 /// How a manifest refers to an object: by name or by id.
@@ -83,12 +84,20 @@ pub struct MissingObject {
     pub suggestions: Vec<String>,
 }
 
+/// Names (as written, and as the service holds them) with their control
+/// characters escaped, as plans show them.
 impl std::fmt::Display for MissingObject {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} `{}` not found", self.kind, self.key)?;
+        let key = self.key.to_string();
+        write!(f, "{} `{}` not found", self.kind, escape_controls(&key))?;
         if let Some(p) = &self.project {
-            write!(f, " in project `{p}`")?;
+            write!(f, " in project `{}`", escape_controls(p))?;
         }
-        f.write_str(&did_you_mean(&self.suggestions))
+        let suggestions: Vec<String> = self
+            .suggestions
+            .iter()
+            .map(|s| escape_controls(s).into_owned())
+            .collect();
+        f.write_str(&did_you_mean(&suggestions))
     }
 }

@@ -14,7 +14,11 @@ impl Client {
         let body = ApiKeyLoginRequest {
             api_key: api_key.clone(),
         };
-        self.fetch(Call::new(&LOGIN_API_KEY, &[]).json(&body)?)
-            .await
+        let token: Token = self
+            .fetch(Call::new(&LOGIN_API_KEY, &[]).json(&body)?)
+            .await?;
+        // A token evalctl holds: no output shows it.
+        crate::scrub::register(token.access_token.expose());
+        Ok(token)
     }
 }

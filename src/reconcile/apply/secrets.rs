@@ -26,10 +26,21 @@ pub struct MissingSecret {
 /// Replaces every `${NAME}` reference of `body` with the value of the
 /// environment variable, through `env`: the secret fields, which are exactly
 /// one reference, and the references within the other strings.
+///
+/// Every value read is registered as held ([`crate::scrub::register`]): no output
+/// shows it, whatever text carries it back (a server echoing the request).
 pub fn resolve_secrets(
     body: &IntegrationCreate<EnvRef>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<IntegrationCreate<Secret>, MissingSecret> {
+    let held = |name: &str| {
+        let value = env(name);
+        if let Some(value) = &value {
+            crate::scrub::register(value);
+        }
+        value
+    };
+    let env: &dyn Fn(&str) -> Option<String> = &held;
     let mut json = serde_json::to_value(body).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut json {
         for (key, child) in map.iter_mut() {
