@@ -351,13 +351,16 @@ pub struct ThreeWayArgs {
     /// The base branch's manifests (e.g. a `git worktree` of the target
     /// branch): every change, and every field in it, is attributed as
     /// proposed (this PR), drift (out of band, this apply reverts it),
-    /// conflict (both) or pending. Takes the paths up to the next option.
-    #[arg(long, value_name = "BASE_PATH", num_args = 1..)]
+    /// conflict (both) or pending. One path each (repeatable: `--base a
+    /// --base b`); the manifests are the PATH arguments, so
+    /// `plan --base base/config config` plans `config` against `base/config`.
+    #[arg(long, value_name = "BASE_PATH", num_args = 1)]
     pub base: Vec<PathBuf>,
     /// The manifests as last applied (e.g. the commit the last apply ran
     /// from): where live still holds their value, the base was never applied
-    /// (pending), rather than changed out of band (drift). With --base.
-    #[arg(long, value_name = "PATH", num_args = 1.., requires = "base")]
+    /// (pending), rather than changed out of band (drift). With --base; one
+    /// path each (repeatable).
+    #[arg(long, value_name = "APPLIED_PATH", num_args = 1, requires = "base")]
     pub applied: Vec<PathBuf>,
     /// Exit 4 when the plan has a change of this attribution (repeatable:
     /// `conflict`, `drift`), for teams that want a human to look. With --base.

@@ -249,6 +249,33 @@ struct OtherNotLoaded {
     paths: Vec<PathBuf>,
 }
 
+/// Refuses manifests that hold a path given to `flag`: the manifests would
+/// hold the other side's copy of every project besides their own. Most often
+/// the manifests' path was left out and defaulted to `.`, which holds the
+/// base's worktree. (The same path on both sides is allowed: each is loaded
+/// on its own.)
+fn overlap(flag: &'static str, manifests: &[PathBuf], others: &[PathBuf]) -> Result<(), Error> {
+    for manifest in manifests {
+        let Ok(manifest_full) = manifest.canonicalize() else {
+            continue;
+        };
+        for other in others {
+            let Ok(other_full) = other.canonicalize() else {
+                continue;
+            };
+            if other_full != manifest_full && other_full.starts_with(&manifest_full) {
+                return Err(Error::PathsOverlap {
+                    flag,
+                    manifests: manifest.clone(),
+                    other: other.clone(),
+                    defaulted: manifests.len() == 1 && manifest.as_os_str() == ".",
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 fn problems(what: &str, error: &PlanError) -> String {
     let first = error
         .problems
@@ -280,6 +307,8 @@ pub async fn plan_three_way(
             plan_from_manifests(manifests, Secrets::NotNeeded, live_args, options, printer).await?;
         return Ok(planned.into());
     }
+    overlap("--base", &manifests.paths, &three_way.base)?;
+    overlap("--applied", &manifests.paths, &three_way.applied)?;
     let (desired, _) = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
     // Here a target names a declared object (a pruned object's address is for plain plans).
     target::unmatched(&desired, options.targets.as_slice(), false)?;
