@@ -105,7 +105,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         // keeps them: its field differences are how it is confirmed.
         plan.release_printed();
     }
-    check_secrets_available(&plan)?;
+    check_secrets_available(&plan, source.as_ref(), printer)?;
     interruptible(&stop, confirm(args)).await??;
     if args.output == Format::Text {
         // The outcomes follow the plan, a blank line apart.
@@ -350,10 +350,17 @@ fn stream_outcome(outcome: &ChangeOutcome, format: Format, printer: &Printer, pr
     progress.advance();
 }
 
-/// Refuses before any write when an integration's secret variable is not set.
-fn check_secrets_available(plan: &Plan) -> Result<(), Error> {
+/// Refuses before any write when an integration's secret variable that the
+/// plan sends is not set, showing each at the field that takes it (from
+/// manifests). A variable the plan does not send is not mentioned.
+fn check_secrets_available(
+    plan: &Plan,
+    source: Option<&ManifestSource>,
+    printer: &Printer,
+) -> Result<(), Error> {
     let changes = &plan.changes;
     let mut missing = Vec::new();
+    let mut names = Vec::new();
     for i in 0..changes.len() {
         if !matches!(
             changes.kind(i),
@@ -370,15 +377,21 @@ fn check_secrets_available(plan: &Plan) -> Result<(), Error> {
             for name in referenced_variables(body) {
                 if process_env(&name).is_none_or(|v| v.is_empty()) {
                     missing.push(format!("{name} (for {})", change.address));
+                    names.push(name);
                 }
             }
         }
     }
     if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::MissingSecrets { missing })
+        return Ok(());
     }
+    if let Some(source) = source {
+        let shown = source.unset_secrets(&names, printer.color_stderr());
+        if !shown.is_empty() {
+            printer.diagnostics(&shown);
+        }
+    }
+    Err(Error::MissingSecrets { missing })
 }
 
 /// The ids of existing objects that the changes that succeeded named

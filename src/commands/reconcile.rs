@@ -79,6 +79,19 @@ impl ManifestSource {
     }
 }
 
+impl ManifestSource {
+    /// The warnings at the fields that take each of `names` (integration
+    /// secrets found unset), rendered: loaded again on this error path only,
+    /// as `apply` mentions an unset secret only when its plan sends it.
+    pub fn unset_secrets(&self, names: &[String], color: bool) -> String {
+        let mut outcome = manifest::load_on(Threads::One, &self.paths, &process_env);
+        outcome
+            .diagnostics
+            .retain(|d| d.unset_secret.as_ref().is_some_and(|n| names.contains(n)));
+        outcome.render_diagnostics(color)
+    }
+}
+
 /// The manifests changed on disk between the plan and the confirmation.
 #[derive(Debug, thiserror::Error)]
 #[error(
@@ -94,7 +107,8 @@ pub fn process_env(name: &str) -> Option<String> {
 /// Whether the command sends integration secrets (write-only tokens).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Secrets {
-    /// `apply`: each unset variable is a warning at its field.
+    /// `apply`: an unset variable is an error when the plan sends it
+    /// (checked once planned, before any write), and not mentioned otherwise.
     Sent,
     /// `plan`, `drift`: they never read write-only secrets, so unset ones are
     /// mentioned once, together, and not per integration.
@@ -109,7 +123,11 @@ pub fn load_manifests_for(
     printer: &Printer,
 ) -> Result<(ManifestSet, ManifestSource), Error> {
     let mut outcome = manifest::load_on(Threads::One, &args.paths, &process_env);
-    if secrets == Secrets::NotNeeded {
+    if secrets == Secrets::Sent {
+        // Needed only where the plan sends them: apply refuses then, naming
+        // each, before any write (`check_secrets_available`).
+        outcome.diagnostics.retain(|d| d.unset_secret.is_none());
+    } else {
         let mut unset: Vec<String> = outcome
             .diagnostics
             .iter()

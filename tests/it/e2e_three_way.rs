@@ -386,7 +386,11 @@ fn base_takes_one_path_and_the_manifests_are_the_arguments_after_it() {
             "{}",
             run.stderr
         );
-        assert!(!run.stderr.contains("declared twice: here"), "{}", run.stderr);
+        assert!(
+            !run.stderr.contains("declared twice: here"),
+            "{}",
+            run.stderr
+        );
     }
     let run = ctx.evalctl(&["plan", "--base", "../elsewhere", "--applied", "applied"]);
     run.expect(64);

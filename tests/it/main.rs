@@ -17,6 +17,7 @@ mod apply_settle;
 mod apply_stream;
 mod ci_recipes;
 mod cli_docs;
+mod cli_hints;
 mod client_aimd;
 mod client_auth;
 mod client_auth_fallback;
