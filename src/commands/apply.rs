@@ -56,7 +56,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
     let _signals = watch_signals(Arc::clone(&stop), *printer);
     let prepared = interruptible(&stop, async {
         match &args.plan {
-            Some(path) => from_saved_plan(args, path).await,
+            Some(path) => from_saved_plan(args, path, printer).await,
             None => from_manifests(args, printer).await,
         }
     })
@@ -279,7 +279,26 @@ async fn from_manifests(args: &ApplyArgs, printer: &Printer) -> Result<Prepared,
     })
 }
 
-async fn from_saved_plan(args: &ApplyArgs, path: &std::path::Path) -> Result<Prepared, Error> {
+/// The note for `applied` of the `total` changes of the saved plan at
+/// `path` found already applied.
+fn already_applied(path: &std::path::Path, applied: usize, total: usize) -> String {
+    let path = path.display();
+    if applied == total {
+        format!(
+            "{path} was already applied: live holds what its {total} change(s) set, so nothing is sent"
+        )
+    } else {
+        format!(
+            "{applied} of the {total} changes of {path} were already applied (live holds what they set): they are not sent again"
+        )
+    }
+}
+
+async fn from_saved_plan(
+    args: &ApplyArgs,
+    path: &std::path::Path,
+    printer: &Printer,
+) -> Result<Prepared, Error> {
     if !args.shape.target.is_empty() || args.shape.prune || args.shape.rotate_secrets {
         return Err(Error::Usage(
             "--target, --prune and --rotate-secrets shape a new plan; a saved plan is applied as it was saved",
@@ -300,20 +319,36 @@ async fn from_saved_plan(args: &ApplyArgs, path: &std::path::Path) -> Result<Pre
     }
     let catalog = read_catalog(&connection.client, &Default::default()).await?;
     let changes = saved.plan.changes.to_vec().map_err(Error::Changes)?;
-    let changes: Vec<&ResourceChange> = changes.iter().collect();
-    let moved = check_unchanged(&connection.client, &catalog, &changes)
-        .await
-        .map_err(Error::Unchecked)?;
-    if !moved.is_empty() {
+    let checked = {
+        let changes: Vec<&ResourceChange> = changes.iter().collect();
+        check_unchanged(&connection.client, &catalog, &changes)
+            .await
+            .map_err(Error::Unchecked)?
+    };
+    if !checked.moved.is_empty() {
         return Err(Error::PlanMoved {
             path: path.to_owned(),
-            moved,
+            moved: checked.moved,
         });
     }
+    let mut plan = saved.plan;
+    if !checked.applied.is_empty() {
+        // Applied before: live holds what they set. Sent again they would be
+        // reported "updated", attributed as when the plan was made.
+        let total = changes.len();
+        let mut left = crate::plan::Changes::new();
+        for (index, change) in changes.into_iter().enumerate() {
+            if !checked.applied.contains(&index) {
+                left.push(change);
+            }
+        }
+        plan.changes = left;
+        printer.info(&already_applied(path, checked.applied.len(), total));
+    }
     // The file keeps user ids: the people they are, as the plan named them.
-    let enrichment = crate::reconcile::enrich::people_of(&connection.client, &saved.plan).await;
+    let enrichment = crate::reconcile::enrich::people_of(&connection.client, &plan).await;
     Ok(Prepared {
-        plan: saved.plan,
+        plan,
         enrichment,
         connection,
         state: State {
