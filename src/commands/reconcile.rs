@@ -115,6 +115,28 @@ pub enum Secrets {
     NotNeeded,
 }
 
+/// Takes the warnings about unset integration tokens out of `outcome` and
+/// says once, on stderr, which are unset: only `apply` needs them (for
+/// `validate`, `plan`, `drift`, so a CI log or a pull request's annotations
+/// carry no warning per integration for a token the job does not need).
+pub fn note_unset_secrets(outcome: &mut manifest::LoadOutcome, printer: &Printer) {
+    let mut unset: Vec<String> = outcome
+        .diagnostics
+        .iter()
+        .filter_map(|d| d.unset_secret.clone())
+        .collect();
+    unset.sort();
+    unset.dedup();
+    outcome.diagnostics.retain(|d| d.unset_secret.is_none());
+    if !unset.is_empty() {
+        printer.info(&format!(
+            "note: plan and drift do not need integration tokens; apply does ({} not set here: {})",
+            unset.len(),
+            unset.join(", ")
+        ));
+    }
+}
+
 /// Loads the manifests for a command that uses `secrets` so, printing their
 /// diagnostics: the manifests, and where they came from.
 pub fn load_manifests_for(
@@ -128,21 +150,7 @@ pub fn load_manifests_for(
         // each, before any write (`check_secrets_available`).
         outcome.diagnostics.retain(|d| d.unset_secret.is_none());
     } else {
-        let mut unset: Vec<String> = outcome
-            .diagnostics
-            .iter()
-            .filter_map(|d| d.unset_secret.clone())
-            .collect();
-        unset.sort();
-        unset.dedup();
-        outcome.diagnostics.retain(|d| d.unset_secret.is_none());
-        if !unset.is_empty() {
-            printer.info(&format!(
-                "note: plan and drift do not need integration tokens; apply does ({} not set here: {})",
-                unset.len(),
-                unset.join(", ")
-            ));
-        }
+        note_unset_secrets(&mut outcome, printer);
     }
     let rendered = outcome.render_diagnostics(printer.color_stderr());
     if !rendered.is_empty() {
@@ -407,6 +415,7 @@ pub async fn plan_three_way(
             plan
         }
     };
+    log_details(&plan);
     let touched = TouchedVersions::of_state(&three.state, &plan)?;
     let (enrichment, warning) = enrich(&connection.client, &touched, &plan).await;
     if let Some(warning) = warning {
@@ -502,6 +511,25 @@ pub async fn plan_with(
 }
 
 /// The plan `read` holds, with blast radius and people read beside it.
+/// Logs the plan's details (`-v`): notes nobody can act on
+/// ([`crate::plan::NoteKind::Detail`]), which text and markdown leave out.
+fn log_details(plan: &Plan) {
+    for note in plan
+        .notes
+        .iter()
+        .filter(|n| n.kind == crate::plan::NoteKind::Detail)
+    {
+        let message = crate::render::values::sanitize(&note.message);
+        match &note.address {
+            Some(address) => tracing::info!(
+                "note: {}: {message}",
+                crate::render::values::sanitize(&address.to_string())
+            ),
+            None => tracing::info!("note: {message}"),
+        }
+    }
+}
+
 async fn enriched(
     connection: &Connection,
     read: Result<ReadAndPlanned, ReadError>,
@@ -509,6 +537,7 @@ async fn enriched(
 ) -> Result<(State, Plan, Enrichment), Error> {
     let read = read?;
     let plan = read.plan?;
+    log_details(&plan);
     let (enrichment, warning) = enrich(&connection.client, &read.touched, &plan).await;
     if let Some(warning) = warning {
         printer.warn(&warning);

@@ -34,6 +34,7 @@ mod e2e_dashboards_export;
 mod e2e_env_secrets;
 mod e2e_export;
 mod e2e_large_plan;
+mod e2e_pr_noise;
 mod e2e_read_path;
 mod e2e_reconcile;
 mod e2e_secrets;
