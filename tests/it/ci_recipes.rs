@@ -5,7 +5,9 @@
 //! the environment the recipe gives the step (secrets replaced by sandbox values). The
 //! scenarios assert the exit statuses the recipes gate on: plan 2 on a fresh sandbox
 //! then 0 after apply, drift 0 then 2 after an out-of-band change, markdown under the
-//! 60,000 characters of a comment.
+//! 60,000 characters of a comment; that drift, given the manifests as last applied
+//! (the tag apply.yml moves), tells out-of-band drift from a change merged and not
+//! applied; and that the saved plan carries what the labelling step reads.
 //!
 //! The recipes keep to a convention (stated at the top of each): an evalctl command is
 //! one line of a `run:` block starting with `evalctl`, using only variables of `env:`,
@@ -212,6 +214,83 @@ fn every_recipe_runs_only_command_lines_evalctl_has() {
     );
 }
 
+/// What setup-terraform, tfcmt and Atlantis users expect of the recipes:
+/// a job summary of plan, apply and drift; the apply recorded (the tag the
+/// other recipes read as --applied) and its result posted on the merged pull
+/// request; the plan comment's footer naming the commit checked out (the
+/// merge), not the head; a label on a plan that deletes or replaces.
+#[test]
+fn the_recipes_summarise_record_and_report() {
+    let secrets = secrets("http://127.0.0.1:9");
+    let all = all_invocations(&secrets);
+    for recipe in RECIPES {
+        let text = recipe_text(recipe);
+        let file = match recipe {
+            "plan.yml" => "plan.md",
+            "apply.yml" => "apply.md",
+            _ => "drift.md",
+        };
+        assert!(
+            text.contains(&format!("cat {file} >> \"$GITHUB_STEP_SUMMARY\"")),
+            "{recipe}: a job summary"
+        );
+    }
+    // Recorded by apply, read by plan and drift.
+    let apply = recipe_text("apply.yml");
+    assert!(
+        apply.contains("if: steps.apply.outputs.status == '0'")
+            && apply.contains("git tag -f \"$EVALCTL_APPLIED_TAG\" \"$GITHUB_SHA\"")
+            && apply.contains("git push -f origin \"refs/tags/$EVALCTL_APPLIED_TAG\"")
+            && apply.contains("contents: write"),
+        "apply.yml moves the tag after a complete apply"
+    );
+    assert!(
+        apply.contains("listPullRequestsAssociatedWithCommit")
+            && apply.contains("pull-requests: write"),
+        "apply.yml comments on the merged pull request"
+    );
+    for recipe in ["plan.yml", "drift.yml"] {
+        let text = recipe_text(recipe);
+        assert!(
+            text.contains("EVALCTL_APPLIED_TAG: evalctl-applied")
+                && text.contains(
+                    "git worktree add --detach applied \"refs/tags/$EVALCTL_APPLIED_TAG\""
+                ),
+            "{recipe} checks out the tag"
+        );
+        let command = if recipe == "plan.yml" {
+            "plan"
+        } else {
+            "drift"
+        };
+        let invocation = line(&all, recipe, command);
+        let applied = invocation
+            .args
+            .iter()
+            .position(|a| a == "--applied")
+            .and_then(|i| invocation.args.get(i + 1))
+            .unwrap_or_else(|| panic!("{recipe}: --applied: {invocation:#?}"));
+        assert_eq!(applied, "applied/config", "{recipe}");
+    }
+    // Drift compares the manifests with themselves as last applied: each
+    // difference is drift or pending, never "this PR" or a conflict.
+    let drift = line(&all, "drift.yml", "drift");
+    let base = drift
+        .args
+        .iter()
+        .position(|a| a == "--base")
+        .and_then(|i| drift.args.get(i + 1));
+    assert_eq!(base, drift.args.get(2), "{drift:#?}");
+    let plan = recipe_text("plan.yml");
+    assert!(
+        plan.contains(
+            "Plan of ${context.sha.slice(0, 7)}, the merge of ${pr.head.sha.slice(0, 7)}"
+        ),
+        "the footer names the merge commit actions/checkout checked out"
+    );
+    assert!(plan.contains("issues.addLabels") && plan.contains("issues.removeLabel"));
+}
+
 #[test]
 fn a_line_evalctl_would_refuse_fails_the_check() {
     let secrets = secrets("http://127.0.0.1:9");
@@ -292,18 +371,32 @@ fn the_recipes_gate_a_change_from_pull_request_to_drift() {
     apply.expect(0);
     run(line(&all, "plan.yml", "plan"), &ctx).expect(0);
 
-    // The merge is the base now (plan.yml checks out the base branch, drift.yml
-    // the previous commit, under base/).
+    // The merge is the base now (plan.yml checks out the base branch under
+    // base/), and apply.yml moved the tag evalctl-applied to it, which plan.yml
+    // and drift.yml check out under applied/ (--applied).
     let base = line(&all, "plan.yml", "plan")
         .env
         .get("EVALCTL_BASE_DIR")
         .expect("the base directory")
         .clone();
+    let applied = line(&all, "plan.yml", "plan")
+        .env
+        .get("EVALCTL_APPLIED_DIR")
+        .expect("the manifests as last applied")
+        .clone();
     assert_eq!(
-        line(&all, "drift.yml", "drift").env.get("EVALCTL_BASE_DIR"),
-        Some(&base)
+        line(&all, "drift.yml", "drift")
+            .env
+            .get("EVALCTL_APPLIED_DIR"),
+        Some(&applied)
     );
+    let record_apply = |ctx: &TestContext| {
+        let _ = std::fs::remove_dir_all(ctx.path(&applied));
+        // An absolute path: copied from the config repo, not the repository.
+        ctx.copy_dir(&ctx.path(&dir).to_string_lossy(), &applied);
+    };
     ctx.copy_dir("examples/quickstart", &base);
+    record_apply(&ctx);
 
     // Nightly: no drift; then someone recolours a section in the UI: drift (2).
     run(line(&all, "drift.yml", "drift"), &ctx).expect(0);
@@ -334,19 +427,68 @@ fn the_recipes_gate_a_change_from_pull_request_to_drift() {
         plan.stdout
     );
     ctx.write(&format!("{dir}/demo-project.yaml"), &original);
+    // The nightly report speaks of drift (the UI's edit of what was applied),
+    // not of a conflict nor of an apply.
     let drift = run(line(&all, "drift.yml", "drift"), &ctx);
     drift.expect(2);
     fits_a_comment(&drift, "the drift issue");
     assert!(
-        drift.stdout.contains("section[Quality]"),
+        drift.stdout.contains("### Drift: changed out of band (1)")
+            && drift.stdout.contains("section[Quality]")
+            && drift.stdout.contains("#ff0000"),
         "{}",
         drift.stdout
     );
-    assert!(drift.stdout.contains("#ff0000"), "{}", drift.stdout);
+    for wrong in ["### Conflicts", "would revert", "this apply"] {
+        assert!(!drift.stdout.contains(wrong), "{wrong}:\n{}", drift.stdout);
+    }
+    // A change merged and not applied yet is pending, beside the drift.
+    ctx.write(
+        &format!("{dir}/demo-project.yaml"),
+        &original.replace("Toxicity and prompt-injection charts", "Safety, reviewed"),
+    );
+    let drift = run(line(&all, "drift.yml", "drift"), &ctx);
+    drift.expect(2);
+    assert!(
+        drift
+            .stdout
+            .contains("### Pending: merged, not applied yet (1)")
+            && drift.stdout.contains("### Drift: changed out of band (1)"),
+        "{}",
+        drift.stdout
+    );
 
-    // Applying again repairs it.
+    // Applying again repairs it; the apply job records it.
     run(line(&all, "apply.yml", "apply"), &ctx).expect(0);
+    record_apply(&ctx);
     run(line(&all, "drift.yml", "drift"), &ctx).expect(0);
+
+    // A pull request that replaces a template: the saved plan says so, in
+    // the field the labelling step reads.
+    ctx.write(
+        &format!("{dir}/demo-project.yaml"),
+        &std::fs::read_to_string(&manifest)
+            .expect("the manifest")
+            .replace("max: 5", "max: 10"),
+    );
+    run(line(&all, "plan.yml", "plan"), &ctx).expect(2);
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ctx.path("plan.json")).expect("plan.json"))
+            .expect("JSON");
+    let actions: Vec<&str> = saved["plan"]["changes"]
+        .as_array()
+        .expect("saved.plan.changes")
+        .iter()
+        .filter_map(|c| c["action"].as_str())
+        .collect();
+    assert_eq!(actions, ["replace"]);
+    assert!(
+        recipe_text("plan.yml").contains(
+            "saved.plan.changes.filter(c => c.action === 'delete' || c.action === 'replace')"
+        ),
+        "the label step reads the saved plan's actions"
+    );
+    ctx.write(&format!("{dir}/demo-project.yaml"), &original);
 
     // What the recipes' later steps read was written by their evalctl lines.
     for recipe in RECIPES {
