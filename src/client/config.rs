@@ -30,7 +30,7 @@ pub const ENV_PASSWORD: &str = "EVALCTL_PASSWORD";
 pub const ENV_ACCESS_TOKEN: &str = "EVALCTL_ACCESS_TOKEN";
 /// The default of `--concurrency`: the most requests in flight at once. The
 /// client starts at 8 and goes higher only while the service keeps up (see
-/// the README's "Concurrency").
+/// docs/connecting.md, "Concurrency").
 pub const DEFAULT_CONCURRENCY: u16 = 64;
 
 /// Where credentials come from, as a literal for `concat!` into `--help`.

@@ -525,6 +525,82 @@ fn apply_gets_the_integration_tokens_of_the_full_example() {
     }
 }
 
+/// The README's "Adopt an existing setup": a service configured by hand
+/// (projects, and integrations with settings) is exported into a new config
+/// repo; the recipes' lines, with the recipes' environment (only the token
+/// variables for apply), then run green: validate says nothing, plan has no
+/// changes, apply has nothing to do, drift finds none.
+#[test]
+fn adopting_an_existing_setup_ends_green() {
+    let ctx = TestContext::new();
+    let secrets = secrets(&ctx.sandbox.base_url());
+    let all = all_invocations(&secrets);
+    let dir = config_dir(&all);
+    // Configured by hand: an OpenAI integration with its organization, and an
+    // Anthropic one.
+    ctx.write(
+        "by-hand/integrations.yaml",
+        "kind: Integration\nprovider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: org-by-hand\n---\nkind: Integration\nprovider: anthropic\ntoken: ${ANTHROPIC_API_KEY}\n",
+    );
+    ctx.evalctl_with(
+        &[
+            ("OPENAI_API_KEY", OPENAI_TOKEN),
+            ("ANTHROPIC_API_KEY", ANTHROPIC_TOKEN),
+        ],
+        &["apply", "by-hand", "--auto-approve"],
+    )
+    .expect(0);
+    // The walk-through: export, with no integration variable set.
+    ctx.evalctl_with(
+        &[("OPENAI_API_KEY", ""), ("ANTHROPIC_API_KEY", "")],
+        &["export", "--dir", &dir, "--verify"],
+    )
+    .expect(0);
+    let integrations =
+        std::fs::read_to_string(ctx.path(&format!("{dir}/integrations.yaml"))).expect("exported");
+    assert!(
+        integrations.contains("organization_id: org-by-hand"),
+        "{integrations}"
+    );
+
+    // The pull request that adds the files: valid, no warning, no changes.
+    let validate = run(line(&all, "plan.yml", "validate"), &ctx);
+    validate.expect(0);
+    assert!(
+        !validate.stdout.contains("::warning"),
+        "{}",
+        validate.stdout
+    );
+    assert!(!validate.stdout.contains("::error"), "{}", validate.stdout);
+    let plan = run(line(&all, "plan.yml", "plan"), &ctx);
+    plan.expect(0);
+    assert!(plan.stdout.contains("No changes"), "{}", plan.stdout);
+    // (The base branch has no manifests yet: a warning names it, in case
+    // of a typo; no variable is asked for.)
+    assert!(!plan.stderr.contains("is not set"), "{}", plan.stderr);
+    assert!(!plan.stdout.contains("Not verifiable"), "{}", plan.stdout);
+    // Merged: apply has nothing to do; the next night, no drift.
+    let apply = run(line(&all, "apply.yml", "apply"), &ctx);
+    apply.expect(0);
+    ctx.copy_dir(
+        &ctx.path(&dir).to_string_lossy(),
+        line(&all, "drift.yml", "drift")
+            .env
+            .get("EVALCTL_APPLIED_DIR")
+            .expect("the manifests as last applied"),
+    );
+    run(line(&all, "drift.yml", "drift"), &ctx).expect(0);
+    // The first integration change applies with the recipe's variables.
+    ctx.write(
+        &format!("{dir}/integrations.yaml"),
+        &integrations.replace("org-by-hand", "org-reviewed"),
+    );
+    run(line(&all, "plan.yml", "plan"), &ctx).expect(2);
+    let apply = run(line(&all, "apply.yml", "apply"), &ctx);
+    apply.expect(0);
+    run(line(&all, "plan.yml", "plan"), &ctx).expect(0);
+}
+
 /// An out-of-band change: a section's colour changed in the UI.
 fn recolour_section(
     ctx: &TestContext,

@@ -202,3 +202,69 @@ fn the_quickstarts_sandbox_state_file_is_ignored_by_git() {
         );
     }
 }
+
+/// GitHub's anchor of a markdown heading.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+#[test]
+fn every_commands_help_links_a_page_that_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, top, _) = evalctl(dir.path(), &[], &["--help"]);
+    let top = top.split_whitespace().collect::<Vec<_>>().join(" ");
+    for status in [
+        "0 success",
+        "1 error",
+        "2 changes",
+        "3 apply",
+        "4 a three-way",
+        "64 usage",
+        "65 invalid",
+        "130 interrupted",
+    ] {
+        assert!(top.contains(status), "{status}:\n{top}");
+    }
+    for command in [
+        "validate",
+        "schema",
+        "plan",
+        "apply",
+        "drift",
+        "export",
+        "sandbox",
+        "whoami",
+        "scorers",
+        "completions",
+        "man",
+    ] {
+        let (status, help, _) = evalctl(dir.path(), &[], &[command, "--help"]);
+        assert_eq!(status, 0, "{command}");
+        let link = help
+            .split("Documentation: ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("{command} --help links no page:\n{help}"));
+        let (file, anchor) = link.split_once('#').unwrap_or((link, ""));
+        let text = std::fs::read_to_string(root.join(file))
+            .unwrap_or_else(|e| panic!("{command}: {file}: {e}"));
+        if !anchor.is_empty() {
+            let anchors: Vec<String> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix('#'))
+                .map(|h| slug(h.trim_start_matches('#')))
+                .collect();
+            assert!(
+                anchors.iter().any(|a| a == anchor),
+                "{command}: {link}: {anchors:?}"
+            );
+        }
+    }
+}
