@@ -601,6 +601,166 @@ fn adopting_an_existing_setup_ends_green() {
     run(line(&all, "plan.yml", "plan"), &ctx).expect(0);
 }
 
+/// What a step run by [`run_step`] left: its exit status, its outputs
+/// (`$GITHUB_OUTPUT`) and its job summary (`$GITHUB_STEP_SUMMARY`).
+struct StepRun {
+    status: i32,
+    outputs: BTreeMap<String, String>,
+    summary: String,
+    log: String,
+}
+
+/// Runs the step `step` of `recipe` as the runner would: its whole `run:`
+/// script in `bash --noprofile --norc -eo pipefail`, in the config repo, with
+/// the step's environment (secrets resolved; `context` for the values of the
+/// run's context), `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY` and `GITHUB_SHA`,
+/// and evalctl on `PATH`.
+fn run_step(
+    ctx: &TestContext,
+    secrets: &Secrets,
+    recipe: &str,
+    step: &str,
+    context: &[(&str, &str)],
+) -> StepRun {
+    let found = ci_support::steps(recipe, &recipe_text(recipe), secrets);
+    let step = found
+        .iter()
+        .find(|s| s.name == step)
+        .unwrap_or_else(|| panic!("{recipe}: no step {step:?}"));
+    let files = tempfile::tempdir().expect("tempdir");
+    let output = files.path().join("output");
+    let summary = files.path().join("summary");
+    std::fs::write(&output, "").expect("output");
+    std::fs::write(&summary, "").expect("summary");
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_evalctl"))
+        .parent()
+        .expect("the binary's directory")
+        .to_owned();
+    let mut command = std::process::Command::new("bash");
+    command
+        .args([
+            "--noprofile",
+            "--norc",
+            "-eo",
+            "pipefail",
+            "-c",
+            &step.script,
+        ])
+        .current_dir(ctx.dir.path());
+    for (name, _) in std::env::vars() {
+        if name.starts_with("EVALCTL_") || name.starts_with("GITHUB_") || name.ends_with("_API_KEY")
+        {
+            command.env_remove(name);
+        }
+    }
+    command
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env("NO_COLOR", "1")
+        .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567");
+    for (name, value) in &step.env {
+        if let Some(value) = value {
+            command.env(name, value);
+        }
+    }
+    for (name, value) in context {
+        command.env(name, value);
+    }
+    let run = command.output().expect("bash runs");
+    let outputs = std::fs::read_to_string(&output)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    StepRun {
+        status: run.status.code().unwrap_or(-1),
+        outputs,
+        summary: std::fs::read_to_string(&summary).unwrap_or_default(),
+        log: format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        ),
+    }
+}
+
+/// The walk-through's last step, as GitHub would run it: the recipes' steps
+/// (their whole scripts, in bash, with the `GITHUB_*` files) on an exported
+/// setup: validate, plan and its gate, apply and its gate, drift, all green,
+/// with their outputs and job summaries.
+#[test]
+fn an_exported_setup_runs_the_recipes_green() {
+    let ctx = TestContext::new();
+    let secrets = secrets(&ctx.sandbox.base_url());
+    let all = all_invocations(&secrets);
+    let dir = config_dir(&all);
+    ctx.write(
+        "by-hand/integrations.yaml",
+        "kind: Integration\nprovider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: org-by-hand\n",
+    );
+    ctx.evalctl_with(
+        &[("OPENAI_API_KEY", OPENAI_TOKEN)],
+        &["apply", "by-hand", "--auto-approve"],
+    )
+    .expect(0);
+    ctx.evalctl_with(
+        &[("OPENAI_API_KEY", "")],
+        &["export", "--dir", &dir, "--verify"],
+    )
+    .expect(0);
+    // The checkouts the recipes make: the base branch (the same files: the
+    // pull request that adds them is merged), the commit last applied.
+    let copy = |to: &str| ctx.copy_dir(&ctx.path(&dir).to_string_lossy(), to);
+    copy("base/config");
+    copy("applied/config");
+
+    let validate = run_step(&ctx, &secrets, "plan.yml", "Validate", &[]);
+    assert_eq!(validate.status, 0, "{}", validate.log);
+    assert!(!validate.log.contains("::warning"), "{}", validate.log);
+    let plan = run_step(&ctx, &secrets, "plan.yml", "Plan", &[]);
+    assert_eq!(plan.status, 0, "{}", plan.log);
+    assert_eq!(plan.outputs.get("status").map(String::as_str), Some("0"));
+    assert!(plan.summary.contains("No changes"), "{}", plan.summary);
+    let gate = run_step(
+        &ctx,
+        &secrets,
+        "plan.yml",
+        "Gate on the exit status",
+        &[("STATUS", "0")],
+    );
+    assert_eq!(gate.status, 0, "{}", gate.log);
+
+    let apply = run_step(&ctx, &secrets, "apply.yml", "Apply", &[]);
+    assert_eq!(apply.status, 0, "{}", apply.log);
+    assert_eq!(apply.outputs.get("status").map(String::as_str), Some("0"));
+    assert!(apply.summary.contains("evalctl"), "{}", apply.summary);
+    let gate = run_step(
+        &ctx,
+        &secrets,
+        "apply.yml",
+        "Gate on the exit status",
+        &[("STATUS", "0")],
+    );
+    assert_eq!(gate.status, 0, "{}", gate.log);
+
+    let drift = run_step(&ctx, &secrets, "drift.yml", "Drift", &[]);
+    assert_eq!(drift.status, 0, "{}", drift.log);
+    assert_eq!(drift.outputs.get("status").map(String::as_str), Some("0"));
+    assert!(drift.summary.contains("No drift"), "{}", drift.summary);
+    for run in [&validate, &plan, &apply, &drift] {
+        assert!(!run.log.contains(OPENAI_TOKEN) && !run.summary.contains(OPENAI_TOKEN));
+    }
+}
+
 /// An out-of-band change: a section's colour changed in the UI.
 fn recolour_section(
     ctx: &TestContext,
