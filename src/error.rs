@@ -47,6 +47,28 @@ pub enum Error {
     /// Flags that cannot go together.
     #[error("{0}")]
     Usage(&'static str),
+    /// The manifests hold a path given to `--base` or `--applied`, so every
+    /// project would be declared twice.
+    #[error(
+        "the manifests `{}` hold the {flag} path `{}`, so each project would be declared twice; {}",
+        .manifests.display(),
+        .other.display(),
+        if *.defaulted {
+            format!("no manifest path was given, so the manifests default to `.`: name them after the options, e.g. `{flag} {} config/`", .other.display())
+        } else {
+            format!("give {flag} and the manifests separate directories, e.g. `{flag} base/config config/`")
+        }
+    )]
+    PathsOverlap {
+        /// `--base` or `--applied`.
+        flag: &'static str,
+        /// The manifests' path.
+        manifests: PathBuf,
+        /// The path given to `flag`.
+        other: PathBuf,
+        /// Whether the manifests' path is the default `.` (none was given).
+        defaulted: bool,
+    },
     /// No connection could be set up (configuration, or the sandbox).
     #[error(transparent)]
     Connect(#[from] ConnectError),
@@ -184,6 +206,7 @@ impl Error {
             | Error::Export(CollectError::UnknownProjects(_))
             | Error::UnknownScorer(_)
             | Error::Usage(_)
+            | Error::PathsOverlap { .. }
             | Error::NeedsApproval => ExitStatus::Usage,
             Error::Connect(_)
             | Error::Read(_)

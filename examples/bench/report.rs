@@ -1,7 +1,7 @@
 //! Printing the benchmark's figures: the machine, each phase (wall time,
 //! lower bound and ratio, peak RSS, requests by kind), the targets with
 //! PASS/MISS, the throttled timeline, and a summary table (medians over
-//! `--runs`) in markdown, ready for the README.
+//! `--runs`) in markdown, ready for docs/performance.md.
 
 use std::path::Path;
 use std::time::Duration;

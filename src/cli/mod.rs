@@ -33,8 +33,10 @@ use crate::sandbox::cli::SandboxArgs;
 )]
 #[command(
     after_help = "Exit status: 0 success/no changes, 1 error, 2 changes present \
-(plan --detailed-exitcode, drift), 3 apply incomplete or not converged, 64 usage error, \
-65 invalid manifests."
+(plan --detailed-exitcode, drift), 3 apply incomplete or not converged, 4 a three-way plan \
+has a change --fail-on names (a conflict, drift), 64 usage error, 65 invalid manifests, \
+130 interrupted (SIGINT, SIGTERM).\n\nDocumentation: README.md and docs/ (docs/commands.md \
+for every command)."
 )]
 pub struct Cli {
     /// Options of every command.
@@ -71,52 +73,60 @@ pub struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check manifests offline: syntax, fields, the service's rules, environment references.
-    #[command(after_help = "Example:\n  evalctl validate config/")]
+    #[command(
+        after_help = "Example:\n  evalctl validate config/\n\nDocumentation: docs/manifests.md in the evalctl repository."
+    )]
     Validate(ValidateArgs),
     /// Write the JSON Schemas of the manifest format (for editors and CI) and of `-o json`
     /// output (plan, apply report), and the manifest reference.
-    #[command(after_help = "Example:\n  evalctl schema --out schemas/")]
+    #[command(
+        after_help = "Example:\n  evalctl schema --out schemas/\n\nDocumentation: schemas/REFERENCE.md in the evalctl repository."
+    )]
     Schema(SchemaArgs),
     /// Show what apply would change, without changing anything.
     #[command(
-        after_help = "Examples:\n  evalctl plan config/\n  evalctl plan config/ -o markdown --out plan.json --detailed-exitcode\n  evalctl plan examples/quickstart --sandbox"
+        after_help = "Examples:\n  evalctl plan config/\n  evalctl plan config/ -o markdown --out plan.json --detailed-exitcode\n  evalctl plan examples/quickstart --sandbox\n\nDocumentation: docs/commands.md#plans in the evalctl repository."
     )]
     Plan(PlanArgs),
     /// Make live state match the manifests (or execute a saved plan).
     #[command(
-        after_help = "Examples:\n  evalctl apply config/\n  evalctl apply --plan plan.json --auto-approve\n  evalctl apply examples/quickstart --sandbox --auto-approve"
+        after_help = "Examples:\n  evalctl apply config/\n  evalctl apply --plan plan.json --auto-approve\n  evalctl apply examples/quickstart --sandbox --auto-approve\n\nDocumentation: docs/commands.md#apply in the evalctl repository."
     )]
     Apply(ApplyArgs),
     /// Report drift: exit 0 when live matches, 2 when it drifted, 1 on error.
-    #[command(after_help = "Example:\n  evalctl drift config/ -o markdown")]
+    #[command(
+        after_help = "Example:\n  evalctl drift config/ -o markdown\n\nDocumentation: docs/commands.md#three-way-plans in the evalctl repository."
+    )]
     Drift(DriftArgs),
     /// Write live configuration as manifests: one file per project, and integrations.yaml.
     #[command(
-        after_help = "Examples:\n  evalctl export --dir config/ --verify\n  evalctl export --project demo-project --dir config/ --force\n  evalctl export --sandbox --dir /tmp/demo"
+        after_help = "Examples:\n  evalctl export --dir config/ --verify\n  evalctl export --project demo-project --dir config/ --force\n  evalctl export --sandbox --dir /tmp/demo\n\nDocumentation: docs/commands.md#secrets (export) in the evalctl repository."
     )]
     Export(ExportArgs),
     /// Run the local sandbox: a faithful implementation of the service.
     #[command(
-        after_help = "Example:\n  evalctl sandbox --listen 127.0.0.1:8080 --state sandbox.json"
+        after_help = "Example:\n  evalctl sandbox --listen 127.0.0.1:8080 --state sandbox.json\n\nDocumentation: docs/sandbox.md in the evalctl repository."
     )]
     Sandbox(SandboxArgs),
     /// Show who the credentials resolve to: user, role, organization.
     #[command(
-        after_help = "Example:\n  EVALCTL_API_KEY=... evalctl whoami --base-url https://api.example.com"
+        after_help = "Example:\n  EVALCTL_API_KEY=... evalctl whoami --base-url https://api.example.com\n\nDocumentation: docs/connecting.md in the evalctl repository."
     )]
     Whoami(WhoamiArgs),
     /// Scorer catalog tools.
     #[command(
         subcommand,
-        after_help = "Examples:\n  evalctl scorers list\n  evalctl scorers usage correctness@3"
+        after_help = "Examples:\n  evalctl scorers list\n  evalctl scorers usage correctness@3\n\nDocumentation: docs/commands.md#plans (blast radius) in the evalctl repository."
     )]
     Scorers(ScorersCommand),
     /// Print shell completions for bash, zsh, fish, elvish or powershell.
-    #[command(after_help = "Example:\n  evalctl completions bash > /etc/bash_completion.d/evalctl")]
+    #[command(
+        after_help = "Example:\n  evalctl completions bash > /etc/bash_completion.d/evalctl\n\nDocumentation: README.md#commands in the evalctl repository."
+    )]
     Completions(CompletionsArgs),
     /// Print the man page (roff), or write one page per command into a directory.
     #[command(
-        after_help = "Examples:\n  evalctl man | man -l -\n  evalctl man --out-dir target/man"
+        after_help = "Examples:\n  evalctl man | man -l -\n  evalctl man --out-dir target/man\n\nDocumentation: README.md#commands in the evalctl repository."
     )]
     Man(ManArgs),
 }
@@ -355,13 +365,16 @@ pub struct ThreeWayArgs {
     /// The base branch's manifests (e.g. a `git worktree` of the target
     /// branch): every change, and every field in it, is attributed as
     /// proposed (this PR), drift (out of band, this apply reverts it),
-    /// conflict (both) or pending. Takes the paths up to the next option.
-    #[arg(long, value_name = "BASE_PATH", num_args = 1..)]
+    /// conflict (both) or pending. One path each (repeatable: `--base a
+    /// --base b`); the manifests are the PATH arguments, so
+    /// `plan --base base/config config` plans `config` against `base/config`.
+    #[arg(long, value_name = "BASE_PATH", num_args = 1)]
     pub base: Vec<PathBuf>,
     /// The manifests as last applied (e.g. the commit the last apply ran
     /// from): where live still holds their value, the base was never applied
-    /// (pending), rather than changed out of band (drift). With --base.
-    #[arg(long, value_name = "PATH", num_args = 1.., requires = "base")]
+    /// (pending), rather than changed out of band (drift). With --base; one
+    /// path each (repeatable).
+    #[arg(long, value_name = "APPLIED_PATH", num_args = 1, requires = "base")]
     pub applied: Vec<PathBuf>,
     /// Exit 4 when the plan has a change of this attribution (repeatable:
     /// `conflict`, `drift`), for teams that want a human to look. With --base.

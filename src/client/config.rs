@@ -30,7 +30,7 @@ pub const ENV_PASSWORD: &str = "EVALCTL_PASSWORD";
 pub const ENV_ACCESS_TOKEN: &str = "EVALCTL_ACCESS_TOKEN";
 /// The default of `--concurrency`: the most requests in flight at once. The
 /// client starts at 8 and goes higher only while the service keeps up (see
-/// the README's "Concurrency").
+/// docs/connecting.md, "Concurrency").
 pub const DEFAULT_CONCURRENCY: u16 = 64;
 
 /// The credentials the client authenticates with. `Debug` never shows a secret.
@@ -257,6 +257,9 @@ pub fn check_base_url(raw: &str, allow_insecure_http: bool) -> Result<Url, Confi
         url: raw.to_owned(),
         reason: reason.to_owned(),
     };
+    if !raw.contains("://") {
+        return Err(no_scheme(raw.trim()));
+    }
     let url = Url::parse(raw.trim()).map_err(|source| ConfigError::UnparsableBaseUrl {
         // Never echo what may be a password before an `@`.
         url: if raw.contains('@') {
@@ -287,6 +290,28 @@ pub fn check_base_url(raw: &str, allow_insecure_http: bool) -> Result<Url, Confi
         other => return Err(invalid(&format!("scheme {other:?} is not http or https"))),
     }
     Ok(url)
+}
+
+/// The error for a base URL written without `scheme://` (`api.example.com`,
+/// `localhost:8080`, which a URL parser reads as a scheme or a relative
+/// URL): the URL with `https://` in front (`http://` for a loopback host,
+/// such as the sandbox's), never echoing user info.
+fn no_scheme(raw: &str) -> ConfigError {
+    if raw.contains('@') {
+        return ConfigError::InvalidBaseUrl {
+            url: "[a URL with user info]".to_owned(),
+            reason: "no scheme: write https:// in front of the host".to_owned(),
+        };
+    }
+    let loopback = Url::parse(&format!("http://{raw}"))
+        .ok()
+        .and_then(|url| url.host_str().map(is_loopback_host))
+        .unwrap_or(false);
+    let scheme = if loopback { "http" } else { "https" };
+    ConfigError::InvalidBaseUrl {
+        url: raw.to_owned(),
+        reason: format!("no scheme: did you mean `{scheme}://{raw}`?"),
+    }
 }
 
 /// A duration flag that does not parse.
@@ -379,6 +404,24 @@ mod tests {
             Err(ConfigError::InvalidBaseUrl { .. })
         ));
         assert!(check_base_url("https://x/?a=b", false).is_err());
+    }
+
+    #[test]
+    fn a_url_without_a_scheme_suggests_one() {
+        for (raw, suggested) in [
+            ("api.example.com", "https://api.example.com"),
+            ("api.example.com:8443/v1", "https://api.example.com:8443/v1"),
+            ("localhost:8080", "http://localhost:8080"),
+            ("127.0.0.1:8080", "http://127.0.0.1:8080"),
+        ] {
+            let err = check_base_url(raw, false).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("invalid base URL {raw:?}: no scheme: did you mean `{suggested}`?")
+            );
+        }
+        let err = check_base_url("me:hunter2@api.example.com", false).unwrap_err();
+        assert!(!err.to_string().contains("hunter2"), "{err}");
     }
 
     #[test]

@@ -56,7 +56,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
     let _signals = watch_signals(Arc::clone(&stop), *printer);
     let prepared = interruptible(&stop, async {
         match &args.plan {
-            Some(path) => from_saved_plan(args, path).await,
+            Some(path) => from_saved_plan(args, path, printer).await,
             None => from_manifests(args, printer).await,
         }
     })
@@ -105,7 +105,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         // keeps them: its field differences are how it is confirmed.
         plan.release_printed();
     }
-    check_secrets_available(&plan)?;
+    check_secrets_available(&plan, source.as_ref(), printer)?;
     if !plan.mass_changes.is_empty() && !args.allow_mass_changes {
         return Err(Error::MassChanges {
             changes: plan.mass_changes.clone(),
@@ -285,7 +285,26 @@ async fn from_manifests(args: &ApplyArgs, printer: &Printer) -> Result<Prepared,
     })
 }
 
-async fn from_saved_plan(args: &ApplyArgs, path: &std::path::Path) -> Result<Prepared, Error> {
+/// The note for `applied` of the `total` changes of the saved plan at
+/// `path` found already applied.
+fn already_applied(path: &std::path::Path, applied: usize, total: usize) -> String {
+    let path = path.display();
+    if applied == total {
+        format!(
+            "{path} was already applied: live holds what its {total} change(s) set, so nothing is sent"
+        )
+    } else {
+        format!(
+            "{applied} of the {total} changes of {path} were already applied (live holds what they set): they are not sent again"
+        )
+    }
+}
+
+async fn from_saved_plan(
+    args: &ApplyArgs,
+    path: &std::path::Path,
+    printer: &Printer,
+) -> Result<Prepared, Error> {
     if !args.shape.target.is_empty() || args.shape.prune || args.shape.rotate_secrets {
         return Err(Error::Usage(
             "--target, --prune and --rotate-secrets shape a new plan; a saved plan is applied as it was saved",
@@ -306,20 +325,36 @@ async fn from_saved_plan(args: &ApplyArgs, path: &std::path::Path) -> Result<Pre
     }
     let catalog = read_catalog(&connection.client, &Default::default()).await?;
     let changes = saved.plan.changes.to_vec().map_err(Error::Changes)?;
-    let changes: Vec<&ResourceChange> = changes.iter().collect();
-    let moved = check_unchanged(&connection.client, &catalog, &changes)
-        .await
-        .map_err(Error::Unchecked)?;
-    if !moved.is_empty() {
+    let checked = {
+        let changes: Vec<&ResourceChange> = changes.iter().collect();
+        check_unchanged(&connection.client, &catalog, &changes)
+            .await
+            .map_err(Error::Unchecked)?
+    };
+    if !checked.moved.is_empty() {
         return Err(Error::PlanMoved {
             path: path.to_owned(),
-            moved,
+            moved: checked.moved,
         });
     }
+    let mut plan = saved.plan;
+    if !checked.applied.is_empty() {
+        // Applied before: live holds what they set. Sent again they would be
+        // reported "updated", attributed as when the plan was made.
+        let total = changes.len();
+        let mut left = crate::plan::Changes::new();
+        for (index, change) in changes.into_iter().enumerate() {
+            if !checked.applied.contains(&index) {
+                left.push(change);
+            }
+        }
+        plan.changes = left;
+        printer.info(&already_applied(path, checked.applied.len(), total));
+    }
     // The file keeps user ids: the people they are, as the plan named them.
-    let enrichment = crate::reconcile::enrich::people_of(&connection.client, &saved.plan).await;
+    let enrichment = crate::reconcile::enrich::people_of(&connection.client, &plan).await;
     Ok(Prepared {
-        plan: saved.plan,
+        plan,
         enrichment,
         connection,
         state: State {
@@ -356,10 +391,17 @@ fn stream_outcome(outcome: &ChangeOutcome, format: Format, printer: &Printer, pr
     progress.advance();
 }
 
-/// Refuses before any write when an integration's secret variable is not set.
-fn check_secrets_available(plan: &Plan) -> Result<(), Error> {
+/// Refuses before any write when an integration's secret variable that the
+/// plan sends is not set, showing each at the field that takes it (from
+/// manifests). A variable the plan does not send is not mentioned.
+fn check_secrets_available(
+    plan: &Plan,
+    source: Option<&ManifestSource>,
+    printer: &Printer,
+) -> Result<(), Error> {
     let changes = &plan.changes;
     let mut missing = Vec::new();
+    let mut names = Vec::new();
     for i in 0..changes.len() {
         if !matches!(
             changes.kind(i),
@@ -376,15 +418,21 @@ fn check_secrets_available(plan: &Plan) -> Result<(), Error> {
             for name in referenced_variables(body) {
                 if process_env(&name).is_none_or(|v| v.is_empty()) {
                     missing.push(format!("{name} (for {})", change.address));
+                    names.push(name);
                 }
             }
         }
     }
     if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::MissingSecrets { missing })
+        return Ok(());
     }
+    if let Some(source) = source {
+        let shown = source.unset_secrets(&names, printer.color_stderr());
+        if !shown.is_empty() {
+            printer.diagnostics(&shown);
+        }
+    }
+    Err(Error::MissingSecrets { missing })
 }
 
 /// The ids of existing objects that the changes that succeeded named

@@ -79,6 +79,19 @@ impl ManifestSource {
     }
 }
 
+impl ManifestSource {
+    /// The warnings at the fields that take each of `names` (integration
+    /// secrets found unset), rendered: loaded again on this error path only,
+    /// as `apply` mentions an unset secret only when its plan sends it.
+    pub fn unset_secrets(&self, names: &[String], color: bool) -> String {
+        let mut outcome = manifest::load_on(Threads::One, &self.paths, &process_env);
+        outcome
+            .diagnostics
+            .retain(|d| d.unset_secret.as_ref().is_some_and(|n| names.contains(n)));
+        outcome.render_diagnostics(color)
+    }
+}
+
 /// The manifests changed on disk between the plan and the confirmation.
 #[derive(Debug, thiserror::Error)]
 #[error(
@@ -94,11 +107,34 @@ pub fn process_env(name: &str) -> Option<String> {
 /// Whether the command sends integration secrets (write-only tokens).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Secrets {
-    /// `apply`: each unset variable is a warning at its field.
+    /// `apply`: an unset variable is an error when the plan sends it
+    /// (checked once planned, before any write), and not mentioned otherwise.
     Sent,
     /// `plan`, `drift`: they never read write-only secrets, so unset ones are
     /// mentioned once, together, and not per integration.
     NotNeeded,
+}
+
+/// Takes the warnings about unset integration tokens out of `outcome` and
+/// says once, on stderr, which are unset: only `apply` needs them (for
+/// `validate`, `plan`, `drift`, so a CI log or a pull request's annotations
+/// carry no warning per integration for a token the job does not need).
+pub fn note_unset_secrets(outcome: &mut manifest::LoadOutcome, printer: &Printer) {
+    let mut unset: Vec<String> = outcome
+        .diagnostics
+        .iter()
+        .filter_map(|d| d.unset_secret.clone())
+        .collect();
+    unset.sort();
+    unset.dedup();
+    outcome.diagnostics.retain(|d| d.unset_secret.is_none());
+    if !unset.is_empty() {
+        printer.info(&format!(
+            "note: plan and drift do not need integration tokens; apply does ({} not set here: {})",
+            unset.len(),
+            unset.join(", ")
+        ));
+    }
 }
 
 /// Loads the manifests for a command that uses `secrets` so, printing their
@@ -109,22 +145,12 @@ pub fn load_manifests_for(
     printer: &Printer,
 ) -> Result<(ManifestSet, ManifestSource), Error> {
     let mut outcome = manifest::load_on(Threads::One, &args.paths, &process_env);
-    if secrets == Secrets::NotNeeded {
-        let mut unset: Vec<String> = outcome
-            .diagnostics
-            .iter()
-            .filter_map(|d| d.unset_secret.clone())
-            .collect();
-        unset.sort();
-        unset.dedup();
+    if secrets == Secrets::Sent {
+        // Needed only where the plan sends them: apply refuses then, naming
+        // each, before any write (`check_secrets_available`).
         outcome.diagnostics.retain(|d| d.unset_secret.is_none());
-        if !unset.is_empty() {
-            printer.info(&format!(
-                "note: plan and drift do not need integration tokens; apply does ({} not set here: {})",
-                unset.len(),
-                unset.join(", ")
-            ));
-        }
+    } else {
+        note_unset_secrets(&mut outcome, printer);
     }
     let rendered = outcome.render_diagnostics(printer.color_stderr());
     if !rendered.is_empty() {
@@ -249,6 +275,33 @@ struct OtherNotLoaded {
     paths: Vec<PathBuf>,
 }
 
+/// Refuses manifests that hold a path given to `flag`: the manifests would
+/// hold the other side's copy of every project besides their own. Most often
+/// the manifests' path was left out and defaulted to `.`, which holds the
+/// base's worktree. (The same path on both sides is allowed: each is loaded
+/// on its own.)
+fn overlap(flag: &'static str, manifests: &[PathBuf], others: &[PathBuf]) -> Result<(), Error> {
+    for manifest in manifests {
+        let Ok(manifest_full) = manifest.canonicalize() else {
+            continue;
+        };
+        for other in others {
+            let Ok(other_full) = other.canonicalize() else {
+                continue;
+            };
+            if other_full != manifest_full && other_full.starts_with(&manifest_full) {
+                return Err(Error::PathsOverlap {
+                    flag,
+                    manifests: manifest.clone(),
+                    other: other.clone(),
+                    defaulted: manifests.len() == 1 && manifest.as_os_str() == ".",
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 fn problems(what: &str, error: &PlanError) -> String {
     let first = error
         .problems
@@ -280,6 +333,8 @@ pub async fn plan_three_way(
             plan_from_manifests(manifests, Secrets::NotNeeded, live_args, options, printer).await?;
         return Ok(planned.into());
     }
+    overlap("--base", &manifests.paths, &three_way.base)?;
+    overlap("--applied", &manifests.paths, &three_way.applied)?;
     let (desired, _) = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
     // Here a target names a declared object (a pruned object's address is for plain plans).
     target::unmatched(&desired, options.targets.as_slice(), false)?;
@@ -360,6 +415,7 @@ pub async fn plan_three_way(
             plan
         }
     };
+    log_details(&plan);
     let touched = TouchedVersions::of_state(&three.state, &plan)?;
     let (enrichment, warning) = enrich(&connection.client, &touched, &plan).await;
     if let Some(warning) = warning {
@@ -455,6 +511,25 @@ pub async fn plan_with(
 }
 
 /// The plan `read` holds, with blast radius and people read beside it.
+/// Logs the plan's details (`-v`): notes nobody can act on
+/// ([`crate::plan::NoteKind::Detail`]), which text and markdown leave out.
+fn log_details(plan: &Plan) {
+    for note in plan
+        .notes
+        .iter()
+        .filter(|n| n.kind == crate::plan::NoteKind::Detail)
+    {
+        let message = crate::render::values::sanitize(&note.message);
+        match &note.address {
+            Some(address) => tracing::info!(
+                "note: {}: {message}",
+                crate::render::values::sanitize(&address.to_string())
+            ),
+            None => tracing::info!("note: {message}"),
+        }
+    }
+}
+
 async fn enriched(
     connection: &Connection,
     read: Result<ReadAndPlanned, ReadError>,
@@ -462,6 +537,7 @@ async fn enriched(
 ) -> Result<(State, Plan, Enrichment), Error> {
     let read = read?;
     let plan = read.plan?;
+    log_details(&plan);
     let (enrichment, warning) = enrich(&connection.client, &read.touched, &plan).await;
     if let Some(warning) = warning {
         printer.warn(&warning);

@@ -9,7 +9,9 @@
 //! stderr as in text output. Exit status: 0 when valid
 //! (warnings allowed), 65 when invalid, as for every command that loads manifests; a
 //! path that does not exist, a directory without manifests and a file that cannot be
-//! read are manifest problems too (65), each reported with its path.
+//! read are manifest problems too (65), each reported with its path. An
+//! integration token whose variable is not set is not a warning but one note
+//! on stderr (only `apply` needs tokens), except in `-o json`.
 
 use serde::Serialize;
 
@@ -46,7 +48,12 @@ pub struct Report<'a> {
 
 /// Runs `evalctl validate`.
 pub fn run(args: &ValidateArgs, printer: &Printer) -> ExitStatus {
-    let outcome = manifest::load(&args.manifests.paths, &|name| std::env::var(name).ok());
+    let mut outcome = manifest::load(&args.manifests.paths, &|name| std::env::var(name).ok());
+    if args.output != DiagnosticsFormat::Json {
+        // Said once, not as a warning (and an annotation) per integration:
+        // only apply needs the tokens. `-o json` keeps each, marked.
+        super::reconcile::note_unset_secrets(&mut outcome, printer);
+    }
     match args.output {
         DiagnosticsFormat::Text => {
             let rendered = outcome.render_diagnostics(printer.color_stderr());

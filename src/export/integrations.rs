@@ -10,15 +10,18 @@
 //! `token`, `${<KEY>}` for each key of an AWS `token` mapping, and
 //! `${<PROVIDER>_CREDENTIALS}` for Vertex AI's service account credentials.
 //!
-//! Values an Integration document takes from the environment are secrets,
-//! and a read cannot tell which they were: every string of the configuration
-//! (an endpoint, a header, a deployment, init kwargs at any depth), except the
-//! fields that take one of an enumeration (`authentication_type`,
-//! `credential_type`), and every value under a key that names a credential
-//! ([`crate::api::secret::is_secret_key`]) is written as a reference too,
-//! `${<PROVIDER>_<PATH>}` (`${AZURE_ENDPOINT}`,
-//! `${AZURE_DEFAULT_HEADERS_X_TEAM}`), and a comment lists the variables to
-//! set. Numbers and booleans are written as read.
+//! The other values are written as read: an endpoint, a deployment, an
+//! organization id, a header such as `X-Team` are configuration the service
+//! returns, and the first apply after an export needs only the token
+//! variables. A read cannot tell whether a value came from the environment,
+//! so a value that may be a credential is written as a reference all the
+//! same, `${<PROVIDER>_<PATH>}` (`${AZURE_DEFAULT_HEADERS_AUTHORIZATION}`),
+//! and a comment lists the variables to set: every value under a key that
+//! names a credential ([`crate::api::secret::is_secret_key`]), and in the
+//! free-form maps where credentials travel (`default_headers`,
+//! `init_kwargs`) every value under a key that reads like one (holding
+//! `key`, `token`, `secret`, `password`, `auth`, `credential`, ...: an
+//! `X-Api-Key` header, an `access_key` init kwarg).
 //!
 //! A field is exported only when planning it against the same read compares
 //! equal (a field the service returns in a shape a manifest cannot hold,
@@ -99,11 +102,11 @@ pub fn integration_document(live: &IntegrationConfig) -> Result<Document, Unexpo
                 .join(", ")
         ));
     }
-    let variables = references_for_env_values(provider, &mut fields);
+    let variables = references_for_credentials(provider, &mut fields);
     if !variables.is_empty() {
         config = typed(provider, &fields, &secrets)?;
         preamble.push(format!(
-            "Values an integration takes from the environment are secrets, and the service cannot say which those are: every text value is written as a reference. Set {} (the values are in the service's settings) or write the values that are not secret in their place.",
+            "Values that may be credentials are written as references, never as read: set {} (the values are in the service's settings), or write a value that is not secret in its place.",
             variables
                 .iter()
                 .map(|v| format!("`{v}`"))
@@ -133,12 +136,37 @@ fn strip_secrets(map: &mut Map<String, Value>) {
     }
 }
 
-/// Fields whose value is one of an enumeration: written as read.
-const ENUMERATED: &[&str] = &["authentication_type", "credential_type"];
+/// Parts of a key that make its value a possible credential, beside the
+/// keys of [`is_secret_key`] (matched case-insensitively, anywhere in the key).
+const CREDENTIAL_PARTS: &[&str] = &[
+    "key",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "auth",
+    "credential",
+    "cookie",
+    "signature",
+    "session",
+];
 
-/// Replaces every string (outside [`ENUMERATED`]) and every value under a
-/// credential key with a reference; returns the variables, sorted.
-fn references_for_env_values(
+/// Maps whose keys are anyone's (headers, a handler's keyword arguments):
+/// under them a key that reads like a credential is taken for one.
+const FREE_FORM: &[&str] = &["default_headers", "init_kwargs", "headers"];
+
+/// Whether the value under `key` may be a credential: written as a
+/// reference. In a [`FREE_FORM`] map (`free_form`), also a key that reads
+/// like a credential; elsewhere keys are the service's own
+/// (`authentication_scope`, `oauth2_token_url`, `api_key_header` hold none).
+fn may_be_credential(key: &str, free_form: bool) -> bool {
+    let lower = key.to_ascii_lowercase();
+    is_secret_key(key) || (free_form && CREDENTIAL_PARTS.iter().any(|part| lower.contains(part)))
+}
+
+/// Replaces every value under a key that may name a credential
+/// ([`may_be_credential`]) with a reference; returns the variables, sorted.
+fn references_for_credentials(
     provider: &IntegrationProvider,
     fields: &mut Map<String, Value>,
 ) -> Vec<String> {
@@ -151,9 +179,11 @@ fn references_for_env_values(
     ) {
         match value {
             Value::Object(map) => {
+                let free_form = path.last().is_some_and(|k| FREE_FORM.contains(&k.as_str()));
                 for (k, v) in map.iter_mut() {
                     path.push(k.clone());
-                    walk(provider, v, path, credential || is_secret_key(k), out);
+                    let credential = credential || may_be_credential(k, free_form);
+                    walk(provider, v, path, credential, out);
                     path.pop();
                 }
             }
@@ -165,7 +195,14 @@ fn references_for_env_values(
                 }
             }
             Value::Null => {}
-            scalar if credential || scalar.is_string() => {
+            // A value that reads exactly as a reference (`${TENANT}`) is
+            // one to the loader (write.rs leaves it unescaped): a reference.
+            scalar
+                if credential
+                    || scalar
+                        .as_str()
+                        .is_some_and(|s| EnvRef::try_from(s.to_owned()).is_ok()) =>
+            {
                 let parts: Vec<&str> = path.iter().map(String::as_str).collect();
                 let name = secret_variable(provider.as_str(), &parts);
                 *scalar = reference(&name);
@@ -176,11 +213,14 @@ fn references_for_env_values(
     }
     let mut out = Vec::new();
     for (k, v) in fields.iter_mut() {
-        if ENUMERATED.contains(&k.as_str()) {
-            continue;
-        }
         let mut path = vec![k.clone()];
-        walk(provider, v, &mut path, is_secret_key(k), &mut out);
+        walk(
+            provider,
+            v,
+            &mut path,
+            may_be_credential(k, false),
+            &mut out,
+        );
     }
     out.sort();
     out.dedup();
@@ -328,14 +368,14 @@ mod tests {
             "organization_id": "org-1", "extra": null
         })))
         .unwrap();
+        // The organization is configuration the service returns: written
+        // as read, so the first apply after an export needs the token alone.
         assert_eq!(
             fields(&doc),
-            json!({"provider": "openai", "token": "${OPENAI_API_KEY}", "organization_id": "${OPENAI_ORGANIZATION_ID}"})
+            json!({"provider": "openai", "token": "${OPENAI_API_KEY}", "organization_id": "org-1"})
         );
         assert!(
-            doc.preamble
-                .iter()
-                .any(|l| l.contains("`OPENAI_ORGANIZATION_ID`")),
+            doc.preamble.iter().all(|l| !l.contains("ORGANIZATION")),
             "{:?}",
             doc.preamble
         );
@@ -351,10 +391,7 @@ mod tests {
         let text = fields(&doc).to_string();
         assert!(!text.contains("leaked"), "{text}");
         assert!(text.contains("${ANTHROPIC_API_KEY}"), "{text}");
-        assert!(
-            text.contains("\"endpoint\":\"${ANTHROPIC_ENDPOINT}\""),
-            "{text}"
-        );
+        assert!(text.contains("\"endpoint\":\"https://a\""), "{text}");
         assert!(
             text.contains("\"authentication_type\":\"api_key\""),
             "{text}"
@@ -370,7 +407,7 @@ mod tests {
         })))
         .unwrap();
         let value = fields(&doc);
-        assert_eq!(value["endpoint"], "${CUSTOM_ENDPOINT}");
+        assert_eq!(value["endpoint"], "https://llm.internal");
         assert_eq!(value["api_key_value"], "${CUSTOM_API_KEY}");
         assert!(value.get("is_legacy_format").is_none());
         assert!(value.get("multi_modal_config").is_none(), "{value}");
@@ -382,38 +419,50 @@ mod tests {
     }
 
     #[test]
-    fn every_text_value_is_a_reference_since_it_may_come_from_the_environment() {
+    fn values_are_written_as_read_and_what_may_be_a_credential_as_a_reference() {
         let doc = integration_document(&read(json!({
-            "provider": "azure", "endpoint": "https://CANARY-a.example.com",
-            "authentication_type": "api_key", "proxy": false,
-            "default_headers": {"X-Team": "CANARY-b", "Authorization": "Bearer CANARY-c"},
-            "extra": {"custom_header_mapping": {"user": "CANARY-d"}}
+            "provider": "azure", "endpoint": "https://team-a.example.com",
+            "authentication_type": "client_secret", "proxy": false,
+            "authentication_scope": "api://scope", "oauth2_token_url": "https://login.example.com/token",
+            "default_headers": {"X-Team": "team-a", "Authorization": "Bearer CANARY-c", "X-Api-Key": "CANARY-f"},
+            "extra": {"custom_header_mapping": {"user": "X-User"}}
         })))
         .unwrap();
         let value = fields(&doc);
         assert!(!value.to_string().contains("CANARY"), "{value}");
-        assert_eq!(value["endpoint"], "${AZURE_ENDPOINT}");
+        assert_eq!(value["endpoint"], "https://team-a.example.com");
         assert_eq!(value["proxy"], false);
-        assert_eq!(value["authentication_type"], "api_key");
+        assert_eq!(value["authentication_type"], "client_secret");
+        assert_eq!(value["authentication_scope"], "api://scope");
+        assert_eq!(value["oauth2_token_url"], "https://login.example.com/token");
         assert_eq!(
             value["default_headers"],
-            json!({"X-Team": "${AZURE_DEFAULT_HEADERS_X_TEAM}", "Authorization": "${AZURE_DEFAULT_HEADERS_AUTHORIZATION}"})
+            json!({"X-Team": "team-a", "Authorization": "${AZURE_DEFAULT_HEADERS_AUTHORIZATION}", "X-Api-Key": "${AZURE_DEFAULT_HEADERS_X_API_KEY}"})
         );
-        assert_eq!(
-            value["custom_header_mapping"]["user"],
-            "${AZURE_CUSTOM_HEADER_MAPPING_USER}"
+        assert_eq!(value["custom_header_mapping"]["user"], "X-User");
+        assert!(
+            doc.preamble.iter().any(|l| l.contains(
+                "set `AZURE_DEFAULT_HEADERS_AUTHORIZATION`, `AZURE_DEFAULT_HEADERS_X_API_KEY`"
+            )),
+            "{:?}",
+            doc.preamble
         );
         let custom = integration_document(&read(json!({
             "provider": "custom", "base_url": "https://x", "authentication_type": "none",
+            "api_key_header": "X-Key",
             "custom_llm_config": {"file_name": "h.py", "class_name": "H",
-                "init_kwargs": {"api_key": "CANARY-e", "retries": 3, "opts": {"secret": 7}}}
+                "init_kwargs": {"api_key": "CANARY-e", "access_key": "CANARY-g", "retries": 3,
+                    "region": "eu", "opts": {"secret": 7}}}
         })))
         .unwrap();
         let value = fields(&custom);
         assert!(!value.to_string().contains("CANARY"), "{value}");
+        assert_eq!(value["api_key_header"], "X-Key");
         let kwargs = &value["custom_llm_config"]["init_kwargs"];
         assert_eq!(kwargs["api_key"], "${CUSTOM_INIT_KWARGS_API_KEY}");
+        assert_eq!(kwargs["access_key"], "${CUSTOM_INIT_KWARGS_ACCESS_KEY}");
         assert_eq!(kwargs["retries"], 3, "numbers are written as read");
+        assert_eq!(kwargs["region"], "eu");
         assert_eq!(
             kwargs["opts"]["secret"], "${CUSTOM_INIT_KWARGS_OPTS_SECRET}",
             "but not under a credential key"
@@ -450,7 +499,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             fields(&doc),
-            json!({"provider": "databricks", "token": "${DATABRICKS_API_KEY}", "hostname": "${DATABRICKS_HOSTNAME}", "storage": true})
+            json!({"provider": "databricks", "token": "${DATABRICKS_API_KEY}", "hostname": "h", "storage": true})
         );
     }
 }

@@ -455,11 +455,11 @@ fn the_project_file_reads_like_a_hand_written_one() {
     assert_eq!(render(&snapshot(), &provenance()), export, "deterministic");
     let integrations = &export.files[1].text;
     for text in [
-        "kind: Integration\nprovider: azure\ntoken: ${AZURE_API_KEY}\nendpoint: ${AZURE_ENDPOINT}\n",
-        "api_version: ${AZURE_API_VERSION}\n",
-        "provider: custom\nendpoint: ${CUSTOM_ENDPOINT}\ntoken: ${CUSTOM_TOKEN}\n",
-        "oauth2_token_url: ${CUSTOM_OAUTH2_TOKEN_URL}\n",
-        "kind: Integration\napi_version: evalctl/v1\nprovider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: ${OPENAI_ORGANIZATION_ID}\n",
+        "kind: Integration\nprovider: azure\ntoken: ${AZURE_API_KEY}\nendpoint: https://azure.example.com/$${tenant}\n",
+        "api_version: \"2025-03-01-preview\"\n",
+        "provider: custom\nendpoint: https://llm.internal\ntoken: ${CUSTOM_TOKEN}\n",
+        "oauth2_token_url: https://auth.internal/token\n",
+        "kind: Integration\napi_version: evalctl/v1\nprovider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: org-1\n",
     ] {
         assert!(
             integrations.contains(text),

@@ -43,6 +43,9 @@ pub struct Checked {
     /// The variables its strings refer to (for the checks across documents: a Project
     /// must not show what an Integration keeps secret).
     pub variables: Vec<UsedVariable>,
+    /// The document has no `kind` (or is not a mapping): other YAML than a
+    /// manifest, or a manifest that forgot its kind.
+    pub kindless: bool,
 }
 
 /// A variable a document refers to, and where.
@@ -121,7 +124,10 @@ pub fn check(
     value: Value,
     env: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> Checked {
-    let mut out = Checked::default();
+    let mut out = Checked {
+        kindless: value.get("kind").is_none(),
+        ..Checked::default()
+    };
     let Some(map) = value.as_object() else {
         out.diagnostics.push(
             input

@@ -112,14 +112,14 @@ pub const BINDINGS: &[Binding] = &[
         ],
     },
     Binding {
-        manifest: "/$defs/TemplateSpec_AnnotationConstraints",
+        manifest: "/$defs/TemplateWithAnnotationConstraints",
         service: &[
             Service::Schema("AnnotationTemplateCreate"),
             Service::Schema("AnnotationTemplateUpdate"),
         ],
     },
     Binding {
-        manifest: "/$defs/TemplateSpec_FeedbackConstraints",
+        manifest: "/$defs/TemplateWithFeedbackConstraints",
         service: &[
             Service::Schema("FeedbackTemplateCreate"),
             Service::Schema("FeedbackTemplateUpdate"),

@@ -154,6 +154,23 @@ pub fn load_on(
         }
     }
     let mut credentials = OwnCredentials::new(env);
+    // No document anywhere says what it is: these are not manifests (a repo's
+    // other YAML, with no path given), so one error says so, not one per file.
+    let kindless: Vec<&str> = read
+        .iter()
+        .filter(|f| !f.documents.is_empty() && f.documents.iter().all(|d| d.checked.kindless))
+        .map(|f| f.name.as_str())
+        .collect();
+    let no_manifest = !kindless.is_empty()
+        && read
+            .iter()
+            .flat_map(|f| &f.documents)
+            .all(|d| d.checked.kindless);
+    if no_manifest {
+        outcome
+            .diagnostics
+            .push(no_manifest_found(paths, &kindless));
+    }
 
     let mut across = Across::default();
     let mut shared = SharedParts::default();
@@ -164,7 +181,10 @@ pub fn load_on(
         outcome.documents += file.documents.len();
         outcome.diagnostics.extend(file.yaml_errors);
         for document in file.documents {
-            let checked = document.checked;
+            let mut checked = document.checked;
+            if no_manifest {
+                checked.diagnostics.clear();
+            }
             let origin = document.origin;
             outcome.diagnostics.extend(checked.diagnostics);
             for variable in &checked.variables {
@@ -219,6 +239,28 @@ pub fn load_on(
     outcome.digest = digest.finish();
     diagnostic::sort(&mut outcome.diagnostics);
     outcome
+}
+
+/// The error for `paths` holding YAML files (`files`) none of whose
+/// documents has a `kind`: no manifest was found there.
+fn no_manifest_found(paths: &[PathBuf], files: &[&str]) -> Diagnostic {
+    let named: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let example: Vec<String> = files.iter().take(3).map(|f| format!("`{f}`")).collect();
+    let more = match files.len() {
+        n if n > 3 => format!(" and {} more", n - 3),
+        _ => String::new(),
+    };
+    Diagnostic::error(
+        named.join(" "),
+        None,
+        format!(
+            "no manifest found: the YAML file(s) here ({}{more}) have no document with a `kind`",
+            example.join(", ")
+        ),
+    )
+    .with_help(
+        "manifests are documents with `kind: Project` or `kind: Integration`; name their files or directories as arguments (the default is `.`), e.g. `evalctl plan config/`",
+    )
 }
 
 /// The error for `variable`, which the document in `file` shows, while an Integration

@@ -429,7 +429,9 @@ pub enum FavoriteSpec {
 /// A template, generic over its constraints type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(rename = "TemplateSpec_{C}")]
+// `TemplateWithAnnotationConstraints`: the reference and editors show this
+// name (schemars' default joins the Rust names: `TemplateSpec_...`).
+#[schemars(rename = "TemplateWith{C}")]
 pub struct TemplateSpec<C> {
     /// Name, 1 to 255 characters; unique among the project's templates of this kind.
     pub name: String,

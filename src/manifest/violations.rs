@@ -19,8 +19,31 @@ pub fn diagnostics(input: &Input<'_>, value: &Value, violations: &[&Violation]) 
     let mut out = Vec::new();
     // Union branches failing at one place, by pointer, in order.
     let mut unions: Vec<(String, Vec<&Violation>)> = Vec::new();
+    // `(mapping, field)` of each missing required field that an unknown field
+    // of the same mapping is a misspelling of: said once, at the misspelling.
+    let misspelt: Vec<(String, String)> = violations
+        .iter()
+        .filter_map(|v| match &v.kind {
+            ViolationKind::UnknownField { field, allowed } => {
+                let meant = suggest(field, allowed)?;
+                let missing = violations.iter().any(|m| {
+                    matches!(&m.kind, ViolationKind::Missing { field } if *field == meant)
+                        && parent(&m.pointer()) == parent(&v.pointer())
+                });
+                missing.then(|| (parent(&v.pointer()).to_owned(), meant))
+            }
+            _ => None,
+        })
+        .collect();
     for v in violations {
         let pointer = v.pointer();
+        if let ViolationKind::Missing { field } = &v.kind
+            && misspelt
+                .iter()
+                .any(|(at, meant)| at == parent(&pointer) && meant == field)
+        {
+            continue;
+        }
         if let ViolationKind::NotConst { expected } = &v.kind
             && pointer == "/api_version"
             && expected.as_str() == Some(API_VERSION)
@@ -41,12 +64,12 @@ pub fn diagnostics(input: &Input<'_>, value: &Value, violations: &[&Violation]) 
                 None => unions.push((pointer, vec![v])),
             }
         } else {
-            out.push(one(input, v));
+            out.push(one(input, v, &misspelt));
         }
     }
     for (pointer, group) in unions {
         match group.as_slice() {
-            [only] => out.push(one(input, only)),
+            [only] => out.push(one(input, only, &misspelt)),
             _ => out.push(merged(input, value, &pointer, &group)),
         }
     }
@@ -68,6 +91,11 @@ pub fn unsupported_api_version(input: &Input<'_>, found: &Value) -> Diagnostic {
         .with_help(format!(
             "this evalctl reads `api_version: {API_VERSION}` (or leave it out)"
         ))
+}
+
+/// The pointer of the mapping that holds the value at `pointer`.
+fn parent(pointer: &str) -> &str {
+    pointer.rfind('/').map_or("", |i| &pointer[..i])
 }
 
 /// `place: message`, or the message alone at the document's root.
@@ -127,14 +155,25 @@ fn merged(input: &Input<'_>, value: &Value, pointer: &str, group: &[&Violation])
     }
 }
 
-fn one(input: &Input<'_>, v: &Violation) -> Diagnostic {
+/// The diagnostic of one violation; `misspelt` lists the `(mapping, field)`
+/// of required fields that an unknown field misspells (their own
+/// "missing" is left out, and said here).
+fn one(input: &Input<'_>, v: &Violation, misspelt: &[(String, String)]) -> Diagnostic {
     let pointer = v.pointer();
     let place = v.location();
     let at_value = || input.at(&pointer, Anchor::Value);
     let plain = || input.error(at_value(), placed(&place, &v.message()));
     match &v.kind {
         ViolationKind::UnknownField { field, allowed } => {
+            let required = |s: &str| {
+                misspelt
+                    .iter()
+                    .any(|(at, meant)| at == parent(&pointer) && meant == s)
+            };
             let help = match suggest(field, allowed) {
+                Some(s) if required(&s) => {
+                    format!("did you mean `{s}`? It is required, and missing here")
+                }
                 Some(s) => format!("did you mean `{s}`?"),
                 None => {
                     let list: Vec<String> = allowed.iter().map(|a| format!("`{a}`")).collect();
@@ -146,7 +185,7 @@ fn one(input: &Input<'_>, v: &Violation) -> Diagnostic {
                 .with_help(help)
         }
         ViolationKind::Missing { field } => {
-            let parent = pointer.rfind('/').map_or("", |i| &pointer[..i]);
+            let parent = parent(&pointer);
             let what = if parent.is_empty() {
                 "the document".to_owned()
             } else {

@@ -161,6 +161,7 @@ pub fn unconfirmed(change: &ResourceChange, now: Option<&Value>) -> Vec<FieldCha
         change.address,
         super::Address::Integration { .. } | super::Address::CustomIntegration { .. }
     );
+    let is_metric_settings = matches!(change.address, super::Address::MetricSettings { .. });
     let values = now.map(|v| values_by_path(v, change.address.keyed_sets()));
     let mut out = Vec::new();
     for field in &change.fields {
@@ -173,6 +174,16 @@ pub fn unconfirmed(change: &ResourceChange, now: Option<&Value>) -> Vec<FieldCha
                 Some(Value::Object(after))
             }
             (Some(_), None, true) if now.is_some() => continue,
+            // An enabled scorer is shown without the fields the catalog
+            // filled in: those it holds are checked.
+            (Some(Value::Object(after)), Some(Value::Object(live)), false)
+                if is_metric_settings && field.before.is_none() =>
+            {
+                if after.iter().all(|(k, v)| live.get(k) == Some(v)) {
+                    continue;
+                }
+                Some(Value::Object(after))
+            }
             (after, _, _) => after,
         };
         if wanted.as_ref() != live {

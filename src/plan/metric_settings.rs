@@ -5,12 +5,12 @@
 use super::address::Address;
 use super::normalize::{segment_filters_from_spec, segment_filters_to_wire};
 use super::resolve::resolve_scorer;
-use super::types::{Action, Operation, RunRef};
+use super::types::{Action, FieldChange, Operation, RunRef};
 use super::{Draft, Planner, fingerprint};
 use crate::api::{Compact, MetricSettingsRequest};
 use crate::manifest::locate::FieldPath;
 use crate::manifest::set::Origin;
-use crate::manifest::types::MetricSettingsSpec;
+use crate::manifest::types::{MetricSettingsSpec, ScorerSpec};
 use crate::state::metric_settings::ScorerSet;
 use crate::state::{NormMetricSettings, ProjectState, RunState};
 
@@ -37,6 +37,8 @@ pub(crate) fn plan_metric_settings(
     let before = run.metric_settings.clone().unwrap_or_default();
     let mut after = before.clone();
     let mut body = MetricSettingsRequest::default();
+    // Per scorer, the fields the catalog filled that the manifest did not write.
+    let mut filled: Vec<(String, Vec<&'static str>)> = Vec::new();
 
     if let Some(scorers) = &spec.scorers {
         let mut wanted = ScorerSet::default();
@@ -46,6 +48,7 @@ pub(crate) fn plan_metric_settings(
             let scorer_field = field.clone().key("scorers").index(i);
             match resolve_scorer(catalog, scorer) {
                 Ok(resolved) => {
+                    filled.push((resolved.key.clone(), catalog_filled(scorer)));
                     if wanted.insert(resolved.key.clone(), resolved.norm).is_some() {
                         planner.problem_at(
                             origin,
@@ -104,9 +107,48 @@ pub(crate) fn plan_metric_settings(
         live_fingerprint: fingerprint::metric_settings(run.metric_settings.as_deref()),
         operations: vec![operation],
     };
-    planner
-        .changes
-        .push(draft.change(Some(&before), Some(&after)));
+    let mut change = draft.change(Some(&before), Some(&after));
+    shown_as_written(&mut change.fields, &filled);
+    planner.changes.push(change);
+}
+
+/// The fields of a scorer that the catalog fills when `spec` does not write
+/// them (`scorer_type` always).
+fn catalog_filled(spec: &ScorerSpec) -> Vec<&'static str> {
+    let mut out = vec!["scorer_type"];
+    let unwritten = [
+        ("output_type", spec.output_type.is_none()),
+        ("input_type", spec.input_type.is_none()),
+        ("model_type", spec.model_type.is_none()),
+        ("roll_up_method", spec.roll_up_method.is_none()),
+    ];
+    out.extend(unwritten.iter().filter(|(_, u)| *u).map(|(name, _)| *name));
+    out
+}
+
+/// An enabled scorer is shown as the manifest wrote it: the fields the
+/// catalog filled in (`output_type`, `input_type`, `model_type`,
+/// `roll_up_method`, `scorer_type`) are left out of its difference, in every
+/// format. They are still sent and compared (a later plan that finds them
+/// changed out of band shows them); the confirmation checks the fields a
+/// difference holds ([`super::confirm::unconfirmed`]).
+fn shown_as_written(fields: &mut [FieldChange], filled: &[(String, Vec<&'static str>)]) {
+    for field in fields.iter_mut().filter(|f| f.before.is_none()) {
+        let Some((_, unwritten)) = filled
+            .iter()
+            .find(|(key, _)| field.path == format!("scorers[{key}]"))
+        else {
+            continue;
+        };
+        if let Some(serde_json::Value::Object(mut after)) = field.after_value() {
+            after.retain(|k, _| !unwritten.contains(&k.as_str()));
+            *field = FieldChange::of_refs(
+                field.path.clone(),
+                None,
+                Some(&serde_json::Value::Object(after)),
+            );
+        }
+    }
 }
 
 fn describe(before: &NormMetricSettings, after: &NormMetricSettings) -> String {

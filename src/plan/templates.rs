@@ -104,7 +104,7 @@ pub(crate) fn plan_templates<C: Constraints>(
     if kind == TemplateKind::Feedback {
         planner.note(
             None,
-            NoteKind::Info,
+            NoteKind::Detail,
             format!(
                 "project `{project}`: feedback templates were read with the service's deprecated listing \
                  (GET /v2/projects/{{project_id}}/feedback/templates), the only listing it offers"

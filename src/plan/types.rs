@@ -632,4 +632,8 @@ pub enum NoteKind {
     Unverifiable,
     /// Anything else worth a look.
     Info,
+    /// Information nobody can act on (how the service was read, what it
+    /// cannot say): in `-o json` and logged at `-v`, not shown in text,
+    /// markdown or annotations, so pull-request comments carry what matters.
+    Detail,
 }

@@ -30,8 +30,8 @@ use super::read::{ReadError, RunParts, read_run};
 use crate::api::ProjectItem;
 use crate::client::Client;
 use crate::plan::RunKind;
-use crate::state::snapshot::{ProjectRef, Selection, Snapshot};
 use crate::scrub::escape_controls;
+use crate::state::snapshot::{ProjectRef, Selection, Snapshot};
 use crate::state::{Catalog, IntegrationState, MissingObject, ObjectKey, ProjectState, RunState};
 use crate::suggest::nearest;
 

@@ -244,34 +244,57 @@ pub struct Moved {
     pub detail: String,
 }
 
+/// What checking a saved plan against live state found
+/// ([`check_unchanged`]).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct SavedPlanCheck {
+    /// The objects that moved since the plan was made: empty means the plan
+    /// is safe to apply.
+    pub moved: Vec<Moved>,
+    /// The indexes (in the changes checked) of the changes that live already
+    /// holds as planned: the plan was applied (by this apply of it, or
+    /// another), so they are not sent again.
+    pub applied: BTreeSet<usize>,
+}
+
 /// Checks, object by object, that live state is still what `changes` were
-/// computed from. Returns the objects that moved; empty means the plan is
-/// safe to apply. Fails when an object cannot be read (nothing is applied then).
+/// computed from, or already what they set. Fails when an object cannot be
+/// read (nothing is applied then).
 pub async fn check_unchanged(
     client: &crate::client::Client,
     catalog: &Catalog,
     changes: &[&ResourceChange],
-) -> Result<Vec<Moved>, ReadError> {
+) -> Result<SavedPlanCheck, ReadError> {
     let observed = read_touched(client, catalog, changes, Moment::Before).await;
-    let mut differ: Vec<(&ResourceChange, Observation)> = Vec::new();
-    for (change, now) in changes.iter().zip(observed) {
+    let mut differ: Vec<(usize, &ResourceChange, Observation)> = Vec::new();
+    for (index, (change, now)) in changes.iter().zip(observed).enumerate() {
         let now = now?;
         if now.fingerprint != change.live_fingerprint {
-            differ.push((change, now));
+            differ.push((index, change, now));
         }
     }
+    let mut check = SavedPlanCheck::default();
     if differ.is_empty() {
-        return Ok(Vec::new());
+        return Ok(check);
     }
-    // Moved to exactly what the plan sets (another apply of this plan got
-    // there first: by name, as after an apply)? Then applying is a no-op.
-    let moved_changes: Vec<&ResourceChange> = differ.iter().map(|(c, _)| *c).collect();
+    // Moved to exactly what the plan sets (this plan was applied before: by
+    // name, as after an apply)? Then the change is done, and not sent again.
+    // An integration's secrets cannot be read back to tell: it is sent again
+    // (a PUT of the same body).
+    let moved_changes: Vec<&ResourceChange> = differ.iter().map(|(_, c, _)| *c).collect();
     let as_applied = read_touched(client, catalog, &moved_changes, Moment::After).await;
     let mut moved = Vec::new();
-    for ((change, now), after) in differ.into_iter().zip(as_applied) {
+    for ((index, change, now), after) in differ.into_iter().zip(as_applied) {
         let already_as_planned = !change.fields.is_empty()
             && after.is_ok_and(|a| unconfirmed(change, a.comparable.as_ref()).is_empty());
         if already_as_planned {
+            let integration = matches!(
+                change.address,
+                Address::Integration { .. } | Address::CustomIntegration { .. }
+            );
+            if !integration {
+                check.applied.insert(index);
+            }
             continue;
         }
         // What moved, as far as the planned fields tell: those whose `before`
@@ -302,5 +325,6 @@ pub async fn check_unchanged(
         });
     }
     moved.sort_by(|a, b| a.address.cmp(&b.address));
-    Ok(moved)
+    check.moved = moved;
+    Ok(check)
 }

@@ -137,8 +137,14 @@ pub(crate) fn attribution_remark(
             Some(_) => "conflict: the base has another value".to_owned(),
         },
         a if Some(a) == group => return None,
-        Attribution::Drift => "drift: changed out of band; this apply reverts it".to_owned(),
-        Attribution::Pending => "pending: the base's change, never applied".to_owned(),
+        Attribution::Drift => match mode {
+            Mode::Plan => "drift: changed out of band; this apply reverts it".to_owned(),
+            Mode::Drift => "drift: changed out of band since the last apply".to_owned(),
+        },
+        Attribution::Pending => match mode {
+            Mode::Plan => "pending: the base's change, never applied".to_owned(),
+            Mode::Drift => "pending: merged, not applied yet".to_owned(),
+        },
         Attribution::Proposed => match mode {
             Mode::Plan => "this PR's change".to_owned(),
             Mode::Drift => "changed in the manifests since the base".to_owned(),

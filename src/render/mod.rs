@@ -20,7 +20,7 @@ mod markdown;
 pub mod schema;
 mod style;
 mod text;
-mod values;
+pub(crate) mod values;
 
 pub use json::APPLY_FORMAT_VERSION;
 pub use markdown::MARKDOWN_BUDGET;

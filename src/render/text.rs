@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use super::entries::{self, Entry, Wording, blast_radius_line, display_path, plural, secret_sent};
 use super::style::{Painter, Role};
-use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
+use super::values::{DiffLine, Shown, is_bare_entry, sanitize, sanitize_lines, show, text_diff};
 use super::{Mode, RenderOptions};
 use crate::plan::attribution::AttributionCounts;
 use crate::plan::guard;
@@ -89,12 +89,22 @@ pub(crate) fn write_plan(
     };
     let _ = writeln!(out, "{}", p.paint(Role::Strong, &footer));
     mass_changes(out, plan, opts.mode, p);
-    if let Some(counts) = AttributionCounts::of(plan) {
-        let _ = writeln!(
-            out,
-            "By attribution: {} by this PR, {} reverting out-of-band changes, {} in conflict, {} pending.",
-            counts.proposed, counts.drift, counts.conflict, counts.pending
-        );
+    match (AttributionCounts::of(plan), opts.mode) {
+        (Some(counts), Mode::Plan) => {
+            let _ = writeln!(
+                out,
+                "By attribution: {} by this PR, {} reverting out-of-band changes, {} in conflict, {} pending.",
+                counts.proposed, counts.drift, counts.conflict, counts.pending
+            );
+        }
+        (Some(counts), Mode::Drift) => {
+            let _ = writeln!(
+                out,
+                "By attribution: {} drifted out of band, {} pending (not applied yet), {} changed in the manifests since the base, {} in conflict.",
+                counts.drift, counts.pending, counts.proposed, counts.conflict
+            );
+        }
+        (None, _) => {}
     }
     Ok(())
 }
@@ -146,14 +156,16 @@ fn attribution_heading(attribution: Attribution, mode: Mode) -> &'static str {
         (Attribution::Proposed, Mode::Drift) => {
             "Changed in the manifests since the base, not applied"
         }
-        (Attribution::Drift, _) => "Out-of-band changes this apply would revert",
+        (Attribution::Drift, Mode::Plan) => "Out-of-band changes this apply would revert",
+        (Attribution::Drift, Mode::Drift) => "Drift: changed out of band since the last apply",
         (Attribution::Conflict, Mode::Plan) => {
             "Conflicts: changed by this PR and out of band since the base"
         }
         (Attribution::Conflict, Mode::Drift) => {
             "Conflicts: changed in the manifests since the base and out of band"
         }
-        (Attribution::Pending, _) => "Pending: changed at the base and never applied",
+        (Attribution::Pending, Mode::Plan) => "Pending: changed at the base and never applied",
+        (Attribution::Pending, Mode::Drift) => "Pending: changed in the manifests, not applied yet",
     }
 }
 
@@ -361,6 +373,12 @@ fn sides(
                     let _ = writeln!(out, "{FIELD}{sign}{path}: {b} → {a}");
                     return;
                 }
+            }
+            // An entry of a set shown as written, with nothing to show
+            // besides its key (an enabled scorer).
+            (None, Some(v)) if is_bare_entry(&path, v) => {
+                let _ = writeln!(out, "{FIELD}{sign}{path}");
+                return;
             }
             (None, Some(v)) | (Some(v), None) => {
                 put_shown(out, &format!("{FIELD}{sign}{path}:"), &show(v), NESTED);

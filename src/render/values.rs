@@ -59,6 +59,13 @@ pub(crate) fn show(v: &Value) -> Shown {
     Shown::Block(lines)
 }
 
+/// Whether the value `v` at `path` is an entry of a keyed set with nothing
+/// to show besides its key (`scorers[correctness]` enabled as written, its
+/// catalog-filled fields left out): shown as its path alone, not `{}`.
+pub(crate) fn is_bare_entry(path: &str, v: &Value) -> bool {
+    path.ends_with(']') && v.as_object().is_some_and(serde_json::Map::is_empty)
+}
+
 /// Whether `v` is shown on its field's line.
 pub(crate) fn is_inline(v: &Value) -> bool {
     matches!(show(v), Shown::Inline(_))

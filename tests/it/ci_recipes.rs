@@ -5,7 +5,9 @@
 //! the environment the recipe gives the step (secrets replaced by sandbox values). The
 //! scenarios assert the exit statuses the recipes gate on: plan 2 on a fresh sandbox
 //! then 0 after apply, drift 0 then 2 after an out-of-band change, markdown under the
-//! 60,000 characters of a comment.
+//! 60,000 characters of a comment; that drift, given the manifests as last applied
+//! (the tag apply.yml moves), tells out-of-band drift from a change merged and not
+//! applied; and that the saved plan carries what the labelling step reads.
 //!
 //! The recipes keep to a convention (stated at the top of each): an evalctl command is
 //! one line of a `run:` block starting with `evalctl`, using only variables of `env:`,
@@ -212,6 +214,83 @@ fn every_recipe_runs_only_command_lines_evalctl_has() {
     );
 }
 
+/// What setup-terraform, tfcmt and Atlantis users expect of the recipes:
+/// a job summary of plan, apply and drift; the apply recorded (the tag the
+/// other recipes read as --applied) and its result posted on the merged pull
+/// request; the plan comment's footer naming the commit checked out (the
+/// merge), not the head; a label on a plan that deletes or replaces.
+#[test]
+fn the_recipes_summarise_record_and_report() {
+    let secrets = secrets("http://127.0.0.1:9");
+    let all = all_invocations(&secrets);
+    for recipe in RECIPES {
+        let text = recipe_text(recipe);
+        let file = match recipe {
+            "plan.yml" => "plan.md",
+            "apply.yml" => "apply.md",
+            _ => "drift.md",
+        };
+        assert!(
+            text.contains(&format!("cat {file} >> \"$GITHUB_STEP_SUMMARY\"")),
+            "{recipe}: a job summary"
+        );
+    }
+    // Recorded by apply, read by plan and drift.
+    let apply = recipe_text("apply.yml");
+    assert!(
+        apply.contains("if: steps.apply.outputs.status == '0'")
+            && apply.contains("git tag -f \"$EVALCTL_APPLIED_TAG\" \"$GITHUB_SHA\"")
+            && apply.contains("git push -f origin \"refs/tags/$EVALCTL_APPLIED_TAG\"")
+            && apply.contains("contents: write"),
+        "apply.yml moves the tag after a complete apply"
+    );
+    assert!(
+        apply.contains("listPullRequestsAssociatedWithCommit")
+            && apply.contains("pull-requests: write"),
+        "apply.yml comments on the merged pull request"
+    );
+    for recipe in ["plan.yml", "drift.yml"] {
+        let text = recipe_text(recipe);
+        assert!(
+            text.contains("EVALCTL_APPLIED_TAG: evalctl-applied")
+                && text.contains(
+                    "git worktree add --detach applied \"refs/tags/$EVALCTL_APPLIED_TAG\""
+                ),
+            "{recipe} checks out the tag"
+        );
+        let command = if recipe == "plan.yml" {
+            "plan"
+        } else {
+            "drift"
+        };
+        let invocation = line(&all, recipe, command);
+        let applied = invocation
+            .args
+            .iter()
+            .position(|a| a == "--applied")
+            .and_then(|i| invocation.args.get(i + 1))
+            .unwrap_or_else(|| panic!("{recipe}: --applied: {invocation:#?}"));
+        assert_eq!(applied, "applied/config", "{recipe}");
+    }
+    // Drift compares the manifests with themselves as last applied: each
+    // difference is drift or pending, never "this PR" or a conflict.
+    let drift = line(&all, "drift.yml", "drift");
+    let base = drift
+        .args
+        .iter()
+        .position(|a| a == "--base")
+        .and_then(|i| drift.args.get(i + 1));
+    assert_eq!(base, drift.args.get(2), "{drift:#?}");
+    let plan = recipe_text("plan.yml");
+    assert!(
+        plan.contains(
+            "Plan of ${context.sha.slice(0, 7)}, the merge of ${pr.head.sha.slice(0, 7)}"
+        ),
+        "the footer names the merge commit actions/checkout checked out"
+    );
+    assert!(plan.contains("issues.addLabels") && plan.contains("issues.removeLabel"));
+}
+
 #[test]
 fn a_line_evalctl_would_refuse_fails_the_check() {
     let secrets = secrets("http://127.0.0.1:9");
@@ -292,18 +371,32 @@ fn the_recipes_gate_a_change_from_pull_request_to_drift() {
     apply.expect(0);
     run(line(&all, "plan.yml", "plan"), &ctx).expect(0);
 
-    // The merge is the base now (plan.yml checks out the base branch, drift.yml
-    // the previous commit, under base/).
+    // The merge is the base now (plan.yml checks out the base branch under
+    // base/), and apply.yml moved the tag evalctl-applied to it, which plan.yml
+    // and drift.yml check out under applied/ (--applied).
     let base = line(&all, "plan.yml", "plan")
         .env
         .get("EVALCTL_BASE_DIR")
         .expect("the base directory")
         .clone();
+    let applied = line(&all, "plan.yml", "plan")
+        .env
+        .get("EVALCTL_APPLIED_DIR")
+        .expect("the manifests as last applied")
+        .clone();
     assert_eq!(
-        line(&all, "drift.yml", "drift").env.get("EVALCTL_BASE_DIR"),
-        Some(&base)
+        line(&all, "drift.yml", "drift")
+            .env
+            .get("EVALCTL_APPLIED_DIR"),
+        Some(&applied)
     );
+    let record_apply = |ctx: &TestContext| {
+        let _ = std::fs::remove_dir_all(ctx.path(&applied));
+        // An absolute path: copied from the config repo, not the repository.
+        ctx.copy_dir(&ctx.path(&dir).to_string_lossy(), &applied);
+    };
     ctx.copy_dir("examples/quickstart", &base);
+    record_apply(&ctx);
 
     // Nightly: no drift; then someone recolours a section in the UI: drift (2).
     run(line(&all, "drift.yml", "drift"), &ctx).expect(0);
@@ -334,19 +427,68 @@ fn the_recipes_gate_a_change_from_pull_request_to_drift() {
         plan.stdout
     );
     ctx.write(&format!("{dir}/demo-project.yaml"), &original);
+    // The nightly report speaks of drift (the UI's edit of what was applied),
+    // not of a conflict nor of an apply.
     let drift = run(line(&all, "drift.yml", "drift"), &ctx);
     drift.expect(2);
     fits_a_comment(&drift, "the drift issue");
     assert!(
-        drift.stdout.contains("section[Quality]"),
+        drift.stdout.contains("### Drift: changed out of band (1)")
+            && drift.stdout.contains("section[Quality]")
+            && drift.stdout.contains("#ff0000"),
         "{}",
         drift.stdout
     );
-    assert!(drift.stdout.contains("#ff0000"), "{}", drift.stdout);
+    for wrong in ["### Conflicts", "would revert", "this apply"] {
+        assert!(!drift.stdout.contains(wrong), "{wrong}:\n{}", drift.stdout);
+    }
+    // A change merged and not applied yet is pending, beside the drift.
+    ctx.write(
+        &format!("{dir}/demo-project.yaml"),
+        &original.replace("Toxicity and prompt-injection charts", "Safety, reviewed"),
+    );
+    let drift = run(line(&all, "drift.yml", "drift"), &ctx);
+    drift.expect(2);
+    assert!(
+        drift
+            .stdout
+            .contains("### Pending: merged, not applied yet (1)")
+            && drift.stdout.contains("### Drift: changed out of band (1)"),
+        "{}",
+        drift.stdout
+    );
 
-    // Applying again repairs it.
+    // Applying again repairs it; the apply job records it.
     run(line(&all, "apply.yml", "apply"), &ctx).expect(0);
+    record_apply(&ctx);
     run(line(&all, "drift.yml", "drift"), &ctx).expect(0);
+
+    // A pull request that replaces a template: the saved plan says so, in
+    // the field the labelling step reads.
+    ctx.write(
+        &format!("{dir}/demo-project.yaml"),
+        &std::fs::read_to_string(&manifest)
+            .expect("the manifest")
+            .replace("max: 5", "max: 10"),
+    );
+    run(line(&all, "plan.yml", "plan"), &ctx).expect(2);
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ctx.path("plan.json")).expect("plan.json"))
+            .expect("JSON");
+    let actions: Vec<&str> = saved["plan"]["changes"]
+        .as_array()
+        .expect("saved.plan.changes")
+        .iter()
+        .filter_map(|c| c["action"].as_str())
+        .collect();
+    assert_eq!(actions, ["replace"]);
+    assert!(
+        recipe_text("plan.yml").contains(
+            "saved.plan.changes.filter(c => c.action === 'delete' || c.action === 'replace')"
+        ),
+        "the label step reads the saved plan's actions"
+    );
+    ctx.write(&format!("{dir}/demo-project.yaml"), &original);
 
     // What the recipes' later steps read was written by their evalctl lines.
     for recipe in RECIPES {
@@ -380,6 +522,242 @@ fn apply_gets_the_integration_tokens_of_the_full_example() {
         for token in [OPENAI_TOKEN, ANTHROPIC_TOKEN, DEMO_API_KEY] {
             assert!(!text.contains(token), "{file} holds a secret");
         }
+    }
+}
+
+/// The README's "Adopt an existing setup": a service configured by hand
+/// (projects, and integrations with settings) is exported into a new config
+/// repo; the recipes' lines, with the recipes' environment (only the token
+/// variables for apply), then run green: validate says nothing, plan has no
+/// changes, apply has nothing to do, drift finds none.
+#[test]
+fn adopting_an_existing_setup_ends_green() {
+    let ctx = TestContext::new();
+    let secrets = secrets(&ctx.sandbox.base_url());
+    let all = all_invocations(&secrets);
+    let dir = config_dir(&all);
+    // Configured by hand: an OpenAI integration with its organization, and an
+    // Anthropic one.
+    ctx.write(
+        "by-hand/integrations.yaml",
+        "kind: Integration\nprovider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: org-by-hand\n---\nkind: Integration\nprovider: anthropic\ntoken: ${ANTHROPIC_API_KEY}\n",
+    );
+    ctx.evalctl_with(
+        &[
+            ("OPENAI_API_KEY", OPENAI_TOKEN),
+            ("ANTHROPIC_API_KEY", ANTHROPIC_TOKEN),
+        ],
+        &["apply", "by-hand", "--auto-approve"],
+    )
+    .expect(0);
+    // The walk-through: export, with no integration variable set.
+    ctx.evalctl_with(
+        &[("OPENAI_API_KEY", ""), ("ANTHROPIC_API_KEY", "")],
+        &["export", "--dir", &dir, "--verify"],
+    )
+    .expect(0);
+    let integrations =
+        std::fs::read_to_string(ctx.path(&format!("{dir}/integrations.yaml"))).expect("exported");
+    assert!(
+        integrations.contains("organization_id: org-by-hand"),
+        "{integrations}"
+    );
+
+    // The pull request that adds the files: valid, no warning, no changes.
+    let validate = run(line(&all, "plan.yml", "validate"), &ctx);
+    validate.expect(0);
+    assert!(
+        !validate.stdout.contains("::warning"),
+        "{}",
+        validate.stdout
+    );
+    assert!(!validate.stdout.contains("::error"), "{}", validate.stdout);
+    let plan = run(line(&all, "plan.yml", "plan"), &ctx);
+    plan.expect(0);
+    assert!(plan.stdout.contains("No changes"), "{}", plan.stdout);
+    // (The base branch has no manifests yet: a warning names it, in case
+    // of a typo; no variable is asked for.)
+    assert!(!plan.stderr.contains("is not set"), "{}", plan.stderr);
+    assert!(!plan.stdout.contains("Not verifiable"), "{}", plan.stdout);
+    // Merged: apply has nothing to do; the next night, no drift.
+    let apply = run(line(&all, "apply.yml", "apply"), &ctx);
+    apply.expect(0);
+    ctx.copy_dir(
+        &ctx.path(&dir).to_string_lossy(),
+        line(&all, "drift.yml", "drift")
+            .env
+            .get("EVALCTL_APPLIED_DIR")
+            .expect("the manifests as last applied"),
+    );
+    run(line(&all, "drift.yml", "drift"), &ctx).expect(0);
+    // The first integration change applies with the recipe's variables.
+    ctx.write(
+        &format!("{dir}/integrations.yaml"),
+        &integrations.replace("org-by-hand", "org-reviewed"),
+    );
+    run(line(&all, "plan.yml", "plan"), &ctx).expect(2);
+    let apply = run(line(&all, "apply.yml", "apply"), &ctx);
+    apply.expect(0);
+    run(line(&all, "plan.yml", "plan"), &ctx).expect(0);
+}
+
+/// What a step run by [`run_step`] left: its exit status, its outputs
+/// (`$GITHUB_OUTPUT`) and its job summary (`$GITHUB_STEP_SUMMARY`).
+struct StepRun {
+    status: i32,
+    outputs: BTreeMap<String, String>,
+    summary: String,
+    log: String,
+}
+
+/// Runs the step `step` of `recipe` as the runner would: its whole `run:`
+/// script in `bash --noprofile --norc -eo pipefail`, in the config repo, with
+/// the step's environment (secrets resolved; `context` for the values of the
+/// run's context), `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY` and `GITHUB_SHA`,
+/// and evalctl on `PATH`.
+fn run_step(
+    ctx: &TestContext,
+    secrets: &Secrets,
+    recipe: &str,
+    step: &str,
+    context: &[(&str, &str)],
+) -> StepRun {
+    let found = ci_support::steps(recipe, &recipe_text(recipe), secrets);
+    let step = found
+        .iter()
+        .find(|s| s.name == step)
+        .unwrap_or_else(|| panic!("{recipe}: no step {step:?}"));
+    let files = tempfile::tempdir().expect("tempdir");
+    let output = files.path().join("output");
+    let summary = files.path().join("summary");
+    std::fs::write(&output, "").expect("output");
+    std::fs::write(&summary, "").expect("summary");
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_evalctl"))
+        .parent()
+        .expect("the binary's directory")
+        .to_owned();
+    let mut command = std::process::Command::new("bash");
+    command
+        .args([
+            "--noprofile",
+            "--norc",
+            "-eo",
+            "pipefail",
+            "-c",
+            &step.script,
+        ])
+        .current_dir(ctx.dir.path());
+    for (name, _) in std::env::vars() {
+        if name.starts_with("EVALCTL_") || name.starts_with("GITHUB_") || name.ends_with("_API_KEY")
+        {
+            command.env_remove(name);
+        }
+    }
+    command
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env("NO_COLOR", "1")
+        .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567");
+    for (name, value) in &step.env {
+        if let Some(value) = value {
+            command.env(name, value);
+        }
+    }
+    for (name, value) in context {
+        command.env(name, value);
+    }
+    let run = command.output().expect("bash runs");
+    let outputs = std::fs::read_to_string(&output)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    StepRun {
+        status: run.status.code().unwrap_or(-1),
+        outputs,
+        summary: std::fs::read_to_string(&summary).unwrap_or_default(),
+        log: format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        ),
+    }
+}
+
+/// The walk-through's last step, as GitHub would run it: the recipes' steps
+/// (their whole scripts, in bash, with the `GITHUB_*` files) on an exported
+/// setup: validate, plan and its gate, apply and its gate, drift, all green,
+/// with their outputs and job summaries.
+#[test]
+fn an_exported_setup_runs_the_recipes_green() {
+    let ctx = TestContext::new();
+    let secrets = secrets(&ctx.sandbox.base_url());
+    let all = all_invocations(&secrets);
+    let dir = config_dir(&all);
+    ctx.write(
+        "by-hand/integrations.yaml",
+        "kind: Integration\nprovider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: org-by-hand\n",
+    );
+    ctx.evalctl_with(
+        &[("OPENAI_API_KEY", OPENAI_TOKEN)],
+        &["apply", "by-hand", "--auto-approve"],
+    )
+    .expect(0);
+    ctx.evalctl_with(
+        &[("OPENAI_API_KEY", "")],
+        &["export", "--dir", &dir, "--verify"],
+    )
+    .expect(0);
+    // The checkouts the recipes make: the base branch (the same files: the
+    // pull request that adds them is merged), the commit last applied.
+    let copy = |to: &str| ctx.copy_dir(&ctx.path(&dir).to_string_lossy(), to);
+    copy("base/config");
+    copy("applied/config");
+
+    let validate = run_step(&ctx, &secrets, "plan.yml", "Validate", &[]);
+    assert_eq!(validate.status, 0, "{}", validate.log);
+    assert!(!validate.log.contains("::warning"), "{}", validate.log);
+    let plan = run_step(&ctx, &secrets, "plan.yml", "Plan", &[]);
+    assert_eq!(plan.status, 0, "{}", plan.log);
+    assert_eq!(plan.outputs.get("status").map(String::as_str), Some("0"));
+    assert!(plan.summary.contains("No changes"), "{}", plan.summary);
+    let gate = run_step(
+        &ctx,
+        &secrets,
+        "plan.yml",
+        "Gate on the exit status",
+        &[("STATUS", "0")],
+    );
+    assert_eq!(gate.status, 0, "{}", gate.log);
+
+    let apply = run_step(&ctx, &secrets, "apply.yml", "Apply", &[]);
+    assert_eq!(apply.status, 0, "{}", apply.log);
+    assert_eq!(apply.outputs.get("status").map(String::as_str), Some("0"));
+    assert!(apply.summary.contains("evalctl"), "{}", apply.summary);
+    let gate = run_step(
+        &ctx,
+        &secrets,
+        "apply.yml",
+        "Gate on the exit status",
+        &[("STATUS", "0")],
+    );
+    assert_eq!(gate.status, 0, "{}", gate.log);
+
+    let drift = run_step(&ctx, &secrets, "drift.yml", "Drift", &[]);
+    assert_eq!(drift.status, 0, "{}", drift.log);
+    assert_eq!(drift.outputs.get("status").map(String::as_str), Some("0"));
+    assert!(drift.summary.contains("No drift"), "{}", drift.summary);
+    for run in [&validate, &plan, &apply, &drift] {
+        assert!(!run.log.contains(OPENAI_TOKEN) && !run.summary.contains(OPENAI_TOKEN));
     }
 }
 

@@ -163,9 +163,9 @@ fn a_rich_configuration_round_trips_deterministically_without_secrets() {
         "token: ${OPENAI_API_KEY}",
         "token: ${ANTHROPIC_API_KEY}",
         "api_key_value: ${CUSTOM_API_KEY}",
-        "endpoint: ${CUSTOM_ENDPOINT}",
-        "organization_id: ${OPENAI_ORGANIZATION_ID}",
-        "api_key_header: ${CUSTOM_API_KEY_HEADER}",
+        "endpoint: https://llm.example.com/v1",
+        "organization_id: org-demo",
+        "api_key_header: X-API-Key",
     ] {
         assert!(
             integrations.contains(reference),
@@ -282,7 +282,7 @@ fn an_integration_with_a_known_token_is_exported_as_a_reference() {
     assert_no_secret(&integrations);
     assert!(
         integrations
-            .contains("provider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: ${OPENAI_ORGANIZATION_ID}\n"),
+            .contains("provider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: org-known\n"),
         "{integrations}"
     );
 }
@@ -298,4 +298,78 @@ fn a_scaled_fixture_exports_every_project_and_plans_empty() {
     assert_eq!(written.len(), 12, "{:?}", written.keys());
     ctx.evalctl(&["plan", "scaled", "--detailed-exitcode"])
         .expect(0);
+}
+
+/// Adoption (issue 22 item 1): an export of an organization whose
+/// integrations carry non-secret settings (an OpenAI organization, an Azure
+/// endpoint, deployment and team header) writes them as values, so that
+/// with only the token variables set (as the apply recipe sets them)
+/// validate and plan say nothing about other variables and the first
+/// integration change applies.
+#[test]
+fn after_an_export_only_the_token_variables_are_needed() {
+    const AZURE_TOKEN: &str = "azure-export-token-0000bbbb";
+    let ctx = TestContext::new();
+    ctx.write(
+        "setup/integrations.yaml",
+        "kind: Integration\nprovider: openai\ntoken: ${OPENAI_API_KEY}\norganization_id: org-adopt-1\n---\n\
+         kind: Integration\nprovider: azure\ntoken: ${AZURE_API_KEY}\nendpoint: https://team-a.openai.azure.com\n\
+         azure_deployment: gpt-4o-prod\ndefault_headers:\n  X-Team: team-a\n",
+    );
+    let tokens = [
+        ("OPENAI_API_KEY", OPENAI_TOKEN),
+        ("AZURE_API_KEY", AZURE_TOKEN),
+    ];
+    ctx.evalctl_with(&tokens, &["apply", "setup", "--auto-approve"])
+        .expect(0);
+    // The new repo: exported without any variable set.
+    let run = ctx.evalctl(&["export", "--dir", "repo", "--verify"]);
+    run.expect(0);
+    let integrations = std::fs::read_to_string(ctx.path("repo/integrations.yaml")).unwrap();
+    for line in [
+        "organization_id: org-adopt-1\n",
+        "endpoint: https://team-a.openai.azure.com\n",
+        "azure_deployment: gpt-4o-prod\n",
+        "X-Team: team-a\n",
+        "token: ${OPENAI_API_KEY}\n",
+        "token: ${AZURE_API_KEY}\n",
+    ] {
+        assert!(integrations.contains(line), "{line}:\n{integrations}");
+    }
+    for secret in [OPENAI_TOKEN, AZURE_TOKEN] {
+        assert!(!integrations.contains(secret), "{integrations}");
+    }
+    // CI: the token variables only.
+    let run = ctx.evalctl_with(&tokens, &["validate", "repo"]);
+    run.expect(0);
+    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    let run = ctx.evalctl_with(&tokens, &["plan", "repo", "--detailed-exitcode"]);
+    run.expect(0);
+    assert!(run.stdout.contains("No changes"), "{}", run.stdout);
+    assert!(
+        !run.all_output().contains("Not verifiable"),
+        "{}",
+        run.all_output()
+    );
+    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    // The first integration change after the export applies.
+    std::fs::write(
+        ctx.path("repo/integrations.yaml"),
+        integrations.replace(
+            "organization_id: org-adopt-1",
+            "organization_id: org-adopt-2",
+        ),
+    )
+    .unwrap();
+    let run = ctx.evalctl_with(&tokens, &["apply", "repo", "--auto-approve"]);
+    run.expect(0);
+    assert!(run.stdout.contains("org-adopt-2"), "{}", run.stdout);
+    ctx.evalctl_with(&tokens, &["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+    // Rotation too.
+    ctx.evalctl_with(
+        &tokens,
+        &["apply", "repo", "--auto-approve", "--rotate-secrets"],
+    )
+    .expect(0);
 }

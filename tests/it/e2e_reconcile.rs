@@ -155,6 +155,84 @@ fn a_saved_plan_is_refused_after_a_concurrent_change() {
         .expect(0);
 }
 
+/// The writes (method and path) an `-v` run logged.
+fn writes(run: &e2e_support::Run) -> Vec<String> {
+    run.stderr
+        .lines()
+        .filter(|l| {
+            ["method=PUT ", "method=PATCH ", "method=DELETE "]
+                .iter()
+                .any(|m| l.contains(m))
+                // POST is a write, but for the catalog's listing.
+                || (l.contains("method=POST ") && !l.contains("/scorers/list"))
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_saved_plan_applied_again_sends_nothing_and_says_so() {
+    let ctx = context();
+    ctx.write("repo/project.yaml", DRIFT_REPO);
+    ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
+        .expect(0);
+    let first = ctx.evalctl(&["-v", "apply", "--plan", "plan.json", "--auto-approve"]);
+    first.expect(0);
+    assert!(!writes(&first).is_empty(), "{}", first.stderr);
+    // The same plan again (a re-run CI job): live already holds its targets.
+    let again = ctx.evalctl(&["-v", "apply", "--plan", "plan.json", "--auto-approve"]);
+    again.expect(0);
+    assert_eq!(writes(&again), Vec::<String>::new(), "{}", again.stderr);
+    assert!(
+        again.stderr.contains(
+            "plan.json was already applied: live holds what its 2 change(s) set, so nothing is sent"
+        ),
+        "{}",
+        again.stderr
+    );
+    assert!(!again.stdout.contains("updated"), "{}", again.stdout);
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+
+    // Part of a plan applied by another route: the rest is sent, alone.
+    ctx.write(
+        "repo/project.yaml",
+        &DRIFT_REPO
+            .replace("num_judges: 3", "num_judges: 5")
+            .replace("Quality charts", "Quality, again"),
+    );
+    ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
+        .expect(0);
+    ctx.evalctl(&[
+        "apply",
+        "repo",
+        "--auto-approve",
+        "--target",
+        "project[demo-project].log_stream[production].trends.section[Quality]",
+    ])
+    .expect(0);
+    let rest = ctx.evalctl(&["-v", "apply", "--plan", "plan.json", "--auto-approve"]);
+    rest.expect(0);
+    assert!(
+        rest.stderr.contains(
+            "1 of the 2 changes of plan.json were already applied (live holds what they set): they are not sent again"
+        ),
+        "{}",
+        rest.stderr
+    );
+    let sent = writes(&rest);
+    assert!(
+        !sent.is_empty()
+            && sent
+                .iter()
+                .all(|w| w.contains("metric-settings") || w.contains("metric_settings")),
+        "{sent:#?}"
+    );
+    assert!(!rest.stdout.contains("section[Quality]"), "{}", rest.stdout);
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}
+
 const MANY_SECTIONS: &str = r##"
 kind: Project
 name: demo-project
@@ -266,11 +344,13 @@ fn apply_without_a_terminal_requires_auto_approve() {
 fn apply_against_an_in_process_sandbox_replans_without_loading_the_manifests_again() {
     let ctx = context();
     ctx.write("repo/project.yaml", DRIFT_REPO);
-    // An unset secret variable is a load warning; --target leaves the
-    // integration out, so apply does not need the variable.
+    // An unset variable of a non-secret field is a load warning (counted:
+    // printed once, so the manifests were loaded once); --target leaves the
+    // integration out, so apply does not need it, nor the unset token (not
+    // mentioned: apply names a token only when its plan sends it).
     ctx.write(
         "repo/integrations.yaml",
-        "kind: Integration\nprovider: openai\ntoken: ${EVALCTL_E2E_UNSET_TOKEN}\n",
+        "kind: Integration\nprovider: openai\ntoken: ${EVALCTL_E2E_UNSET_TOKEN}\norganization_id: ${EVALCTL_E2E_UNSET_ORG}\n",
     );
     let run = ctx.evalctl(&[
         "apply",
@@ -283,9 +363,14 @@ fn apply_against_an_in_process_sandbox_replans_without_loading_the_manifests_aga
     run.expect(0);
     assert_eq!(
         run.stderr
-            .matches("environment variable `EVALCTL_E2E_UNSET_TOKEN` is not set")
+            .matches("environment variable `EVALCTL_E2E_UNSET_ORG` is not set")
             .count(),
         1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("EVALCTL_E2E_UNSET_TOKEN"),
         "{}",
         run.stderr
     );

@@ -358,3 +358,48 @@ fn drift_with_a_base_attributes_what_differs() {
     ctx.evalctl(&["drift", "pr", "--base", "base", "--fail-on", "drift"])
         .expect(4);
 }
+
+#[test]
+fn base_takes_one_path_and_the_manifests_are_the_arguments_after_it() {
+    let ctx = scenario();
+    // The manifests after the option are the manifests, not a second base
+    // (clap took every path up to the next option, and the manifests
+    // defaulted to `.`, which holds the base).
+    let run = ctx.evalctl(&["plan", "--base", "base", "pr", "-o", "json"]);
+    run.expect(0);
+    let got = attributions(&json(&run));
+    assert!(
+        got.contains(&"Fresh (create): proposed".to_owned()),
+        "{got:#?}"
+    );
+    let run = ctx.evalctl(&["drift", "--base", "base", "--applied", "applied", "pr"]);
+    run.expect(2);
+    // No manifest path: `.` holds the base, so every project would be
+    // declared twice. Said before anything is read, with the fix.
+    for command in ["plan", "drift"] {
+        let run = ctx.evalctl(&[command, "--base", "base"]);
+        run.expect(64);
+        assert!(
+            run.stderr.contains(
+                "the manifests `.` hold the --base path `base`, so each project would be declared twice; no manifest path was given, so the manifests default to `.`: name them after the options, e.g. `--base base config/`"
+            ),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains("declared twice: here"),
+            "{}",
+            run.stderr
+        );
+    }
+    let run = ctx.evalctl(&["plan", "--base", "../elsewhere", "--applied", "applied"]);
+    run.expect(64);
+    assert!(
+        run.stderr
+            .contains("the manifests `.` hold the --applied path `applied`"),
+        "{}",
+        run.stderr
+    );
+    // The same directory on both sides is loaded once on each: allowed.
+    ctx.evalctl(&["plan", "pr", "--base", "pr"]).expect(0);
+}

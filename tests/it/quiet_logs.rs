@@ -1,9 +1,10 @@
 //! Quiet CI logs (issue 11 item 10): what would repeat per object is said once. A note
 //! the planner makes per project with the same words (feedback templates read with the
-//! service's deprecated listing) is one line with a count; `plan` and `drift`, which
+//! service's deprecated listing) is one line with a count (and, as nobody can act on it,
+//! only in JSON and at -v: issue 22 item 4); `plan` and `drift`, which
 //! never read integration tokens, say once that they do not need them instead of a
-//! warning per integration; `apply`, which sends them, still shows each unset one at
-//! its field.
+//! warning per integration; `apply`, which sends them, still shows each unset one it
+//! sends at its field.
 
 use std::path::Path;
 use std::process::Command;
@@ -53,17 +54,32 @@ fn plan_and_drift_say_once_what_repeats_per_object() {
             "{command}:\n{stderr}"
         );
         assert!(!stderr.contains("warning"), "{command}:\n{stderr}");
-        let deprecated: Vec<&str> = stdout
+        // A note nobody can act on is not in the text (nor in a PR
+        // comment); it is in JSON, once for both projects, and at -v.
+        assert!(
+            !stdout.contains("deprecated listing"),
+            "{command}:\n{stdout}"
+        );
+        let (_, json, _) = evalctl(dir.path(), &[command, "config.yaml", "-o", "json"]);
+        let deprecated: Vec<&str> = json
             .lines()
             .filter(|l| l.contains("deprecated listing"))
             .collect();
-        assert_eq!(deprecated.len(), 1, "{command}:\n{stdout}");
+        assert_eq!(deprecated.len(), 1, "{command}:\n{json}");
         assert!(
             deprecated[0].contains(
                 "2 projects (`demo-project` and `support-bot`): feedback templates were read with the service's deprecated listing"
             ),
             "{command}: {}",
             deprecated[0]
+        );
+        assert!(json.contains("\"kind\": \"detail\""), "{command}:\n{json}");
+        let (_, _, verbose) = evalctl(dir.path(), &["-v", command, "config.yaml"]);
+        assert!(
+            verbose.contains(
+                "note: 2 projects (`demo-project` and `support-bot`): feedback templates were read"
+            ),
+            "{command}:\n{verbose}"
         );
         // Quiet means quiet.
         let (_, _, quiet) = evalctl(dir.path(), &["-q", command, "config.yaml"]);

@@ -159,3 +159,21 @@ fn the_readme_links_to_the_reference() {
         .expect("README.md has a `## Manifest reference` section");
     assert!(section.contains("(schemas/REFERENCE.md)"), "{section}");
 }
+
+#[test]
+fn the_reference_shows_no_rust_generic_names() {
+    let reference = std::fs::read_to_string("schemas/REFERENCE.md").expect("REFERENCE.md");
+    let mangled: Vec<&str> = reference
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|word| {
+            // `TemplateSpec_AnnotationConstraints`, not `OPENAI_API_KEY`.
+            let camel = |s: &str| {
+                s.starts_with(|c: char| c.is_ascii_uppercase())
+                    && s.chars().any(|c| c.is_ascii_lowercase())
+            };
+            word.split_once('_')
+                .is_some_and(|(a, b)| camel(a) && camel(b))
+        })
+        .collect();
+    assert!(mangled.is_empty(), "{mangled:?}");
+}

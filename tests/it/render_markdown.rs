@@ -171,7 +171,7 @@ fn a_1300_change_plan_fits_a_comment_as_github_renders_it_with_every_change_coun
     let gfm = parse_gfm(&out);
     assert_eq!(
         gfm.headings,
-        ["evalctl plan", "Needs attention", "Notes", "Details"]
+        ["evalctl plan", "Needs attention", "Details", "Notes"]
     );
 
     // The counts by project and action: a row per project that fits, one row
@@ -273,15 +273,20 @@ fn a_1300_change_plan_fits_a_comment_as_github_renders_it_with_every_change_coun
         html.matches("</details>").count()
     );
 
-    // The summary as a reviewer sees it, then the end.
+    // The summary as a reviewer sees it, where the details stop, then the
+    // end (the notes come after the details).
     let head = out.split("### Details").next().unwrap_or_default();
+    let fold = out
+        .lines()
+        .find(|l| l.contains("changes not shown in detail"))
+        .unwrap_or_default();
     let tail = out
         .lines()
         .rev()
         .find(|l| !l.is_empty())
         .unwrap_or_default();
     insta::assert_snapshot!(format!(
-        "{head}### Details\n\n[{} sections]\n\n{tail}",
+        "{head}### Details\n\n[{} sections]\n\n{fold}\n\n[notes]\n\n{tail}",
         gfm.details
     ));
 }

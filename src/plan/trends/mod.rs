@@ -310,9 +310,16 @@ fn plan_favorite(
             } else {
                 "the whole project"
             };
+            // `user` is what export writes for any favorited dashboard (all
+            // the service says): nothing to act on, so a detail.
+            let kind = if wanted == FavoriteSpec::User {
+                NoteKind::Detail
+            } else {
+                NoteKind::Unverifiable
+            };
             planner.note(
                 Some(address),
-                NoteKind::Unverifiable,
+                kind,
                 format!(
                     "the dashboard is favorited, but the service does not say for whom: that it is favorited for {audience} (`favorite: {}`) cannot be checked",
                     if wanted == FavoriteSpec::User { "user" } else { "project" }

@@ -22,7 +22,7 @@ pub(crate) use plan::plan;
 use std::fmt::Write as _;
 
 use super::entries::{Entry, Wording, display_path, secret_sent};
-use super::values::{DiffLine, Shown, sanitize, sanitize_lines, show, text_diff};
+use super::values::{DiffLine, Shown, is_bare_entry, sanitize, sanitize_lines, show, text_diff};
 use crate::plan::Action;
 
 /// Most characters a rendered comment may have (GitHub refuses comments over
@@ -286,6 +286,9 @@ fn entry_lines(lines: &mut Vec<String>, entry: &Entry, wording: Wording, action:
         } => {
             signed(lines, '-', &head(path, old_label), &show(before));
             signed(lines, '+', &head(path, new_label), &show(after));
+        }
+        Entry::Added { path, value } if wording == Wording::Plan && is_bare_entry(path, value) => {
+            lines.push(format!("+ {}", display_path(path)));
         }
         Entry::Added { path, value } => signed(lines, '+', &head(path, new_label), &show(value)),
         Entry::Removed { path, value } => {

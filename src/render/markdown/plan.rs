@@ -4,14 +4,16 @@
 //! 1. the counts by project and action, with the kinds of objects touched
 //!    (every change is counted, also when projects are folded);
 //! 2. what needs attention: deletes, replacements, warnings, blast radius;
-//! 3. notes;
-//! 4. per change, a collapsed `<details>` with a ```diff block.
+//! 3. per change, a collapsed `<details>` with a ```diff block;
+//! 4. notes (their room is kept while the details are written), but not
+//!    the details nobody can act on ([`NoteKind::Detail`], in `-o json`).
 //!
 //! A three-way plan (`--base`) counts its changes by attribution under the
 //! first sentence, and puts the details in a section per attribution
 //! ("Conflicts", "Out-of-band changes this apply would revert", "This PR
-//! changes", "Pending"), a `@@ … @@` line under a field whose attribution is
-//! not its change's (a conflict's names the base's value).
+//! changes", "Pending"; a drift report speaks of drift: "Drift: changed out of
+//! band", "Pending: merged, not applied yet"), a `@@ … @@` line under a field
+//! whose attribution is not its change's (a conflict's names the base's value).
 //!
 //! What is left out is counted, with a pointer to where it is: the saved plan
 //! (`--out`), which the CI recipe keeps as an artifact, when there is one.
@@ -32,7 +34,8 @@ use crate::render::values::{sanitize, sanitize_lines};
 use crate::render::{Mode, RenderOptions};
 
 /// Where the counts by project may reach, and where what needs attention
-/// and the notes may: the rest is for the details.
+/// and the notes (counted as if they came before the details) may: the rest
+/// is for the details.
 const TABLE_SHARE: usize = MARKDOWN_BUDGET / 3;
 const ATTENTION_SHARE: usize = MARKDOWN_BUDGET / 2;
 const NOTES_SHARE: usize = MARKDOWN_BUDGET * 3 / 5;
@@ -130,17 +133,23 @@ pub(crate) fn plan(
         by_project(&mut doc, plan, &words);
         attention(&mut doc, plan, enrichment, &words)?;
     }
-    notes(&mut doc, &plan.notes, enrichment, &words);
+    // The notes come after the changes, in the room they would have had
+    // before them: the details stop short of it.
+    let mut tail = Doc::new();
+    let room = NOTES_SHARE.saturating_sub(doc.out.len());
+    notes(&mut tail, &plan.notes, enrichment, &words, room);
+    let limit = MARKDOWN_BUDGET.saturating_sub(tail.out.len());
     if n > 0 && counts.is_some() {
-        attributed_details(&mut doc, plan, enrichment, &words, mode)?;
+        attributed_details(&mut doc, plan, enrichment, &words, mode, limit)?;
     } else if n > 0 {
         doc.push("### Details\n\n");
         let all: Vec<usize> = (0..n).collect();
-        let left_out = doc.try_push_while_within(&all, MARKDOWN_BUDGET, |&i| {
+        let left_out = doc.try_push_while_within(&all, limit, |&i| {
             Ok(details(&*plan.changes.get(i)?, enrichment, mode))
         })?;
         doc.fold_line(left_out, "changes not shown in detail", &words.rest);
     }
+    doc.push(&tail.out);
     Ok(doc.out)
 }
 
@@ -151,9 +160,11 @@ fn group_heading(attribution: Attribution, mode: Mode) -> &'static str {
     match (attribution, mode) {
         (Attribution::Proposed, Mode::Plan) => "This PR changes",
         (Attribution::Proposed, Mode::Drift) => "Changed in the manifests since the base",
-        (Attribution::Drift, _) => "Out-of-band changes this apply would revert",
+        (Attribution::Drift, Mode::Plan) => "Out-of-band changes this apply would revert",
+        (Attribution::Drift, Mode::Drift) => "Drift: changed out of band",
         (Attribution::Conflict, _) => "Conflicts",
-        (Attribution::Pending, _) => "Pending",
+        (Attribution::Pending, Mode::Plan) => "Pending",
+        (Attribution::Pending, Mode::Drift) => "Pending: merged, not applied yet",
     }
 }
 
@@ -166,15 +177,21 @@ fn group_intro(attribution: Attribution, mode: Mode) -> &'static str {
         (Attribution::Conflict, Mode::Drift) => {
             "Changed in the manifests since the base, and live moved away from the base too: applying replaces an out-of-band change."
         }
-        (Attribution::Drift, _) => {
+        (Attribution::Drift, Mode::Plan) => {
             "Someone changed these outside the manifests, which still declare the base's value: applying reverts them."
+        }
+        (Attribution::Drift, Mode::Drift) => {
+            "Someone changed these outside the manifests since they were applied: apply the manifests to undo it, or change the manifests to keep it."
         }
         (Attribution::Proposed, Mode::Plan) => "The changes this PR makes.",
         (Attribution::Proposed, Mode::Drift) => {
             "Changed in the manifests since the base and not applied yet."
         }
-        (Attribution::Pending, _) => {
+        (Attribution::Pending, Mode::Plan) => {
             "The base changed these and was never applied (live still holds what was last applied): applying applies them."
+        }
+        (Attribution::Pending, Mode::Drift) => {
+            "The manifests changed these and no apply has run since (live still holds what was last applied): the next apply applies them."
         }
     }
 }
@@ -189,6 +206,7 @@ fn attributed_details(
     enrichment: &Enrichment,
     words: &Words,
     mode: Mode,
+    limit: usize,
 ) -> Result<(), ChangesError> {
     const ORDER: [Attribution; 4] = [
         Attribution::Conflict,
@@ -212,7 +230,7 @@ fn attributed_details(
         if !intro.is_empty() {
             let _ = write!(doc.out, "{intro}\n\n");
         }
-        let left_out = doc.try_push_while_within(&indices, MARKDOWN_BUDGET, |&i| {
+        let left_out = doc.try_push_while_within(&indices, limit, |&i| {
             Ok(details(&*changes.get(i)?, enrichment, mode))
         })?;
         doc.fold_line(left_out, "changes not shown in detail", &words.rest);
@@ -359,8 +377,10 @@ fn attention(
     Ok(())
 }
 
-fn notes(doc: &mut Doc, notes: &[Note], enrichment: &Enrichment, words: &Words) {
-    if notes.is_empty() {
+/// The notes section, within `limit` characters of `doc`; details
+/// ([`NoteKind::Detail`]) are left out.
+fn notes(doc: &mut Doc, notes: &[Note], enrichment: &Enrichment, words: &Words, limit: usize) {
+    if notes.iter().all(|n| n.kind == NoteKind::Detail) {
         return;
     }
     doc.push("### Notes\n\n");
@@ -403,7 +423,7 @@ fn notes(doc: &mut Doc, notes: &[Note], enrichment: &Enrichment, words: &Words) 
             items.push(item);
         }
     }
-    let left_out = doc.push_while_within(&items, NOTES_SHARE, String::clone);
+    let left_out = doc.push_while_within(&items, limit, String::clone);
     doc.fold_line(left_out, "notes not shown", &words.rest);
 }
 

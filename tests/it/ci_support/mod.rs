@@ -360,3 +360,46 @@ pub fn files_read(text: &str) -> Vec<String> {
     }
     files
 }
+
+/// A `run:` step of a recipe, as the runner would run it.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// Its `name:`.
+    pub name: String,
+    /// The `run:` script.
+    pub script: String,
+    /// Workflow, job and step `env:`, secrets resolved; `None` for a value of
+    /// the run's context (`${{ steps.x.outputs.y }}`), which the test sets.
+    pub env: BTreeMap<String, Option<String>>,
+}
+
+/// Every `run:` step of a workflow, in order.
+pub fn steps(name: &str, text: &str, secrets: &Secrets) -> Vec<Step> {
+    let workflow = workflow(name, text);
+    let mut base = BTreeMap::new();
+    env_of(&workflow, secrets, &mut base);
+    let mut out = Vec::new();
+    let jobs = workflow.get("jobs").and_then(Value::as_object);
+    for job in jobs.into_iter().flat_map(|j| j.values()) {
+        let mut job_env = base.clone();
+        env_of(job, secrets, &mut job_env);
+        let steps = job.get("steps").and_then(Value::as_array);
+        for step in steps.map(Vec::as_slice).unwrap_or_default() {
+            let Some(script) = step.get("run").and_then(Value::as_str) else {
+                continue;
+            };
+            let mut env = job_env.clone();
+            env_of(step, secrets, &mut env);
+            out.push(Step {
+                name: step
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                script: script.to_owned(),
+                env,
+            });
+        }
+    }
+    out
+}
