@@ -20,6 +20,7 @@ mod cli_docs;
 mod client_aimd;
 mod client_auth;
 mod client_auth_fallback;
+mod client_bounds;
 mod client_dashboards;
 mod client_debug;
 mod client_faults;
