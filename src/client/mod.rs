@@ -102,7 +102,13 @@ impl Client {
                 setting: "page_size",
             });
         }
-        let http = reqwest::Client::builder()
+        let mut http = reqwest::Client::builder();
+        if config::is_loopback_host(base_url.host_str().unwrap_or_default()) {
+            // HTTP_PROXY / ALL_PROXY would carry the credentials, in clear
+            // over plain http://, to a proxy: loopback is never proxied.
+            http = http.no_proxy();
+        }
+        let http = http
             .connect_timeout(config.connect_timeout)
             .timeout(config.request_timeout)
             // A redirect could carry the API-key header to another host.

@@ -1,12 +1,15 @@
 //! What a hostile or broken server cannot make the client do (issue 22,
-//! item 12):
+//! items 12 and 17):
 //!
 //! - hold more response bytes than its budget: many large bodies at full
 //!   concurrency (success bodies without a `Content-Length`, a success body
 //!   declaring more than the cap, error bodies of many MiB) are read within
 //!   the budget (96 MiB at once), error bodies only their first 64 KiB (the
 //!   server sees the connection closed long before it has written the rest),
-//!   and every request ends: none waits forever for budget.
+//!   and every request ends: none waits forever for budget;
+//! - send the credentials to a proxy: with `HTTP_PROXY`/`ALL_PROXY` pointing
+//!   at a listener, commands against the loopback sandbox succeed and the
+//!   listener never sees a connection.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failing unwrap is a failing test
 
@@ -18,6 +21,8 @@ use std::time::Duration;
 use evalctl::api::Secret;
 use evalctl::client::{ApiError, Client, ClientConfig, Credentials};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::e2e_support::TestContext;
 
 const MIB: usize = 1 << 20;
 
@@ -190,4 +195,57 @@ fn response_bodies_held_at_once_stay_within_the_budget() {
         declared / MIB
     );
     assert_eq!(written.success.load(Ordering::Relaxed), 24 * 12 * MIB);
+}
+
+/// A listener standing in for a proxy: counts the connections it accepts.
+fn proxy_listener() -> (String, Arc<AtomicUsize>) {
+    let listener = StdListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counter = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            counter.fetch_add(1, Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    (url, seen)
+}
+
+#[test]
+fn loopback_requests_never_go_through_a_proxy() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "repo/project.yaml",
+        "kind: Project\nname: demo-project\nlog_streams:\n  - name: production\n",
+    );
+    let (proxy, seen) = proxy_listener();
+    let url = ctx.sandbox.base_url();
+    for var in [
+        "HTTP_PROXY",
+        "http_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+        "HTTPS_PROXY",
+    ] {
+        let run = ctx.evalctl_with(
+            &[
+                ("EVALCTL_BASE_URL", url.as_str()),
+                (var, proxy.as_str()),
+                ("NO_PROXY", ""),
+                ("no_proxy", ""),
+            ],
+            &["plan", "repo"],
+        );
+        run.expect(0);
+        assert_eq!(
+            seen.load(Ordering::SeqCst),
+            0,
+            "{var}: the request (and its API key) went to the proxy"
+        );
+    }
+    // The listener does count: a request made through it is seen.
+    let _ = std::net::TcpStream::connect(proxy.trim_start_matches("http://"));
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(seen.load(Ordering::SeqCst), 1);
 }
