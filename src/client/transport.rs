@@ -5,7 +5,7 @@
 //! Retries: a 429 is waited out (its `Retry-After`, else backoff) and sent
 //! again for any operation, until the time budget (`--retry-budget`) is
 //! spent. Reads are retried on connection errors, timeouts and 5xx within the
-//! same budget; idempotent writes on connection errors, timeouts and 502–504,
+//! same budget; idempotent writes on connection errors, timeouts, 500 and 502–504,
 //! at most `--max-retries` times; a create only when it provably was not
 //! processed (refused connection, 429), else it is [`ApiError::Ambiguous`].
 //! Until the service has answered once, every failure but a 429 counts
