@@ -50,8 +50,9 @@ pub const HEADS_BUDGET: usize = 16 << 20;
 /// The bodies pool: what bodies hold past their head.
 pub const BODIES_BUDGET: usize = 80 << 20;
 
-/// The most the pages of one paginated listing may hold together.
-pub const MAX_LISTING_BYTES: usize = 64 << 20;
+/// The most the pages of one paginated listing may hold together (their
+/// items are kept, decoded, until the listing ends: a few times their bytes).
+pub const MAX_LISTING_BYTES: usize = 32 << 20;
 
 const KIB: usize = 1024;
 
@@ -168,7 +169,9 @@ impl Held {
         let heads = self.heads.min(keep);
         let bodies = self.bodies.min(keep - heads);
         self.budget.heads.add_permits((self.heads - heads) as usize);
-        self.budget.bodies.add_permits((self.bodies - bodies) as usize);
+        self.budget
+            .bodies
+            .add_permits((self.bodies - bodies) as usize);
         self.heads = heads;
         self.bodies = bodies;
     }
@@ -214,16 +217,18 @@ impl Chunks for reqwest::Response {
 
 /// Reads a body within the budget: `success` says whether its status is a
 /// 2xx (else only its first [`MAX_ERROR_BYTES`] are read), `declared` is its
-/// `Content-Length`.
+/// `Content-Length`, `allowed` the most a success body may hold (at most
+/// [`MAX_RESPONSE_BYTES`]: less for a page when its listing has read much).
 pub async fn read<C: Chunks>(
     budget: &Budget,
     mut chunks: C,
     success: bool,
     declared: Option<u64>,
+    allowed: usize,
 ) -> Result<Read, C::Error> {
     let declared = declared.map(|d| usize::try_from(d).unwrap_or(usize::MAX));
     let limit = if success {
-        MAX_RESPONSE_BYTES
+        allowed.min(MAX_RESPONSE_BYTES)
     } else {
         MAX_ERROR_BYTES
     };
@@ -231,7 +236,9 @@ pub async fn read<C: Chunks>(
         return Ok(Read::TooLarge);
     }
     let expected = declared.map(|d| d.min(limit));
-    let head = expected.map_or(HEAD_BYTES, |d| d.min(HEAD_BYTES)).min(limit);
+    let head = expected
+        .map_or(HEAD_BYTES, |d| d.min(HEAD_BYTES))
+        .min(limit);
     let mut held = budget.head(head).await;
     if let Some(rest) = expected.map(|d| d.saturating_sub(head)).filter(|r| *r > 0) {
         held.grow(rest).await;
@@ -251,8 +258,9 @@ pub async fn read<C: Chunks>(
         }
         if wanted > held.reserved() {
             // A body longer than its head (or than it declared): everything up
-            // to the cap, at once.
+            // to the cap, at once, and room for it (no copy as it grows).
             held.grow(limit.saturating_sub(held.reserved())).await;
+            body.reserve_exact(limit.saturating_sub(body.len()));
         }
         held.hold(chunk.len());
         body.extend_from_slice(chunk);
@@ -302,26 +310,51 @@ mod tests {
     #[tokio::test]
     async fn error_bodies_are_cut_and_success_bodies_capped() {
         let budget = Budget::default();
-        let err = read(&budget, fake(10 << 20), false, None).await.unwrap();
-        assert_eq!(body_len(&err), Some(MAX_ERROR_BYTES));
-        let declared = read(&budget, fake(10 << 20), false, Some(10 << 20))
+        let err = read(&budget, fake(10 << 20), false, None, MAX_RESPONSE_BYTES)
             .await
             .unwrap();
+        assert_eq!(body_len(&err), Some(MAX_ERROR_BYTES));
+        let declared = read(
+            &budget,
+            fake(10 << 20),
+            false,
+            Some(10 << 20),
+            MAX_RESPONSE_BYTES,
+        )
+        .await
+        .unwrap();
         assert_eq!(body_len(&declared), Some(MAX_ERROR_BYTES));
-        let ok = read(&budget, fake(3 << 20), true, None).await.unwrap();
+        let ok = read(&budget, fake(3 << 20), true, None, MAX_RESPONSE_BYTES)
+            .await
+            .unwrap();
         assert_eq!(body_len(&ok), Some(3 << 20));
         // Too large: by its Content-Length without reading, or once read.
         let big = MAX_RESPONSE_BYTES + 1;
         let mut unread = fake(big);
         assert!(matches!(
-            read(&budget, &mut unread, true, Some(big as u64))
-                .await
-                .unwrap(),
+            read(
+                &budget,
+                &mut unread,
+                true,
+                Some(big as u64),
+                MAX_RESPONSE_BYTES
+            )
+            .await
+            .unwrap(),
             Read::TooLarge
         ));
         assert_eq!(unread.left, big, "a declared oversize body is not read");
         assert!(matches!(
-            read(&budget, fake(big), true, None).await.unwrap(),
+            read(&budget, fake(big), true, None, MAX_RESPONSE_BYTES)
+                .await
+                .unwrap(),
+            Read::TooLarge
+        ));
+        // A page past what its listing may still read: stopped there.
+        assert!(matches!(
+            read(&budget, fake(2 << 20), true, None, 1 << 20)
+                .await
+                .unwrap(),
             Read::TooLarge
         ));
         // Everything read was given back but what the live bodies hold.
@@ -354,7 +387,9 @@ mod tests {
             tasks.push(tokio::spawn(async move {
                 let len = (i % 5 + 1) * (6 << 20);
                 let declared = (i % 2 == 0).then_some(len as u64);
-                let read = read(&budget, fake(len), true, declared).await.unwrap();
+                let read = read(&budget, fake(len), true, declared, MAX_RESPONSE_BYTES)
+                    .await
+                    .unwrap();
                 assert_eq!(body_len(&read), Some(len));
                 tokio::time::sleep(Duration::from_millis(2)).await;
             }));
@@ -373,7 +408,9 @@ mod tests {
     fn shrinking_gives_back_the_bodies_pool_first() {
         let budget = Budget::default();
         let full = budget.available();
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         let mut held = rt.block_on(async {
             let mut held = budget.head(HEAD_BYTES).await;
             held.grow(10 << 20).await;

@@ -53,6 +53,26 @@ tokio::task_local! {
     static WALK: Arc<AtomicUsize>;
 }
 
+/// The most the next page of the current walk may hold, if a walk is under
+/// way: what is left of [`MAX_LISTING_BYTES`] (the transport stops reading a
+/// body there).
+pub(crate) fn page_allowance() -> Option<usize> {
+    WALK.try_with(|walk| MAX_LISTING_BYTES.saturating_sub(walk.load(Ordering::Relaxed)))
+        .ok()
+}
+
+/// The error of a walk whose pages hold more than [`MAX_LISTING_BYTES`].
+pub(crate) fn listing_too_large(op: &'static Operation, status: u16) -> ApiError {
+    ApiError::Decode {
+        operation: op,
+        status,
+        message: format!(
+            "the pages of this listing hold more than {} MiB together, the most one listing reads; stopped (narrow the search)",
+            MAX_LISTING_BYTES >> 20
+        ),
+    }
+}
+
 /// Counts a success body of `len` bytes toward the walk it belongs to, if
 /// any (the transport calls it for every 2xx answer): past
 /// [`MAX_LISTING_BYTES`] in all, the walk stops with an error.
@@ -61,14 +81,7 @@ pub(crate) fn charge_page(op: &'static Operation, status: u16, len: usize) -> Re
         .try_with(|walk| walk.fetch_add(len, Ordering::Relaxed).saturating_add(len))
         .unwrap_or(0);
     if total > MAX_LISTING_BYTES {
-        return Err(ApiError::Decode {
-            operation: op,
-            status,
-            message: format!(
-                "the pages of this listing hold more than {} MiB together, the most one listing reads; stopped (narrow the search)",
-                MAX_LISTING_BYTES >> 20
-            ),
-        });
+        return Err(listing_too_large(op, status));
     }
     Ok(())
 }
@@ -213,7 +226,7 @@ mod tests {
     #[tokio::test]
     async fn a_walk_stops_once_its_pages_hold_too_much() {
         // Each page charges what the transport would for its body.
-        let page_bytes = 20 << 20;
+        let page_bytes = 12 << 20;
         let stream = pages(&SEARCH_LOG_STREAMS, 0, move |token| async move {
             charge_page(&SEARCH_LOG_STREAMS, 200, page_bytes)?;
             Ok(LogStreamPage {
@@ -222,7 +235,10 @@ mod tests {
             })
         });
         let err = collect(stream, |_| Vec::<()>::new()).await.unwrap_err();
-        assert!(err.to_string().contains("more than 64 MiB together"), "{err}");
+        assert!(
+            err.to_string().contains("more than 32 MiB together"),
+            "{err}"
+        );
         // Outside a walk, nothing is counted.
         assert!(charge_page(&SEARCH_LOG_STREAMS, 200, usize::MAX).is_ok());
     }

@@ -12,7 +12,8 @@
 //! toward `--max-retries`, so a wrong base URL fails in seconds.
 //!
 //! Bodies: read within the client's byte budget ([`super::budget`]): a
-//! success body up to 64 MiB, an error body's first 64 KiB only, at most
+//! success body up to 64 MiB (a page up to what its listing may still
+//! hold), an error body's first 64 KiB only, at most
 //! 96 MiB of bodies held at once across every request in flight; a body is
 //! given back to the budget once decoded, and before any wait to retry.
 //!
@@ -34,11 +35,11 @@ use tokio::time::Instant;
 use super::auth::{self, CredentialHeader, Scheme};
 use super::config::Credentials;
 use super::error::{self, ApiError};
-use super::{Client, budget, paginate};
 use super::operation::{LOGIN, Operation, Retry};
 use super::redact::loggable_body;
 use super::retry::{self, Class};
 use super::throttle::Adjusted;
+use super::{Client, budget, paginate};
 use crate::api::{Secret, Token};
 
 /// A request body.
@@ -238,6 +239,8 @@ impl Client {
         let policy = &inner.config.retry;
         let max_attempts = retry::max_attempts(policy);
         let url = op.url(&inner.base_url, call.params, &call.query)?;
+        // Within a paginated listing, what its pages may still hold.
+        let page_allowance = paginate::page_allowance();
         let start = Instant::now();
         let mut attempt: u32 = 0;
         // Failures other than 429, which `--max-retries` bounds for writes.
@@ -280,7 +283,8 @@ impl Client {
                         .and_then(|v| retry::parse_retry_after(v, std::time::SystemTime::now()));
                     let success = resp.status().is_success();
                     let declared = resp.content_length();
-                    budget::read(&inner.budget, resp, success, declared)
+                    let allowed = page_allowance.unwrap_or(budget::MAX_RESPONSE_BYTES);
+                    budget::read(&inner.budget, resp, success, declared, allowed)
                         .await
                         .map(|read| (status, read, retry_after))
                 }
@@ -299,6 +303,11 @@ impl Client {
             let result = match result {
                 Ok((status, budget::Read::Body(body, reserved), retry_after)) => {
                     Ok((status, Answer(body, reserved), retry_after))
+                }
+                Ok((status, budget::Read::TooLarge, _))
+                    if page_allowance.is_some_and(|a| a < budget::MAX_RESPONSE_BYTES) =>
+                {
+                    return Err(paginate::listing_too_large(op, status));
                 }
                 Ok((status, budget::Read::TooLarge, _)) => {
                     return Err(ApiError::Decode {

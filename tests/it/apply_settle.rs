@@ -494,5 +494,8 @@ fn patches_answered_500_converge_in_one_apply() {
         ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
             .expect(0);
     }
-    assert!(hit > 0, "no PATCH was answered 500: the test proves nothing");
+    assert!(
+        hit > 0,
+        "no PATCH was answered 500: the test proves nothing"
+    );
 }

@@ -90,9 +90,8 @@ async fn serve(mut socket: tokio::net::TcpStream, written: Arc<Written>) {
         } else {
             "transfer-encoding: chunked".to_owned()
         };
-        let reply = format!(
-            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{framing}\r\n\r\n"
-        );
+        let reply =
+            format!("HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{framing}\r\n\r\n");
         if socket.write_all(reply.as_bytes()).await.is_err() {
             return;
         }
