@@ -14,6 +14,11 @@
 //! to each target. It never fails on a missed target: figures are printed,
 //! not asserted.
 //!
+//! `--client` runs the client's phases instead (`client`), and
+//! `--hostile-server` the hostile-server phase (`hostile_server`: peak RSS
+//! when the service answers with huge bodies at full concurrency and endless
+//! pages, against the documented bound).
+//!
 //! Module map: `population` (fixture, manifests, drift), `measure` (running
 //! evalctl, peak RSS, request log), `phases` (the phases and their lower
 //! bounds), `report` (printing).
@@ -23,6 +28,8 @@
 
 #[path = "bench/client.rs"]
 mod client;
+#[path = "bench/hostile_server.rs"]
+mod hostile_server;
 #[path = "bench/measure.rs"]
 mod measure;
 #[path = "bench/phases.rs"]
@@ -95,6 +102,12 @@ pub struct Args {
     /// and the 429-storm apply (see examples/bench/client.rs).
     #[arg(long)]
     pub client: bool,
+    /// Run only the hostile-server phase: evalctl's peak RSS when the
+    /// service answers with large bodies at full concurrency and endless
+    /// catalogue pages, against the documented bound (see
+    /// examples/bench/hostile_server.rs).
+    #[arg(long)]
+    pub hostile_server: bool,
     /// Latency of the 429-storm phase's sandbox, in milliseconds.
     #[arg(long, default_value_t = 200)]
     pub storm_latency_ms: u64,
@@ -230,6 +243,9 @@ fn run(args: &Args) -> Result<(), BenchError> {
     };
     if args.client {
         return client::run(args, &evalctl, &work);
+    }
+    if args.hostile_server {
+        return hostile_server::run(args, &evalctl, &work);
     }
     std::fs::create_dir_all(work.logs()).map_err(|e| BenchError::io(work.logs(), e))?;
     report::header(args, &evalctl);

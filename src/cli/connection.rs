@@ -61,7 +61,7 @@ pub struct ConnectionArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub connect_timeout: Duration,
 
-    /// Retries of a failed idempotent write (502, 503, 504, timeouts, connection errors).
+    /// Retries of a failed idempotent write (500, 502, 503, 504, timeouts, connection errors).
     /// Reads and 429s retry until --retry-budget is spent.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub max_retries: u32,

@@ -7,7 +7,8 @@
 //! (`transport`): authentication per the spec's table (`auth`), one
 //! throttle shared by the whole client (`throttle`), retries with backoff
 //! and `Retry-After` (`retry`: reads within a time budget, writes as their
-//! kind allows), never a blind retry of a create, pagination with a loop guard (`paginate`), counters
+//! kind allows), never a blind retry of a create, pagination with a loop guard (`paginate`),
+//! a bound on the bytes of response bodies held at once (`budget`), counters
 //! (`stats`), and one error type ([`ApiError`]).
 //!
 //! Conventions: a GET of one object answering 404 is `Ok(None)`; a DELETE
@@ -15,6 +16,7 @@
 //! is [`ApiError::NotFound`] (its parent is missing).
 
 mod auth;
+mod budget;
 pub mod config;
 mod error;
 pub mod operation;
@@ -67,6 +69,8 @@ struct Inner {
     throttle: throttle::Throttle,
     stats: stats::Stats,
     rng: Mutex<fastrand::Rng>,
+    /// The bytes of response bodies held at once (see `budget`).
+    budget: budget::Budget,
     /// The service answered (any status) at least once.
     answered: AtomicBool,
 }
@@ -98,7 +102,13 @@ impl Client {
                 setting: "page_size",
             });
         }
-        let http = reqwest::Client::builder()
+        let mut http = reqwest::Client::builder();
+        if config::is_loopback_host(base_url.host_str().unwrap_or_default()) {
+            // HTTP_PROXY / ALL_PROXY would carry the credentials, in clear
+            // over plain http://, to a proxy: loopback is never proxied.
+            http = http.no_proxy();
+        }
+        let http = http
             .connect_timeout(config.connect_timeout)
             .timeout(config.request_timeout)
             // A redirect could carry the API-key header to another host.
@@ -117,6 +127,7 @@ impl Client {
                 basic_refusals: auth::BasicRefusals::default(),
                 stats: stats::Stats::default(),
                 rng: Mutex::new(fastrand::Rng::new()),
+                budget: budget::Budget::default(),
                 answered: AtomicBool::new(false),
                 config,
             }),
@@ -143,6 +154,12 @@ impl Client {
     /// How often the adaptive limit was lowered: on 429s, on rising latency.
     pub fn limit_decreases(&self) -> (u64, u64) {
         self.inner.throttle.decreases()
+    }
+
+    /// The most bytes of response bodies this client held at once so far
+    /// (at most 96 MiB, whatever the service sends: see `budget`).
+    pub fn response_bytes_peak(&self) -> usize {
+        self.inner.budget.peak()
     }
 
     /// The page size of paginated reads.

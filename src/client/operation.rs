@@ -20,7 +20,7 @@ pub enum Retry {
     Read,
     /// An idempotent write (PUT, PATCH, DELETE, and POSTs that set a state,
     /// like favorite): retried on 429 until the time budget is spent, and on
-    /// connection errors, timeouts, 502, 503 and 504 up to `--max-retries`.
+    /// connection errors, timeouts, 500, 502, 503 and 504 up to `--max-retries`.
     Idempotent,
     /// Creates something: retried only when provably not processed
     /// (connection refused before sending, 429); any other failure after the

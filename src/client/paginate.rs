@@ -1,13 +1,19 @@
 //! Walking paginated results: `starting_token` / `next_starting_token` /
 //! `paginated` ([`crate::api::PageInfo::next`]), as a stream of pages, with a
 //! guard against a server whose cursor does not advance (a token seen before
-//! is an error, not an endless loop) and a bound on the number of pages.
+//! is an error, not an endless loop), a bound on the number of pages, and a
+//! bound on the bytes of the pages together ([`MAX_LISTING_BYTES`]): the
+//! items of every page are kept until the walk ends, so endless valid pages
+//! must not grow memory without end.
 
 use std::collections::HashSet;
 use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures::Stream;
 
+use super::budget::MAX_LISTING_BYTES;
 use super::error::ApiError;
 use super::operation::Operation;
 use crate::api::{
@@ -41,6 +47,44 @@ paged!(
     ListScorersResponse,
     ListScorerVersionsResponse
 );
+
+tokio::task_local! {
+    /// The bytes of the pages the current walk has read so far.
+    static WALK: Arc<AtomicUsize>;
+}
+
+/// The most the next page of the current walk may hold, if a walk is under
+/// way: what is left of [`MAX_LISTING_BYTES`] (the transport stops reading a
+/// body there).
+pub(crate) fn page_allowance() -> Option<usize> {
+    WALK.try_with(|walk| MAX_LISTING_BYTES.saturating_sub(walk.load(Ordering::Relaxed)))
+        .ok()
+}
+
+/// The error of a walk whose pages hold more than [`MAX_LISTING_BYTES`].
+pub(crate) fn listing_too_large(op: &'static Operation, status: u16) -> ApiError {
+    ApiError::Decode {
+        operation: op,
+        status,
+        message: format!(
+            "the pages of this listing hold more than {} MiB together, the most one listing reads; stopped (narrow the search)",
+            MAX_LISTING_BYTES >> 20
+        ),
+    }
+}
+
+/// Counts a success body of `len` bytes toward the walk it belongs to, if
+/// any (the transport calls it for every 2xx answer): past
+/// [`MAX_LISTING_BYTES`] in all, the walk stops with an error.
+pub(crate) fn charge_page(op: &'static Operation, status: u16, len: usize) -> Result<(), ApiError> {
+    let total = WALK
+        .try_with(|walk| walk.fetch_add(len, Ordering::Relaxed).saturating_add(len))
+        .unwrap_or(0);
+    if total > MAX_LISTING_BYTES {
+        return Err(listing_too_large(op, status));
+    }
+    Ok(())
+}
 
 /// Tracks the cursors of one walk.
 #[derive(Debug)]
@@ -93,14 +137,15 @@ where
     F: Fn(i64) -> Fut + Send + 'static,
     Fut: Future<Output = Result<P, ApiError>> + Send + 'static,
 {
-    let state = (Some(first), Cursor::new(op, first), fetch);
-    futures::stream::try_unfold(state, |(token, mut cursor, fetch)| async move {
+    let walk = Arc::new(AtomicUsize::new(0));
+    let state = (Some(first), Cursor::new(op, first), fetch, walk);
+    futures::stream::try_unfold(state, |(token, mut cursor, fetch, walk)| async move {
         let Some(token) = token else {
             return Ok(None);
         };
-        let page = fetch(token).await?;
+        let page = WALK.scope(walk.clone(), fetch(token)).await?;
         let next = cursor.advance(page.page_info())?;
-        Ok(Some((page, (next, cursor, fetch))))
+        Ok(Some((page, (next, cursor, fetch, walk))))
     })
 }
 
@@ -176,6 +221,26 @@ mod tests {
         let text = err.to_string();
         assert!(text.contains("stopped after 10000 pages"), "{text}");
         assert!(!text.contains("did not advance"), "{text}");
+    }
+
+    #[tokio::test]
+    async fn a_walk_stops_once_its_pages_hold_too_much() {
+        // Each page charges what the transport would for its body.
+        let page_bytes = 12 << 20;
+        let stream = pages(&SEARCH_LOG_STREAMS, 0, move |token| async move {
+            charge_page(&SEARCH_LOG_STREAMS, 200, page_bytes)?;
+            Ok(LogStreamPage {
+                page: info(Some(token + 1)),
+                log_streams: Vec::new(),
+            })
+        });
+        let err = collect(stream, |_| Vec::<()>::new()).await.unwrap_err();
+        assert!(
+            err.to_string().contains("more than 32 MiB together"),
+            "{err}"
+        );
+        // Outside a walk, nothing is counted.
+        assert!(charge_page(&SEARCH_LOG_STREAMS, 200, usize::MAX).is_ok());
     }
 
     #[tokio::test]

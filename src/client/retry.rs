@@ -47,14 +47,17 @@ pub enum Class {
 
 /// Classifies an HTTP status. 429 is transient and unprocessed. For a read,
 /// every 5xx but 501 and 505 (which no retry changes) is transient; for a
-/// write only 502, 503 and 504 are (a 500 after a write is final: the write
-/// may have been applied). Transient 5xx leave processing unknown. Anything
-/// else is final.
+/// write 500, 502, 503 and 504 are: whether the service applied the write
+/// is unknown after any of them (a 500 is no more final than a 502), and an
+/// idempotent write may be sent again (a create never is: the transport
+/// makes an unprocessed-unknown failure of a create [`Class::Final`]'s
+/// ambiguous error). Transient 5xx leave processing unknown. Anything else
+/// is final.
 pub fn classify_status(status: u16, retry_after: Option<Duration>, read: bool) -> Class {
     let transient_5xx = if read {
         (500..=599).contains(&status) && status != 501 && status != 505
     } else {
-        (502..=504).contains(&status)
+        status == 500 || (502..=504).contains(&status)
     };
     if status == 429 {
         Class::Transient {
@@ -262,7 +265,8 @@ mod tests {
                     ..
                 }
             ));
-            for s in [502, 503, 504] {
+            // A 500 is as unclear as a 502, 503 or 504, for a write too.
+            for s in [500, 502, 503, 504] {
                 assert!(matches!(
                     classify_status(s, None, read),
                     Class::Transient {
@@ -271,13 +275,14 @@ mod tests {
                     }
                 ));
             }
+            assert!(matches!(
+                classify_status(500, None, read),
+                Class::Transient { cause, .. } if cause == "500 Internal Server Error"
+            ));
         }
-        // A 500 is retried for a read, final for a write.
-        assert!(matches!(
-            classify_status(500, None, true),
-            Class::Transient { cause, .. } if cause == "500 Internal Server Error"
-        ));
-        assert_eq!(classify_status(500, None, false), Class::Final);
+        // 501 and 505 no retry changes; other 5xx only a read retries.
+        assert_eq!(classify_status(505, None, false), Class::Final);
+        assert_eq!(classify_status(599, None, false), Class::Final);
         assert!(matches!(
             classify_status(599, None, true),
             Class::Transient { cause, .. } if cause == "599"

@@ -5,11 +5,17 @@
 //! Retries: a 429 is waited out (its `Retry-After`, else backoff) and sent
 //! again for any operation, until the time budget (`--retry-budget`) is
 //! spent. Reads are retried on connection errors, timeouts and 5xx within the
-//! same budget; idempotent writes on connection errors, timeouts and 502–504,
+//! same budget; idempotent writes on connection errors, timeouts, 500 and 502–504,
 //! at most `--max-retries` times; a create only when it provably was not
 //! processed (refused connection, 429), else it is [`ApiError::Ambiguous`].
 //! Until the service has answered once, every failure but a 429 counts
 //! toward `--max-retries`, so a wrong base URL fails in seconds.
+//!
+//! Bodies: read within the client's byte budget ([`super::budget`]): a
+//! success body up to 64 MiB (a page up to what its listing may still
+//! hold), an error body's first 64 KiB only, at most
+//! 96 MiB of bodies held at once across every request in flight; a body is
+//! given back to the budget once decoded, and before any wait to retry.
 //!
 //! Logging: one INFO line per attempt (`-v`: method, path as sent with the
 //! base URL's prefix, status or failure, attempt, milliseconds); at DEBUG
@@ -26,7 +32,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 
-use super::Client;
 use super::auth::{self, CredentialHeader, Scheme};
 use super::config::Credentials;
 use super::error::{self, ApiError};
@@ -34,6 +39,7 @@ use super::operation::{LOGIN, Operation, Retry};
 use super::redact::loggable_body;
 use super::retry::{self, Class};
 use super::throttle::Adjusted;
+use super::{Client, budget, paginate};
 use crate::api::{Secret, Token};
 
 /// A request body.
@@ -97,12 +103,18 @@ impl<'a> Call<'a> {
 pub(crate) struct Raw {
     pub status: u16,
     pub body: Vec<u8>,
+    /// The body's bytes in the client's budget, given back when the answer
+    /// (decoded) is dropped.
+    _reserved: budget::Held,
     pub attempts: u32,
     pub elapsed: Duration,
     pub retry_after: Option<Duration>,
     /// The URL it was sent to, without the query (for messages).
     pub url: String,
 }
+
+/// A body read within the budget, with its reservation.
+struct Answer(Vec<u8>, budget::Held);
 
 /// The credential header one attempt carries, if any (the login carries none).
 type Auth<'a> = Option<(&'a HeaderName, &'a HeaderValue)>;
@@ -128,6 +140,9 @@ impl Client {
                 if raw.status != 401 {
                     return Ok(raw);
                 }
+                // Its body goes back to the budget before the next request.
+                let (attempts, elapsed) = (raw.attempts, raw.elapsed);
+                drop(raw);
                 // The deployment refuses Basic here, though the spec lists
                 // the operation as accepting it: the login's token instead,
                 // for this request and the rest of the run.
@@ -138,8 +153,8 @@ impl Client {
                     );
                 }
                 let mut again = self.send_with_login(call).await?;
-                again.attempts += raw.attempts;
-                again.elapsed += raw.elapsed;
+                again.attempts += attempts;
+                again.elapsed += elapsed;
                 Ok(again)
             }
             (CredentialHeader::Password { .. }, _) => self.send_with_login(call).await,
@@ -158,6 +173,8 @@ impl Client {
         if raw.status != 401 {
             return Ok(raw);
         }
+        let (attempts, elapsed) = (raw.attempts, raw.elapsed);
+        drop(raw);
         let (fresh, logged_in) = inner.tokens.refresh(&token, || self.login()).await?;
         if logged_in {
             inner.stats.record(op, |c| c.relogins += 1);
@@ -169,8 +186,8 @@ impl Client {
         let mut again = self
             .send(call, Some((&AUTHORIZATION, &fresh.header)))
             .await?;
-        again.attempts += raw.attempts;
-        again.elapsed += raw.elapsed;
+        again.attempts += attempts;
+        again.elapsed += elapsed;
         Ok(again)
     }
 
@@ -223,6 +240,8 @@ impl Client {
         let policy = &inner.config.retry;
         let max_attempts = retry::max_attempts(policy);
         let url = op.url(&inner.base_url, call.params, &call.query)?;
+        // Within a paginated listing, what its pages may still hold.
+        let page_allowance = paginate::page_allowance();
         let start = Instant::now();
         let mut attempt: u32 = 0;
         // Failures other than 429, which `--max-retries` bounds for writes.
@@ -263,7 +282,12 @@ impl Client {
                         .get(RETRY_AFTER)
                         .and_then(|v| v.to_str().ok())
                         .and_then(|v| retry::parse_retry_after(v, std::time::SystemTime::now()));
-                    read_body(resp).await.map(|b| (status, b, retry_after))
+                    let success = resp.status().is_success();
+                    let declared = resp.content_length();
+                    let allowed = page_allowance.unwrap_or(budget::MAX_RESPONSE_BYTES);
+                    budget::read(&inner.budget, resp, success, declared, allowed)
+                        .await
+                        .map(|read| (status, read, retry_after))
                 }
                 Err(e) => Err(e),
             };
@@ -277,20 +301,34 @@ impl Client {
                     c.retries += 1;
                 }
             });
-            if let Ok((status, body, _)) = &result
-                && body.len() > MAX_RESPONSE_BYTES
+            let result = match result {
+                Ok((status, budget::Read::Body(body, reserved), retry_after)) => {
+                    Ok((status, Answer(body, reserved), retry_after))
+                }
+                Ok((status, budget::Read::TooLarge, _))
+                    if page_allowance.is_some_and(|a| a < budget::MAX_RESPONSE_BYTES) =>
+                {
+                    return Err(paginate::listing_too_large(op, status));
+                }
+                Ok((status, budget::Read::TooLarge, _)) => {
+                    return Err(ApiError::Decode {
+                        operation: op,
+                        status,
+                        message: format!(
+                            "the response body is larger than {} MiB",
+                            budget::MAX_RESPONSE_BYTES >> 20
+                        ),
+                    });
+                }
+                Err(e) => Err(e),
+            };
+            if let Ok((status, Answer(body, _), _)) = &result
+                && (200..300).contains(status)
             {
-                return Err(ApiError::Decode {
-                    operation: op,
-                    status: *status,
-                    message: format!(
-                        "the response body is larger than {} MiB",
-                        MAX_RESPONSE_BYTES >> 20
-                    ),
-                });
+                paginate::charge_page(op, *status, body.len())?;
             }
             let class = match &result {
-                Ok((status, body, retry_after)) => {
+                Ok((status, Answer(body, _), retry_after)) => {
                     tracing::info!(
                         method = %op.method, path = %url.path(), status, attempt,
                         ms = took.as_millis() as u64, "request"
@@ -323,7 +361,7 @@ impl Client {
             };
             let elapsed = || start.elapsed();
             match (class, result) {
-                (Class::Final, Ok((status, body, retry_after))) => {
+                (Class::Final, Ok((status, Answer(body, reserved), retry_after))) => {
                     if op.retry == Retry::Create && status >= 500 {
                         return Err(ApiError::Ambiguous {
                             operation: op,
@@ -339,6 +377,7 @@ impl Client {
                     return Ok(Raw {
                         status,
                         body,
+                        _reserved: reserved,
                         attempts: attempt,
                         elapsed: elapsed(),
                         retry_after,
@@ -387,9 +426,10 @@ impl Client {
                         || elapsed() + wait > policy.max_elapsed;
                     if out_of_budget {
                         return match result {
-                            Ok((status, body, retry_after)) => Ok(Raw {
+                            Ok((status, Answer(body, reserved), retry_after)) => Ok(Raw {
                                 status,
                                 body,
+                                _reserved: reserved,
                                 attempts: attempt,
                                 elapsed: elapsed(),
                                 retry_after,
@@ -417,6 +457,8 @@ impl Client {
                         wait_ms = wait.as_millis() as u64,
                         "retrying"
                     );
+                    // The answer's body goes back to the budget before the wait.
+                    drop(result);
                     if is_429 {
                         // The slot stays taken while waiting: 429s cannot
                         // cycle through the queue.
@@ -566,20 +608,4 @@ fn log_adjusted(op: &Operation, adjusted: Adjusted) {
             "latency rose: in-flight limit lowered"
         ),
     }
-}
-
-/// The largest response body read; a larger one is an error, not an
-/// allocation without bound.
-const MAX_RESPONSE_BYTES: usize = 64 << 20;
-
-/// Reads a body, stopping one byte past [`MAX_RESPONSE_BYTES`].
-async fn read_body(mut resp: reqwest::Response) -> Result<Vec<u8>, reqwest::Error> {
-    let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await? {
-        body.extend_from_slice(&chunk);
-        if body.len() > MAX_RESPONSE_BYTES {
-            break;
-        }
-    }
-    Ok(body)
 }

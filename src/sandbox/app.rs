@@ -264,7 +264,7 @@ pub async fn fault_layer(
     let path = request.uri().path().to_owned();
     let (decision, retry_after) = {
         let mut faults = lock(&app.faults);
-        let d = faults.decide(seq, &path);
+        let d = faults.decide(seq, request.method().as_str(), &path);
         let r = d.fault.map(|f| faults.retry_after(f)).unwrap_or(1);
         (d, r)
     };

@@ -107,7 +107,7 @@ pub struct SandboxArgs {
     )]
     pub spike_ms: u64,
 
-    /// Fault: fraction of requests answered 502/503/504 without processing.
+    /// Fault: fraction of requests answered 500/502/503/504 without processing.
     #[arg(
         long,
         value_name = "RATE",
@@ -116,7 +116,7 @@ pub struct SandboxArgs {
     )]
     pub fail_rate: f64,
 
-    /// Fault: fraction of requests processed, then answered 502/503/504.
+    /// Fault: fraction of requests processed, then answered 500/502/503/504.
     #[arg(
         long,
         value_name = "RATE",
@@ -191,6 +191,7 @@ impl SandboxArgs {
             drop_after_rate: self.drop_after_rate,
             seed: self.seed,
             path_contains: self.fault_path.clone(),
+            ..Faults::default()
         };
         faults.validate()?;
         Ok(faults)

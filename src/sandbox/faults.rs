@@ -2,9 +2,10 @@
 //!
 //! [`Faults`] (all off by default) describe what goes wrong: added latency
 //! (fixed plus jitter), latency spikes (a fraction of requests delayed long
-//! enough to exceed client timeouts), 5xx answers (502/503/504) either
-//! before processing or after it (the change is applied, then the answer
-//! fails: what makes a create ambiguous), 429s with `Retry-After`, a
+//! enough to exceed client timeouts), 5xx answers (500/502/503/504, or the
+//! statuses chosen) either before processing or after it (the change is
+//! applied, then the answer fails: what makes a create ambiguous), 429s with
+//! `Retry-After`, a
 //! request-rate limit (token bucket: over N requests per second is a 429),
 //! and dropped connections (closed without a response, before or after
 //! processing).
@@ -31,10 +32,13 @@ pub struct Faults {
     pub spike_rate: f64,
     /// The delay of a spike.
     pub spike: Duration,
-    /// Fraction answered 502/503/504 before processing.
+    /// Fraction answered 5xx before processing.
     pub fail_rate: f64,
-    /// Fraction processed, then answered 502/503/504.
+    /// Fraction processed, then answered 5xx.
     pub fail_after_rate: f64,
+    /// The statuses of injected 5xx answers, one drawn per fault; empty for
+    /// [`FAIL_STATUSES`].
+    pub fail_statuses: Vec<u16>,
     /// Fraction answered 429 with `Retry-After`.
     pub throttle_rate: f64,
     /// The `Retry-After` of injected 429s, in seconds.
@@ -52,7 +56,14 @@ pub struct Faults {
     /// Only requests whose path contains this are subject to faults
     /// (latency included); `None` for all.
     pub path_contains: Option<String>,
+    /// Only requests of this method (`PATCH`) are subject to faults; `None`
+    /// for all.
+    pub method: Option<String>,
 }
+
+/// The statuses injected 5xx answers draw from by default: 500 as well as
+/// the gateway's 502, 503 and 504.
+pub const FAIL_STATUSES: [u16; 4] = [500, 502, 503, 504];
 
 impl Faults {
     /// No faults.
@@ -100,6 +111,16 @@ impl Faults {
             return Err(super::SandboxError::BadOption {
                 option: "rate_limit",
                 reason: format!("{r} is not a positive number of requests per second"),
+            });
+        }
+        if let Some(bad) = self
+            .fail_statuses
+            .iter()
+            .find(|s| !(500..=599).contains(*s))
+        {
+            return Err(super::SandboxError::BadOption {
+                option: "fail_statuses",
+                reason: format!("{bad} is not a 5xx status"),
             });
         }
         Ok(())
@@ -194,12 +215,15 @@ impl FaultState {
         *self = FaultState::new(faults);
     }
 
-    /// Decides the fate of request `seq` to `path`.
-    pub fn decide(&mut self, seq: u64, path: &str) -> Decision {
+    /// Decides the fate of request `seq`, a `method` to `path`.
+    pub fn decide(&mut self, seq: u64, method: &str, path: &str) -> Decision {
         let f = &self.faults;
         if f.path_contains
             .as_deref()
             .is_some_and(|p| !path.contains(p))
+            || f.method
+                .as_deref()
+                .is_some_and(|m| !m.eq_ignore_ascii_case(method))
         {
             return Decision {
                 delay: Duration::ZERO,
@@ -233,7 +257,12 @@ impl FaultState {
             delay = delay.saturating_add(f.spike);
         }
         let delay = delay.min(MAX_DELAY);
-        let code = [502u16, 503, 504][rng.usize(..3)];
+        let statuses: &[u16] = if f.fail_statuses.is_empty() {
+            &FAIL_STATUSES
+        } else {
+            &f.fail_statuses
+        };
+        let code = statuses[rng.usize(..statuses.len())];
         let draw = rng.f64();
         let mut at = 0.0;
         let mut pick = |rate: f64| {
@@ -306,7 +335,7 @@ mod tests {
 
     fn fates(faults: &Faults) -> Vec<Decision> {
         let mut state = FaultState::new(faults.clone());
-        (1..=200).map(|n| state.decide(n, "/v2/x")).collect()
+        (1..=200).map(|n| state.decide(n, "GET", "/v2/x")).collect()
     }
 
     #[test]
@@ -335,13 +364,48 @@ mod tests {
     }
 
     #[test]
+    fn injected_5xx_include_500_and_follow_the_filters() {
+        let all = Faults {
+            fail_rate: 1.0,
+            seed: 9,
+            ..Faults::default()
+        };
+        let codes: std::collections::BTreeSet<u16> = fates(&all)
+            .iter()
+            .filter_map(|d| match d.fault {
+                Some(Fault::FailBefore(code)) => Some(code),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(codes.into_iter().collect::<Vec<_>>(), FAIL_STATUSES);
+        let mut only = FaultState::new(Faults {
+            fail_statuses: vec![500],
+            method: Some("PATCH".into()),
+            ..all
+        });
+        assert_eq!(only.decide(1, "GET", "/v2/x").fault, None);
+        assert_eq!(
+            only.decide(2, "PATCH", "/v2/x").fault,
+            Some(Fault::FailBefore(500))
+        );
+        assert!(
+            Faults {
+                fail_statuses: vec![404],
+                ..Faults::default()
+            }
+            .validate()
+            .is_err()
+        );
+    }
+
+    #[test]
     fn the_token_bucket_limits_bursts() {
         let mut state = FaultState::new(Faults {
             rate_limit: Some(5.0),
             ..Faults::default()
         });
         let limited = (1..=20)
-            .filter(|n| state.decide(*n, "/").fault == Some(Fault::RateLimit))
+            .filter(|n| state.decide(*n, "GET", "/").fault == Some(Fault::RateLimit))
             .count();
         assert!(limited >= 14, "{limited}");
         assert!(state.retry_after(Fault::RateLimit) >= 1);

@@ -128,6 +128,7 @@ impl ApiError {
             ApiError::Internal(d) => json!({ "detail": format!("Internal Server Error: {d}") }),
             ApiError::Injected(code) => json!({
                 "detail": match code {
+                    500 => "Internal Server Error",
                     503 => "Service Unavailable",
                     504 => "Gateway Timeout",
                     _ => "Bad Gateway",

@@ -22,6 +22,7 @@ mod cli_hints;
 mod client_aimd;
 mod client_auth;
 mod client_auth_fallback;
+mod client_bounds;
 mod client_dashboards;
 mod client_debug;
 mod client_faults;

@@ -32,12 +32,23 @@ impl Client {
 
     /// Every scorer matching `request` (name, id, type filters), all pages.
     pub async fn list_scorers(&self, request: ListScorersRequest) -> Result<Vec<Scorer>, ApiError> {
+        self.list_scorers_reduced(request, |s| s).await
+    }
+
+    /// Every scorer matching `request`, all pages, each reduced by `reduce`
+    /// as its page arrives (a page's full records are dropped before the
+    /// next page is read).
+    pub async fn list_scorers_reduced<T>(
+        &self,
+        request: ListScorersRequest,
+        reduce: impl Fn(Scorer) -> T,
+    ) -> Result<Vec<T>, ApiError> {
         let client = self.clone();
         let pages = paginate::pages(&LIST_SCORERS, 0, move |token| {
             let (client, request) = (client.clone(), request.clone());
             async move { client.list_scorers_page(&request, token).await }
         });
-        paginate::collect(pages, |p| p.scorers).await
+        paginate::collect(pages, |p| p.scorers.into_iter().map(&reduce).collect()).await
     }
 
     /// GET a scorer; `None` when it does not exist.

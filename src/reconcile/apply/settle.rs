@@ -1,7 +1,7 @@
 //! Settling an idempotent write (PUT, PATCH, DELETE, favorite) whose answer
-//! leaves open whether the service applied it: a 5xx (500 included, which
-//! the client does not retry for a write), a timeout, a dropped connection,
-//! after the client's own retries.
+//! leaves open whether the service applied it: a 5xx (500 as well as 502,
+//! 503 and 504), a timeout, a dropped connection, after the client's own
+//! retries.
 //!
 //! The object is read again through the same readers as a plan
 //! (`crate::reconcile::read::touched`) and compared in the plan's comparable

@@ -25,11 +25,11 @@ pub async fn read_catalog(
     pinned: &BTreeSet<ScorerRef>,
 ) -> Result<Catalog, ReadError> {
     let scorers = client
-        .list_scorers(ListScorersRequest::default())
+        .list_scorers_reduced(ListScorersRequest::default(), CatalogScorer::from)
         .await
         .map_err(ctx(|| "the scorer catalog".to_owned()))?;
     let mut catalog = Catalog {
-        scorers: scorers.into_iter().map(CatalogScorer::from).collect(),
+        scorers,
         ..Catalog::default()
     };
     let ids: BTreeSet<String> = pinned

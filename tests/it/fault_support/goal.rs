@@ -29,13 +29,14 @@ pub const PROFILES: [&str; 5] = [
 
 /// The faults of profile `PROFILES[seed % 5]`, seeded with `seed`.
 ///
-/// - `30% 5xx`: 502/503/504, half answered before processing, half after;
+/// - `30% 5xx`: 500/502/503/504, half answered before processing, half after;
 /// - `30% dropped connections`: half before processing, half after;
 /// - `30% 429`: `Retry-After: 1`;
 /// - `latency spikes`: 30% of requests 400 ms slower (below the client's
 ///   timeout: a request the service answers after the client gave up is
 ///   the subject of `latency_spikes_past_the_client_timeout`);
-/// - `all at once`: 5% each of the four 5xx and drop kinds, 10% 429, 10% spikes.
+/// - `all at once`: 5% each of the 5xx (500/502/503/504) and drop kinds before and
+///   after processing, 10% 429, 10% spikes.
 pub fn profile(seed: u64) -> Faults {
     let base = Faults {
         latency: BASE_LATENCY,
