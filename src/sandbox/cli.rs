@@ -26,8 +26,9 @@ pub struct SandboxArgs {
 
     /// Persist every change to FILE (loaded at start when it exists, else
     /// created from the fixture). Holds no integration secret (token, API key, headers,
-    /// credentials: salted fingerprints only); other fields are kept as sent, as the service
-    /// keeps them, custom header mappings and init kwargs included.
+    /// credentials: salted fingerprints only); the other fields of an integration, which
+    /// reads return (default headers, header mappings, init kwargs), are sealed under a key
+    /// in FILE.key. Both are readable by their owner only (mode 0600).
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
 

@@ -438,8 +438,7 @@ impl Listener for SandboxListener {
                 Ok((stream, remote)) => {
                     // An IPv4 client of a dual-stack listener counts as its IPv4 address.
                     let ip = remote.ip().to_canonical();
-                    let Some(peer) = PeerSlot::take(&self.peers, ip, self.limits.per_peer())
-                    else {
+                    let Some(peer) = PeerSlot::take(&self.peers, ip, self.limits.per_peer()) else {
                         self.refuse(stream, Over::Peer, ip);
                         continue;
                     };

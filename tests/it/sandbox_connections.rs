@@ -289,7 +289,12 @@ async fn one_peer_holding_idle_sockets_cannot_starve_another() {
     // A cap of 16: one address may hold 8 (half) by default.
     let sb = LimitedSandbox::start(
         1024,
-        &["--max-connections", "16", "--header-read-timeout-ms", "20000"],
+        &[
+            "--max-connections",
+            "16",
+            "--header-read-timeout-ms",
+            "20000",
+        ],
     );
     let greedy = [127, 0, 0, 2];
     let mut held = Vec::new();

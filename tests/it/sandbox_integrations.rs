@@ -301,8 +301,9 @@ async fn the_state_file_holds_no_integration_value_and_a_restart_serves_it_alike
         .await
         .expect("put");
     assert_eq!(put.status(), 200);
+    // A fresh client each time: a kept connection to the sandbox before its restart is gone.
     let read = |base: String| {
-        let client = client.clone();
+        let client = reqwest::Client::new();
         async move {
             client
                 .get(format!("{base}/v2/integrations/azure"))
@@ -326,7 +327,10 @@ async fn the_state_file_holds_no_integration_value_and_a_restart_serves_it_alike
     {
         use std::os::unix::fs::PermissionsExt;
         for file in [state.clone(), dir.path().join("sandbox.json.key")] {
-            let mode = std::fs::metadata(&file).expect("exists").permissions().mode();
+            let mode = std::fs::metadata(&file)
+                .expect("exists")
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600, "{}", file.display());
         }
     }

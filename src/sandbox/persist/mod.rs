@@ -364,9 +364,8 @@ impl StateFile {
             let sealer = self.sealer()?;
             let mut copy = ops.to_vec();
             for op in &mut copy {
-                seal::seal_op(&sealer, op).map_err(|e| {
-                    PersistError::Serialize(serde::ser::Error::custom(e))
-                })?;
+                seal::seal_op(&sealer, op)
+                    .map_err(|e| PersistError::Serialize(serde::ser::Error::custom(e)))?;
             }
             sealed = copy;
             &sealed[..]
@@ -803,10 +802,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.json");
         let (file, mut state) = StateFile::open(&path, Fixture::demo(), None).unwrap();
-        assert_eq!(files(dir.path()), vec!["state.json"], "no key before it is needed");
-        write(&file, &mut state, |s| s.integrations.push(integration("CANARY-journal")));
+        assert_eq!(
+            files(dir.path()),
+            vec!["state.json"],
+            "no key before it is needed"
+        );
+        write(&file, &mut state, |s| {
+            s.integrations.push(integration("CANARY-journal"))
+        });
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains("sealed:v1:") && !text.contains("CANARY"), "{text}");
+        assert!(
+            text.contains("sealed:v1:") && !text.contains("CANARY"),
+            "{text}"
+        );
         #[cfg(unix)]
         {
             assert_eq!(mode(&path), 0o600);
@@ -815,7 +823,9 @@ mod tests {
         // Compacted: the snapshot holds it sealed too.
         let copy = state.clone();
         file.rewrite(&copy, None).unwrap();
-        write(&file, &mut state, |s| s.integrations.push(integration("CANARY-second")));
+        write(&file, &mut state, |s| {
+            s.integrations.push(integration("CANARY-second"))
+        });
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("CANARY"), "{text}");
         #[cfg(unix)]
@@ -826,14 +836,21 @@ mod tests {
             serde_json::to_value(&back).unwrap(),
             serde_json::to_value(&state).unwrap()
         );
-        assert!(serde_json::to_string(&back).unwrap().contains("Bearer CANARY-second"));
+        assert!(
+            serde_json::to_string(&back)
+                .unwrap()
+                .contains("Bearer CANARY-second")
+        );
         assert_eq!(files(dir.path()), vec!["state.json", "state.json.key"]);
         drop(file);
         // Without its key the file is refused, and says why.
         std::fs::remove_file(dir.path().join("state.json.key")).unwrap();
         let err = StateFile::open(&path, Fixture::demo(), None).unwrap_err();
         assert!(matches!(err, SandboxError::StateKey { .. }), "{err}");
-        assert!(err.to_string().contains("state.json.key, which is missing"), "{err}");
+        assert!(
+            err.to_string().contains("state.json.key, which is missing"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -327,7 +327,11 @@ mod tests {
                 .unwrap();
         let sealed = sealer.seal(&map).unwrap();
         assert!(sealed.starts_with(PREFIX) && !sealed.contains("CANARY"));
-        assert_ne!(sealed, sealer.seal(&map).unwrap(), "a fresh nonce each time");
+        assert_ne!(
+            sealed,
+            sealer.seal(&map).unwrap(),
+            "a fresh nonce each time"
+        );
         let again = Sealer::load(&path).unwrap().unwrap();
         assert_eq!(again.open(&sealed), Some(map.clone()));
         let other = Sealer::create(&dir.path().join("other.key")).unwrap();
@@ -343,9 +347,6 @@ mod tests {
             assert_eq!(mode & 0o777, 0o600);
         }
         std::fs::write(&path, "not a key").unwrap();
-        assert!(matches!(
-            Sealer::load(&path),
-            Err(KeyError::Invalid { .. })
-        ));
+        assert!(matches!(Sealer::load(&path), Err(KeyError::Invalid { .. })));
     }
 }
