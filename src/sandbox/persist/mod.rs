@@ -211,6 +211,9 @@ impl StateFile {
         let sealer = Sealer::load(&key_path)
             .map_err(|e| key_error(format!("cannot be used: {e}")))?
             .map(Arc::new);
+        // A key being written when a crash came, never used: nothing was
+        // sealed with it before its rename.
+        let _ = std::fs::remove_file(seal::new_key_path(&key_path));
         // Left by a compaction that a crash interrupted (nobody else can be
         // compacting: we hold the lock).
         match std::fs::remove_file(&compact_path) {

@@ -82,6 +82,13 @@ pub fn key_path(state: &Path) -> PathBuf {
     state.with_file_name(name)
 }
 
+/// Where [`Sealer::create`] writes a key before renaming it: `KEY.new`.
+pub fn new_key_path(key: &Path) -> PathBuf {
+    let mut name = key.file_name().unwrap_or_default().to_os_string();
+    name.push(".new");
+    key.with_file_name(name)
+}
+
 impl Sealer {
     fn from_bytes(bytes: &[u8], path: &Path) -> Result<Sealer, KeyError> {
         RandomizedNonceKey::new(&AES_256_GCM, bytes)
@@ -134,9 +141,7 @@ impl Sealer {
         aws_lc_rs::rand::fill(&mut bytes).map_err(|_| KeyError::Random)?;
         let sealer = Self::from_bytes(&bytes, path)?;
         let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let mut new_name = path.file_name().unwrap_or_default().to_os_string();
-        new_name.push(".new");
-        let new = path.with_file_name(new_name);
+        let new = new_key_path(path);
         let mut options = OpenOptions::new();
         options.write(true).create(true).truncate(true);
         #[cfg(unix)]
