@@ -72,7 +72,8 @@ pub fn run(inv: &Invocation<'_>) -> Result<Run, BenchError> {
         cmd.env("EVALCTL_BASE_URL", url)
             .env("EVALCTL_API_KEY", "demo-api-key");
     }
-    cmd.env("NO_COLOR", "1");
+    cmd.env("NO_COLOR", "1")
+        .env(super::population::REFERENCED_VARIABLE, "ref");
     let status = cmd
         .status()
         .map_err(|e| BenchError::io("the measuring wrapper", e))?;

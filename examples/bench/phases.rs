@@ -195,6 +195,8 @@ pub struct Suite {
     pub hostile: Phase,
     /// `validate` of a valid one-line 8 MiB flow list, accepted.
     pub long_line: Phase,
+    /// `validate` of 100,000 references in one scalar, accepted.
+    pub many_references: Phase,
     /// Plan and apply against a rate-limited sandbox.
     pub throttled: Option<Throttled>,
 }
@@ -418,6 +420,8 @@ pub fn run_suite(args: &Args, evalctl: &Path, work: &WorkDir) -> Result<Suite, B
         .map_err(|e| BenchError::io(work.hostile(), e))?;
     let long_line = population::write_long_line(&work.long_line())
         .map_err(|e| BenchError::io(work.long_line(), e))?;
+    let many_references = population::write_many_references(&work.many_references())
+        .map_err(|e| BenchError::io(work.many_references(), e))?;
     let scorers = fixture.state().scorers.len();
     let runs: Vec<(String, String)> = fixture
         .state()
@@ -540,6 +544,14 @@ pub fn run_suite(args: &Args, evalctl: &Path, work: &WorkDir) -> Result<Suite, B
         None,
         false,
     )?;
+    let (many_references, _) = ctx.phase(
+        "hostile: 100,000 references in one scalar",
+        "many-references",
+        &["validate", &path_str(&many_references)],
+        0,
+        None,
+        false,
+    )?;
 
     let throttled = if ctx.args.skip_throttle {
         None
@@ -563,6 +575,7 @@ pub fn run_suite(args: &Args, evalctl: &Path, work: &WorkDir) -> Result<Suite, B
         validate,
         hostile,
         long_line,
+        many_references,
         throttled,
     })
 }

@@ -311,6 +311,37 @@ pub fn write_long_line(dir: &Path) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
+/// References of [`write_many_references`]'s one scalar.
+pub const REFERENCES: usize = 100_000;
+
+/// The variable [`write_many_references`]'s references name; the measuring wrapper sets it
+/// for every run.
+pub const REFERENCED_VARIABLE: &str = "EVALCTL_BENCH_REF";
+
+/// Writes `many-references.yaml` into `dir`: a valid Project document whose one filter value
+/// is [`REFERENCES`] references to [`REFERENCED_VARIABLE`] (a 2 MB line), then the same
+/// number of `$${...}` escapes, each of which holds the reference's text. `validate` must
+/// accept it as fast as any file of its size: interpolation and the place of each reference
+/// in the source are linear in the references of a scalar. Returns the file.
+pub fn write_many_references(dir: &Path) -> std::io::Result<PathBuf> {
+    reset_dir(dir)?;
+    let reference = format!("${{{REFERENCED_VARIABLE}}}");
+    let mut text = String::from(
+        "kind: Project\nname: many-references\nlog_streams:\n  - name: production\n    metric_settings:\n      scorers:\n        - name: correctness\n          filters:\n            - name: metadata\n              key: k\n              operator: eq\n              value: \"",
+    );
+    for _ in 0..REFERENCES {
+        text.push_str(&reference);
+    }
+    for _ in 0..REFERENCES {
+        text.push('$');
+        text.push_str(&reference);
+    }
+    text.push_str("\"\n");
+    let path = dir.join("many-references.yaml");
+    std::fs::write(&path, text)?;
+    Ok(path)
+}
+
 /// Changes `state` out of band, as another user of the service would: every
 /// 50th log stream loses its segment filters, and every 100th dashboard
 /// loses its `Quality` section. Returns the number of objects changed.
@@ -374,6 +405,11 @@ impl WorkDir {
     /// The one-line manifest `validate` must accept quickly.
     pub fn long_line(&self) -> PathBuf {
         self.root.join("long-line")
+    }
+
+    /// The manifest of many references in one scalar `validate` must accept quickly.
+    pub fn many_references(&self) -> PathBuf {
+        self.root.join("many-references")
     }
 
     /// Where each phase's stdout and stderr go.

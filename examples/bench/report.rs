@@ -26,6 +26,7 @@ fn every_phase(s: &Suite) -> Vec<&Phase> {
         &s.validate,
         &s.hostile,
         &s.long_line,
+        &s.many_references,
     ]
     .into_iter()
     .chain(&s.serial)
@@ -275,6 +276,14 @@ pub fn suite(args: &Args, s: &Suite) {
         secs(s.long_line.run.wall),
         mb(s.long_line.run.max_rss_kib),
         verdict(s.long_line.exit_ok() && s.long_line.run.wall < VALIDATE_TARGET)
+    );
+    print_phase(&s.many_references, None);
+    println!(
+        "  target: {} references in one scalar (and as many escapes) accepted under 1 s: {}, {}  [{}]",
+        thousands(super::population::REFERENCES),
+        secs(s.many_references.run.wall),
+        mb(s.many_references.run.max_rss_kib),
+        verdict(s.many_references.exit_ok() && s.many_references.run.wall < VALIDATE_TARGET)
     );
     if let Some(t) = &s.throttled {
         throttled(t);
@@ -540,6 +549,15 @@ pub fn summary(args: &Args, suites: &[Suite]) {
                     .iter()
                     .all(|s| s.long_line.exit_ok() && s.long_line.run.wall < VALIDATE_TARGET)
             )
+        ),
+    );
+    row(
+        &all(&|s| Some(&s.many_references)),
+        &format!(
+            "100,000 references in one scalar < 1 s: {}",
+            verdict(suites.iter().all(|s| {
+                s.many_references.exit_ok() && s.many_references.run.wall < VALIDATE_TARGET
+            }))
         ),
     );
     for pick in [

@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::diagnostic::{Diagnostic, LineIndex, Span};
+use super::interpolate::tokens::Tokens;
 use super::interpolate::{self, Level, Reference};
 use super::schema::{self, INTEGRATION_DOCUMENT, KINDS, PROJECT_DOCUMENT};
 use super::semantic::{self, Anchor};
@@ -182,17 +183,18 @@ pub fn check(
             hidden.push(site.pointer.clone());
         }
     }
+    let mut spans = ReferenceSpans::new(input);
     out.variables = interpolated
         .variables
         .iter()
         .map(|v| UsedVariable {
             name: v.name.clone(),
             hidden: v.hidden,
-            at: reference_span(input, &v.pointer, v.reference.as_ref()),
+            at: spans.span(&v.pointer, v.reference.as_ref()),
         })
         .collect();
     for issue in interpolated.issues {
-        let span = reference_span(input, &issue.pointer, issue.reference.as_ref());
+        let span = spans.span(&issue.pointer, issue.reference.as_ref());
         let diagnostic = match issue.level {
             Level::Error => Diagnostic::error(input.file, Some(span), issue.message),
             Level::Warning => Diagnostic::warning(input.file, Some(span), issue.message),
@@ -387,24 +389,55 @@ fn check_kind<'v>(
     }
 }
 
-/// The span of `reference` in the string at `pointer` when the source spells the string
-/// out as it reads; else the whole value.
-fn reference_span(input: &Input<'_>, pointer: &str, reference: Option<&Reference>) -> Span {
-    let value = input.node(pointer).value;
-    let Some(reference) = reference else {
-        return value;
-    };
-    let source = input.lines.source();
-    let raw_end = value.offset.saturating_add(value.len).min(source.len());
-    let Some(raw) = source.get(value.offset..raw_end) else {
-        return value;
-    };
-    match raw
-        .match_indices(reference.text.as_str())
-        .nth(reference.nth)
-    {
-        Some((at, _)) => input.lines.span(value.offset + at, reference.text.len()),
-        None => value,
+/// The spans of references in the source: for each, the span of the reference in the
+/// string at its pointer when the source spells the string out as it reads; else the whole
+/// value. The source of the last string asked about is indexed once ([`Tokens`]), so the
+/// references of one string, which come together, are found in one pass over its source
+/// (searching it again for each made a scalar of 100,000 references take minutes).
+struct ReferenceSpans<'i, 'a> {
+    input: &'i Input<'a>,
+    /// The last string's pointer, value span, source text and the tokens of that text.
+    last: Option<(String, Span, &'a str, Tokens<'a>)>,
+}
+
+impl<'i, 'a> ReferenceSpans<'i, 'a> {
+    fn new(input: &'i Input<'a>) -> Self {
+        ReferenceSpans { input, last: None }
+    }
+
+    fn span(&mut self, pointer: &str, reference: Option<&Reference>) -> Span {
+        let Some(reference) = reference else {
+            return self.input.node(pointer).value;
+        };
+        if self.last.as_ref().is_none_or(|(p, ..)| p != pointer) {
+            self.last = None;
+            let value = self.input.node(pointer).value;
+            let source: &'a str = self.input.lines.source();
+            let raw_end = value.offset.saturating_add(value.len).min(source.len());
+            let Some(raw) = source.get(value.offset..raw_end) else {
+                return value;
+            };
+            self.last = Some((pointer.to_owned(), value, raw, Tokens::new(raw)));
+        }
+        let Some((_, value, raw, tokens)) = &self.last else {
+            return self.input.node(pointer).value;
+        };
+        let value = *value;
+        let found = match tokens.find(&reference.text, reference.nth) {
+            Ok(found) => found,
+            // Not a `${...}` token (an unterminated `${`, at most one a string): searched.
+            Err(()) => raw
+                .match_indices(reference.text.as_str())
+                .nth(reference.nth)
+                .map(|(at, _)| at),
+        };
+        match found {
+            Some(at) => self
+                .input
+                .lines
+                .span(value.offset + at, reference.text.len()),
+            None => value,
+        }
     }
 }
 

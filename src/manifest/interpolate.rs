@@ -27,10 +27,13 @@
 //!
 //! Mapping keys are never interpolated.
 
+pub(super) mod tokens;
+
 use serde_json::Value;
 
 use super::types::{EnvField, EnvRef};
 use crate::api::SECRET_FIELDS;
+use tokens::Tokens;
 
 /// The value a refused literal secret is replaced with, so later stages see a valid
 /// reference and the literal goes no further.
@@ -85,13 +88,20 @@ pub struct Reference {
 }
 
 impl Reference {
-    /// The reference at `range` of `decoded` (`None` when the range is not in it).
-    fn new(decoded: &str, range: (usize, usize)) -> Option<Reference> {
+    /// The reference at `range` of `decoded` (`None` when the range is not in it);
+    /// `tokens` are `decoded`'s, which count the same text before it in one pass over
+    /// the string for all its references. An unterminated `${` (not a token, and at
+    /// most one a string) is counted by searching.
+    fn new(decoded: &str, tokens: &Tokens<'_>, range: (usize, usize)) -> Option<Reference> {
         let text = decoded.get(range.0..range.1)?;
+        let nth = match tokens.rank_at(range.0) {
+            Some(rank) if text.ends_with('}') => rank,
+            _ => decoded[..range.0].matches(text).count(),
+        };
         Some(Reference {
             range,
             text: text.to_owned(),
-            nth: decoded[..range.0].matches(text).count(),
+            nth,
         })
     }
 }
@@ -529,11 +539,12 @@ impl Walker<'_> {
             return None;
         }
         let expansion = expand(text, self.env);
+        let tokens = Tokens::new(text);
         for (name, range) in &expansion.references {
             self.out.variables.push(Variable {
                 name: name.clone(),
                 pointer: path.to_owned(),
-                reference: Reference::new(text, *range),
+                reference: Reference::new(text, &tokens, *range),
                 hidden: kept,
             });
         }
@@ -557,7 +568,7 @@ impl Walker<'_> {
                         unset_secret: None,
                         level: Level::Warning,
                         pointer: path.to_owned(),
-                        reference: Reference::new(text, *range),
+                        reference: Reference::new(text, &tokens, *range),
                         message: format!(
                             "environment variable `{name}` is not set; `apply` will need it"
                         ),
@@ -575,7 +586,7 @@ impl Walker<'_> {
                     ),
                 ),
             };
-            self.error(path, Reference::new(text, range), &message, &help);
+            self.error(path, Reference::new(text, &tokens, range), &message, &help);
             failed = true;
         }
         if kept && !failed {

@@ -26,8 +26,9 @@ pub struct SandboxArgs {
 
     /// Persist every change to FILE (loaded at start when it exists, else
     /// created from the fixture). Holds no integration secret (token, API key, headers,
-    /// credentials: salted fingerprints only); other fields are kept as sent, as the service
-    /// keeps them, custom header mappings and init kwargs included.
+    /// credentials: salted fingerprints only); the other fields of an integration, which
+    /// reads return (default headers, header mappings, init kwargs), are sealed under a key
+    /// in FILE.key. Both are readable by their owner only (mode 0600).
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
 
@@ -75,6 +76,13 @@ pub struct SandboxArgs {
     /// at most 1024]
     #[arg(long, value_name = "N", help_heading = "Connections")]
     pub max_connections: Option<usize>,
+
+    /// Serve at most N connections at once from one IP address; more from it
+    /// are answered 503 with Retry-After, so one client holding idle or slow
+    /// sockets cannot take every slot from the others [default: half of
+    /// --max-connections]
+    #[arg(long, value_name = "N", help_heading = "Connections")]
+    pub max_connections_per_peer: Option<usize>,
 
     /// Refuse HTTP Basic on every trends operation, not only on the spec's three (as some
     /// deployments do)
@@ -248,6 +256,9 @@ pub async fn run_with<W: Write>(
         .idle_timeout(Duration::from_millis(args.idle_timeout_ms));
     if let Some(max) = args.max_connections {
         builder = builder.max_connections(max);
+    }
+    if let Some(max) = args.max_connections_per_peer {
+        builder = builder.max_connections_per_peer(max);
     }
     if let Some(state) = &args.state {
         builder = builder.state_file(state);

@@ -9,11 +9,14 @@
 //!   When a timeout expires the connection reads as closed, so hyper
 //!   drops it without writing anything.
 //! - **The cap**: at most [`ConnLimits::max_connections`] connections are
-//!   served at once. Beyond it a connection is answered
-//!   `503 {"detail": ...}` with `Retry-After: 1` and closed. At most a
-//!   quarter of the cap more are being answered at once (past that the
-//!   oldest of them is closed), so a flood of idle connections neither
-//!   hangs new clients nor uses up the process's file descriptors.
+//!   served at once, and at most [`ConnLimits::per_peer`] of them (half the
+//!   cap by default) from one IP address, so one client holding idle or
+//!   slow-header sockets cannot take every slot from the others. Beyond
+//!   either limit a connection is answered `503 {"detail": ...}` with
+//!   `Retry-After: 1` and closed. At most a quarter of the cap more are
+//!   being answered at once (past that the oldest of them is closed), so a
+//!   flood of idle connections neither hangs new clients nor uses up the
+//!   process's file descriptors.
 //! - **Cuts**: each accepted connection carries a [`ConnInfo`] (a
 //!   [`KillSwitch`] and its [`Activity`]) into the request's extensions.
 //!   Tripping the switch makes every later read of the connection end and
@@ -21,9 +24,10 @@
 //!   a byte: the client sees a connection closed without a response, as
 //!   after a crash or a network cut.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::io;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -49,6 +53,10 @@ pub struct ConnLimits {
     pub idle_timeout: Duration,
     /// The most connections served at once; more are answered 503.
     pub max_connections: usize,
+    /// The most connections served at once from one IP address; more from it
+    /// are answered 503 (`None`: half of `max_connections`, see
+    /// [`ConnLimits::per_peer`]).
+    pub max_per_peer: Option<usize>,
 }
 
 /// The default header-read timeout.
@@ -72,6 +80,7 @@ impl Default for ConnLimits {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             max_connections: default_max_connections(),
+            max_per_peer: None,
         }
     }
 }
@@ -83,7 +92,16 @@ impl ConnLimits {
         (self.max_connections / 4).max(4)
     }
 
-    /// Checks that timeouts and the cap are positive.
+    /// The most connections served at once from one IP address: as set, else
+    /// half the cap (at least 1), so one client leaves the other half to the
+    /// rest.
+    pub fn per_peer(&self) -> usize {
+        self.max_per_peer
+            .unwrap_or(self.max_connections / 2)
+            .clamp(1, self.max_connections.max(1))
+    }
+
+    /// Checks that timeouts and the caps are positive.
     pub fn validate(&self) -> Result<(), super::SandboxError> {
         let bad = |option, reason: &str| {
             Err(super::SandboxError::BadOption {
@@ -99,6 +117,9 @@ impl ConnLimits {
         }
         if self.max_connections == 0 {
             return bad("max_connections", "must be at least 1");
+        }
+        if self.max_per_peer == Some(0) {
+            return bad("max_connections_per_peer", "must be at least 1");
         }
         Ok(())
     }
@@ -250,13 +271,67 @@ pub struct ConnInfo {
     pub activity: Arc<Activity>,
 }
 
-/// A TCP listener with timeouts, a cap and cuttable connections (see the
+/// Connections served per peer IP address (an address leaves the map when
+/// its last connection closes).
+type PeerCounts = Arc<Mutex<HashMap<IpAddr, usize>>>;
+
+/// One connection's place in its peer's count, given back when dropped.
+#[derive(Debug)]
+struct PeerSlot {
+    peers: PeerCounts,
+    ip: IpAddr,
+}
+
+impl PeerSlot {
+    /// Takes a place for `ip` when it has fewer than `max` connections.
+    fn take(peers: &PeerCounts, ip: IpAddr, max: usize) -> Option<PeerSlot> {
+        let mut counts = peers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = counts.entry(ip).or_insert(0);
+        if *count >= max {
+            return None;
+        }
+        *count += 1;
+        Some(PeerSlot {
+            peers: Arc::clone(peers),
+            ip,
+        })
+    }
+}
+
+impl Drop for PeerSlot {
+    fn drop(&mut self) {
+        let mut counts = self
+            .peers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = counts.get_mut(&self.ip) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                counts.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Which limit a refused connection met.
+#[derive(Debug, Clone, Copy)]
+enum Over {
+    /// [`ConnLimits::max_connections`].
+    Cap,
+    /// [`ConnLimits::per_peer`].
+    Peer,
+}
+
+/// A TCP listener with timeouts, caps and cuttable connections (see the
 /// module docs).
 #[derive(Debug)]
 pub struct SandboxListener {
     inner: TcpListener,
     limits: ConnLimits,
     slots: Arc<Semaphore>,
+    peers: PeerCounts,
     /// Connections being answered 503, oldest first.
     refusing: VecDeque<AbortHandle>,
 }
@@ -267,6 +342,7 @@ impl SandboxListener {
         SandboxListener {
             inner,
             slots: Arc::new(Semaphore::new(limits.max_connections)),
+            peers: PeerCounts::default(),
             refusing: VecDeque::new(),
             limits,
         }
@@ -277,22 +353,38 @@ impl SandboxListener {
     /// them is closed to make room: it has had the longest time to send its
     /// request, and this way the newest client, likely a live one behind a
     /// flood of idle connections, still gets its answer.
-    fn refuse(&mut self, stream: TcpStream) {
+    fn refuse(&mut self, stream: TcpStream, over: Over, ip: IpAddr) {
         self.refusing.retain(|t| !t.is_finished());
         if self.refusing.len() >= self.limits.max_refusals()
             && let Some(oldest) = self.refusing.pop_front()
         {
             oldest.abort();
         }
-        tracing::warn!(
-            target: "evalctl::sandbox",
-            "connection refused with 503: {} connections open",
-            self.limits.max_connections
-        );
+        let detail = match over {
+            Over::Cap => {
+                let max = self.limits.max_connections;
+                tracing::warn!(
+                    target: "evalctl::sandbox",
+                    "connection refused with 503: {max} connections open"
+                );
+                format!(
+                    "Service Unavailable: the sandbox serves at most {max} connections at once; retry later"
+                )
+            }
+            Over::Peer => {
+                let max = self.limits.per_peer();
+                tracing::warn!(
+                    target: "evalctl::sandbox",
+                    "connection from {ip} refused with 503: {max} connections open from that address"
+                );
+                format!(
+                    "Service Unavailable: the sandbox serves at most {max} connections at once from one address; close some or retry later"
+                )
+            }
+        };
         let wait = self.limits.header_read_timeout.min(REFUSAL_READ_TIMEOUT);
-        let max = self.limits.max_connections;
         let task = tokio::spawn(async move {
-            let _ = refuse_with_503(stream, wait, max).await;
+            let _ = refuse_with_503(stream, wait, &detail).await;
         });
         self.refusing.push_back(task.abort_handle());
     }
@@ -305,7 +397,7 @@ const REFUSAL_READ_TIMEOUT: Duration = Duration::from_secs(2);
 /// Reads the request head (so closing does not reset the connection before
 /// the client reads the answer), writes a 503, closes the writing side and
 /// waits briefly for the client to close.
-async fn refuse_with_503(mut stream: TcpStream, wait: Duration, max: usize) -> io::Result<()> {
+async fn refuse_with_503(mut stream: TcpStream, wait: Duration, detail: &str) -> io::Result<()> {
     let mut head = Vec::with_capacity(1024);
     let mut buf = [0u8; 1024];
     let _ = tokio::time::timeout(wait, async {
@@ -317,10 +409,7 @@ async fn refuse_with_503(mut stream: TcpStream, wait: Duration, max: usize) -> i
         }
     })
     .await;
-    let body = serde_json::json!({
-        "detail": format!("Service Unavailable: the sandbox serves at most {max} connections at once; retry later")
-    })
-    .to_string();
+    let body = serde_json::json!({ "detail": detail }).to_string();
     let response = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()
@@ -346,9 +435,16 @@ impl Listener for SandboxListener {
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         loop {
             match self.inner.accept().await {
-                Ok((stream, _remote)) => {
+                Ok((stream, remote)) => {
+                    // An IPv4 client of a dual-stack listener counts as its IPv4 address.
+                    let ip = remote.ip().to_canonical();
+                    let Some(peer) = PeerSlot::take(&self.peers, ip, self.limits.per_peer()) else {
+                        self.refuse(stream, Over::Peer, ip);
+                        continue;
+                    };
                     let Ok(permit) = Arc::clone(&self.slots).try_acquire_owned() else {
-                        self.refuse(stream);
+                        drop(peer);
+                        self.refuse(stream, Over::Cap, ip);
                         continue;
                     };
                     let _ = stream.set_nodelay(true);
@@ -360,6 +456,7 @@ impl Listener for SandboxListener {
                             limits: self.limits,
                             timer: None,
                             _slot: permit,
+                            _peer: peer,
                         },
                         info,
                     );
@@ -382,7 +479,7 @@ impl Connected<IncomingStream<'_, SandboxListener>> for ConnInfo {
 }
 
 /// A TCP stream that ends when its [`KillSwitch`] trips or a timeout
-/// expires, and holds its place under the cap until dropped.
+/// expires, and holds its places under the caps until dropped.
 #[derive(Debug)]
 pub struct CuttableStream {
     inner: TcpStream,
@@ -390,6 +487,7 @@ pub struct CuttableStream {
     limits: ConnLimits,
     timer: Option<Pin<Box<Sleep>>>,
     _slot: OwnedSemaphorePermit,
+    _peer: PeerSlot,
 }
 
 fn cut() -> io::Error {
@@ -514,6 +612,36 @@ mod tests {
             ..limits
         };
         assert!(zero.validate().is_err());
+        let zero = ConnLimits {
+            max_per_peer: Some(0),
+            ..limits
+        };
+        assert!(zero.validate().is_err());
+    }
+
+    #[test]
+    fn one_peer_gets_half_the_cap_unless_told_and_gives_its_places_back() {
+        let limits = |max_connections, max_per_peer| ConnLimits {
+            max_connections,
+            max_per_peer,
+            ..ConnLimits::default()
+        };
+        assert_eq!(limits(672, None).per_peer(), 336);
+        assert_eq!(limits(1, None).per_peer(), 1);
+        assert_eq!(limits(8, Some(8)).per_peer(), 8);
+        assert_eq!(limits(8, Some(50)).per_peer(), 8, "never above the cap");
+        let peers = PeerCounts::default();
+        let a: IpAddr = [127, 0, 0, 2].into();
+        let b: IpAddr = [127, 0, 0, 1].into();
+        let held: Vec<PeerSlot> = (0..2)
+            .map(|_| PeerSlot::take(&peers, a, 2).expect("a place"))
+            .collect();
+        assert!(PeerSlot::take(&peers, a, 2).is_none(), "a is at its limit");
+        let other = PeerSlot::take(&peers, b, 2).expect("b is not");
+        drop(held);
+        drop(other);
+        assert!(peers.lock().unwrap().is_empty(), "places given back");
+        assert!(PeerSlot::take(&peers, a, 2).is_some());
     }
 
     #[test]
@@ -522,6 +650,7 @@ mod tests {
             header_read_timeout: Duration::from_secs(5),
             idle_timeout: Duration::from_secs(60),
             max_connections: 4,
+            max_per_peer: None,
         };
         let remaining = |a: &Activity| {
             a.deadline(&limits, None)

@@ -75,6 +75,17 @@ pub enum SandboxError {
         #[source]
         source: PersistError,
     },
+    /// The state file holds sealed integration settings that its key file
+    /// (`FILE.key`) cannot open: missing, or another state file's.
+    #[error("{} holds integration settings sealed with the key in {}, which {reason}; put that file back, or start from a new state file", path.display(), key.display())]
+    StateKey {
+        /// The state file.
+        path: PathBuf,
+        /// The key file.
+        key: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The state could not be saved after an out-of-band change.
     #[error("the state could not be saved: {0}")]
     StateNotSaved(#[source] ApiError),

@@ -123,6 +123,14 @@ impl SandboxBuilder {
         self
     }
 
+    /// The most connections served at once from one IP address; more from it
+    /// are answered 503 with `Retry-After`. Default: half of
+    /// [`SandboxBuilder::max_connections`].
+    pub fn max_connections_per_peer(mut self, max: usize) -> Self {
+        self.limits.max_per_peer = Some(max);
+        self
+    }
+
     fn app(self) -> Result<(Arc<App>, SocketAddr, ConnLimits), SandboxError> {
         self.faults.validate()?;
         self.limits.validate()?;

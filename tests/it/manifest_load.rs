@@ -564,3 +564,49 @@ fn a_field_from_an_unset_variable_is_checked_once_it_is_set() {
     assert_eq!(outcome.error_count(), 1, "{rendered}");
     assert!(rendered.contains("not shown: it is a secret") && !rendered.contains("zzsec"));
 }
+
+/// A scalar of 100,000 `${...}` references (a 400 KB line): every reference expands, and a
+/// bad one after 99,999 occurrences of its own text (in `$${X}` escapes, which hold `${X}`)
+/// is reported at its own column. Counting each reference's earlier occurrences by searching
+/// made this take minutes (issue 22 item 13); the benchmark's `100,000 references` phase times
+/// it through the binary.
+#[test]
+fn a_hundred_thousand_references_in_one_scalar_expand_and_point_at_their_place() {
+    const N: usize = 100_000;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let document = |value: &str| {
+        format!(
+            "kind: Project\nname: refs\nlog_streams:\n  - name: production\n    metric_settings:\n      scorers:\n        - name: correctness\n          filters:\n            - name: metadata\n              key: k\n              operator: eq\n              value: \"{value}\"\n"
+        )
+    };
+    let env = |name: &str| (name == "A").then(|| "ab".to_owned());
+
+    let good = write(dir.path(), "good.yaml", &document(&"${A}".repeat(N)));
+    let outcome = load_paths(&[&good], &env);
+    assert!(
+        !outcome.has_errors(),
+        "{}",
+        outcome.render_diagnostics(false)
+    );
+    let spec = serde_json::to_string(&outcome.set.projects[0].spec).expect("json");
+    assert!(
+        spec.contains(&format!("\"{}\"", "ab".repeat(N))),
+        "every reference expands"
+    );
+
+    let escapes = "$${X}".repeat(N - 1);
+    let bad = write(
+        dir.path(),
+        "bad.yaml",
+        &document(&format!("{escapes}${{X}}")),
+    );
+    let outcome = load_paths(&[&bad], &env);
+    // The quote opening the value is at column 22; the bad reference follows the escapes.
+    let column = 23 + escapes.len();
+    assert_eq!(
+        messages(&outcome),
+        [format!(
+            "Error 12:{column} environment variable `X` is not set"
+        )]
+    );
+}

@@ -2,7 +2,8 @@
 //! and stalled request heads are closed after their timeouts, a request in
 //! progress is never cut by them, and beyond the cap on connections a new
 //! client is answered 503 (JSON, `Retry-After`) instead of waiting forever,
-//! in process and as the real `evalctl sandbox` under a low open-file limit.
+//! in process and as the real `evalctl sandbox` under a low open-file limit;
+//! one peer address holding idle sockets cannot take the slots of another.
 
 use crate::fault_support::free_port;
 use crate::sandbox_support::*;
@@ -126,6 +127,8 @@ async fn beyond_the_cap_a_new_client_gets_503_and_idle_connections_are_closed() 
     let cx = Ctx::with(
         Sandbox::builder()
             .max_connections(8)
+            // The whole cap for this one peer: the cap itself is what is tested.
+            .max_connections_per_peer(8)
             .header_read_timeout(header_timeout)
             .idle_timeout(Duration::from_secs(60)),
     );
@@ -269,4 +272,55 @@ async fn a_flood_of_idle_connections_past_the_open_file_limit_does_not_silence_t
     );
     let (status, _, body) = fresh_request(&sb.base).await;
     assert_eq!(status, 200, "{body}");
+}
+
+/// A connection to `addr` from the loopback address `source` (all of
+/// 127.0.0.0/8 is loopback on Linux, so tests can be two peers).
+async fn connect_from(source: [u8; 4], addr: SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(SocketAddr::from((source, 0)))
+        .expect("bind a loopback source address");
+    socket.connect(addr).await.expect("connect")
+}
+
+#[tokio::test]
+async fn one_peer_holding_idle_sockets_cannot_starve_another() {
+    // A cap of 16: one address may hold 8 (half) by default.
+    let sb = LimitedSandbox::start(
+        1024,
+        &[
+            "--max-connections",
+            "16",
+            "--header-read-timeout-ms",
+            "20000",
+        ],
+    );
+    let greedy = [127, 0, 0, 2];
+    let mut held = Vec::new();
+    for _ in 0..8 {
+        held.push(connect_from(greedy, sb.addr).await);
+    }
+    // Its ninth is refused, and told why.
+    let mut ninth = connect_from(greedy, sb.addr).await;
+    ninth
+        .write_all(b"GET /v2/current_user HTTP/1.1\r\nHost: sandbox\r\n\r\n")
+        .await
+        .expect("write");
+    let answer = read_response(&mut ninth).await;
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("retry-after: 1")
+            && answer.contains("at most 8 connections at once from one address"),
+        "{answer}"
+    );
+    // A flood from the same address changes nothing for the others.
+    for _ in 0..40 {
+        held.push(connect_from(greedy, sb.addr).await);
+    }
+    for _ in 0..5 {
+        let (status, _, body) = fresh_request(&sb.base).await;
+        assert_eq!(status, 200, "another peer is served: {body}");
+    }
+    drop(held);
 }

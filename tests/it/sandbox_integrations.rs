@@ -1,7 +1,9 @@
 //! Contract tests of model-provider integrations (spec operation 4 and the
 //! reference's reads): all twelve providers, read shapes, named custom
 //! integrations, the Databricks alias, and the rule that no answer or stored
-//! record ever holds a secret.
+//! record ever holds a secret; a `--state` file holds none of an integration's
+//! values in the clear, is readable by its owner only, and serves the same
+//! integration after a restart.
 
 use crate::sandbox_support;
 
@@ -274,4 +276,65 @@ async fn the_unity_catalog_path_writes_the_databricks_integration() {
         .put("/v2/integrations/databricks/unity-catalog/sql", json!({}))
         .await;
     assert_422(&r);
+}
+
+#[tokio::test]
+async fn the_state_file_holds_no_integration_value_and_a_restart_serves_it_alike() {
+    use crate::fault_support::{SandboxProcess, free_port};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("sandbox.json");
+    let mut sandbox = SandboxProcess::start(&state, free_port(), &[]);
+    let client = reqwest::Client::new();
+    let base = sandbox.base_url();
+    let body = json!({
+        "token": "CANARY-token-1234",
+        "endpoint": "https://canary-host-1234.example.com",
+        "default_headers": {"Authorization": "Bearer CANARY-bearer-1234", "X-Team": "CANARY-team-1234"},
+        "deployments": {"gpt-4o": "CANARY-deployment-1234"},
+    });
+    let put = client
+        .put(format!("{base}/v2/integrations/azure"))
+        .header("Service-AO-API-Key", KEY)
+        .json(&body)
+        .send()
+        .await
+        .expect("put");
+    assert_eq!(put.status(), 200);
+    // A fresh client each time: a kept connection to the sandbox before its restart is gone.
+    let read = |base: String| {
+        let client = reqwest::Client::new();
+        async move {
+            client
+                .get(format!("{base}/v2/integrations/azure"))
+                .header("Service-AO-API-Key", KEY)
+                .send()
+                .await
+                .expect("get")
+                .json::<serde_json::Value>()
+                .await
+                .expect("json")
+        }
+    };
+    let before = read(base.clone()).await;
+    assert_eq!(
+        before["default_headers"]["Authorization"], "Bearer CANARY-bearer-1234",
+        "the service returns it: so does the sandbox"
+    );
+    let text = std::fs::read_to_string(&state).expect("the state file");
+    assert!(!text.to_ascii_lowercase().contains("canary"), "{text}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for file in [state.clone(), dir.path().join("sandbox.json.key")] {
+            let mode = std::fs::metadata(&file)
+                .expect("exists")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600, "{}", file.display());
+        }
+    }
+    sandbox.restart();
+    let after = read(sandbox.base_url()).await;
+    assert_eq!(after, before);
 }

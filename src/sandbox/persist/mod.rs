@@ -26,11 +26,16 @@
 //!
 //! The file holds no credential (they are fingerprints) and no integration secret
 //! field (token, API key, headers, service account credentials: a salted
-//! fingerprint only); the other fields of an integration are kept as sent, as the
-//! service keeps and returns them (custom header mappings, init kwargs).
+//! fingerprint only). The other fields of an integration, which the service
+//! returns (default headers, custom header mappings, init kwargs), are kept
+//! sealed under a key in `FILE.key` (see `seal`): the file shows none of their
+//! values, and a file of an earlier version that holds them in the clear is
+//! rewritten sealed when opened. The file and its key are readable by their
+//! owner only (mode 0600; a state file found readable by others is tightened).
 
 mod journal;
 mod records;
+pub(crate) mod seal;
 mod tracked;
 
 pub use records::{ChangeError, Records};
@@ -46,6 +51,7 @@ use super::error::SandboxError;
 use super::fixture::Fixture;
 use super::store::State;
 use journal::{NotJournal, Op};
+use seal::Sealer;
 pub use tracked::Recording;
 
 /// The journal may grow to this size before it is compacted, however small
@@ -67,6 +73,9 @@ pub enum PersistError {
         #[source]
         source: std::io::Error,
     },
+    /// The key sealing integration settings could not be made.
+    #[error("{0}")]
+    Key(#[source] seal::KeyError),
     /// An earlier failure left the file in an unknown state: no more
     /// writes are accepted.
     #[error("the state file {} failed earlier ({reason}); restart the sandbox", path.display())]
@@ -132,6 +141,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub struct StateFile {
     path: PathBuf,
     compact_path: PathBuf,
+    /// `FILE.key`, the key of sealed integration settings.
+    key_path: PathBuf,
+    /// That key, once read or made (made the first time an integration is
+    /// written).
+    sealer: Mutex<Option<Arc<Sealer>>>,
     inner: Mutex<Inner>,
     /// The last write known to be on disk; held while flushing.
     synced: Mutex<u64>,
@@ -187,6 +201,19 @@ impl StateFile {
             .into_owned();
         let compact_path = path.with_file_name(format!("{name}.compacting"));
         let file = open_locked(path)?;
+        owner_only(&file, path).map_err(io)?;
+        let key_path = seal::key_path(path);
+        let key_error = |reason: String| SandboxError::StateKey {
+            path: path.to_owned(),
+            key: key_path.clone(),
+            reason,
+        };
+        let sealer = Sealer::load(&key_path)
+            .map_err(|e| key_error(format!("cannot be used: {e}")))?
+            .map(Arc::new);
+        // A key being written when a crash came, never used: nothing was
+        // sealed with it before its rename.
+        let _ = std::fs::remove_file(seal::new_key_path(&key_path));
         // Left by a compaction that a crash interrupted (nobody else can be
         // compacting: we hold the lock).
         match std::fs::remove_file(&compact_path) {
@@ -203,6 +230,8 @@ impl StateFile {
         let sf = StateFile {
             path: path.to_owned(),
             compact_path,
+            key_path: key_path.clone(),
+            sealer: Mutex::new(sealer.clone()),
             inner: Mutex::new(Inner {
                 file: Arc::new(file),
                 len: 0,
@@ -220,7 +249,18 @@ impl StateFile {
                 .map_err(|e| persist_to_sandbox(e, path))?;
             return Ok((sf, state));
         }
-        let parsed = match journal::parse(&bytes) {
+        let (parsed, mut opened) = seal::scope(sealer.clone(), || journal::parse(&bytes));
+        let unopened = |opened: seal::Opened| {
+            key_error(if sealer.is_some() {
+                format!("does not open {} of them", opened.unopened)
+            } else {
+                "is missing".to_owned()
+            })
+        };
+        if opened.unopened > 0 {
+            return Err(unopened(opened));
+        }
+        let parsed = match parsed {
             Ok(parsed) => parsed,
             Err(NotJournal::NoSnapshot) => {
                 // The previous format: the state as one JSON document.
@@ -246,7 +286,11 @@ impl StateFile {
         let mut state = parsed.state;
         let last = parsed.snapshot_seq + parsed.entries.len() as u64;
         for (k, entry) in parsed.entries.into_iter().enumerate() {
-            for op in entry.ops {
+            for mut op in entry.ops {
+                seal::open_op(sealer.as_deref(), &mut op, &mut opened);
+                if opened.unopened > 0 {
+                    return Err(unopened(opened));
+                }
                 tracked::apply(&mut state, op).map_err(|reason| SandboxError::StateDamaged {
                     path: path.to_owned(),
                     line: k + 2,
@@ -267,7 +311,15 @@ impl StateFile {
             inner.seq = last;
         }
         *lock(&sf.synced) = last;
-        if sf.wants_compaction() {
+        if opened.clear > 0 {
+            tracing::info!(
+                target: "evalctl::sandbox",
+                "{} held the settings of {} integration records in the clear: rewritten sealed",
+                path.display(),
+                opened.clear
+            );
+        }
+        if opened.clear > 0 || sf.wants_compaction() {
             sf.rewrite(&state, None)
                 .map_err(|e| persist_to_sandbox(e, path))?;
         }
@@ -293,10 +345,36 @@ impl StateFile {
         }
     }
 
+    /// The key sealing integration settings, made (and written to
+    /// `FILE.key`) when there is none yet.
+    fn sealer(&self) -> Result<Arc<Sealer>, PersistError> {
+        let mut sealer = lock(&self.sealer);
+        if let Some(s) = &*sealer {
+            return Ok(Arc::clone(s));
+        }
+        let made = Arc::new(Sealer::create(&self.key_path).map_err(PersistError::Key)?);
+        *sealer = Some(Arc::clone(&made));
+        Ok(made)
+    }
+
     /// Appends one write's ops (call with the state's lock held, so the
     /// file's order is the writes' order); returns its number for
     /// [`StateFile::sync`]. On failure nothing of it stays in the file.
+    /// Integration records are written sealed.
     pub fn append(&self, ops: &[Op]) -> Result<u64, PersistError> {
+        let sealed;
+        let ops = if seal::writes_integrations(ops) {
+            let sealer = self.sealer()?;
+            let mut copy = ops.to_vec();
+            for op in &mut copy {
+                seal::seal_op(&sealer, op)
+                    .map_err(|e| PersistError::Serialize(serde::ser::Error::custom(e)))?;
+            }
+            sealed = copy;
+            &sealed[..]
+        } else {
+            ops
+        };
         let mut inner = lock(&self.inner);
         if let Some(reason) = &inner.broken {
             return Err(self.broken(reason));
@@ -373,7 +451,13 @@ impl StateFile {
     /// over FILE, directory flushed.
     fn rewrite(&self, state: &State, mark: Option<Mark>) -> Result<(), PersistError> {
         let seq = mark.map_or_else(|| lock(&self.inner).seq, |m| m.seq);
-        let snapshot = journal::snapshot_line(state, seq).map_err(PersistError::Serialize)?;
+        let sealer = if state.integrations.is_empty() {
+            lock(&self.sealer).clone()
+        } else {
+            Some(self.sealer()?)
+        };
+        let (snapshot, _) = seal::scope(sealer, || journal::snapshot_line(state, seq));
+        let snapshot = snapshot.map_err(PersistError::Serialize)?;
         let result = self.rewrite_with(&snapshot, mark);
         if result.is_err() {
             let _ = std::fs::remove_file(&self.compact_path);
@@ -384,13 +468,14 @@ impl StateFile {
 
     fn rewrite_with(&self, snapshot: &[u8], mark: Option<Mark>) -> Result<(), PersistError> {
         let io = |e| self.io(e);
-        let mut new = OpenOptions::new()
+        let mut new = owner_only_options()
             .read(true)
             .append(true)
             .create(true)
             .truncate(false)
             .open(&self.compact_path)
             .map_err(io)?;
+        owner_only(&new, &self.compact_path).map_err(io)?;
         new.set_len(0).map_err(io)?;
         new.write_all(snapshot).map_err(io)?;
         new.sync_data().map_err(io)?;
@@ -443,7 +528,7 @@ fn open_locked(path: &Path) -> Result<File, SandboxError> {
     };
     let deadline = std::time::Instant::now() + LOCK_WAIT;
     loop {
-        let file = OpenOptions::new()
+        let file = owner_only_options()
             .read(true)
             .append(true)
             .create(true)
@@ -470,6 +555,40 @@ fn open_locked(path: &Path) -> Result<File, SandboxError> {
             Err(e) => return Err(io(e)),
         }
     }
+}
+
+/// Options that create a file readable and writable by its owner only (mode
+/// 0600, as exports are written).
+fn owner_only_options() -> OpenOptions {
+    #[allow(unused_mut)] // Only Unix sets a mode.
+    let mut options = OpenOptions::new();
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
+}
+
+/// Takes away every permission of others and the group on `file` (at
+/// `path`, for the log): a state file or key from an earlier version, or
+/// made by hand, may be readable by all.
+#[cfg(unix)]
+fn owner_only(file: &File, path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = file.metadata()?.permissions().mode();
+    if mode & 0o077 != 0 {
+        file.set_permissions(std::fs::Permissions::from_mode(mode & 0o700))?;
+        tracing::info!(
+            target: "evalctl::sandbox",
+            "{} was readable by others (mode {:o}): now by its owner only",
+            path.display(),
+            mode & 0o777
+        );
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn owner_only(_file: &File, _path: &Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -657,6 +776,125 @@ mod tests {
         std::fs::write(dir.path().join("s.json.compacting"), b"half a snapshot").unwrap();
         let (_file, _) = StateFile::open(&path, Fixture::demo(), None).unwrap();
         assert_eq!(files(dir.path()), vec!["s.json"]);
+    }
+
+    /// An integration whose settings hold `canary` (as an Authorization header).
+    fn integration(canary: &str) -> crate::sandbox::store::IntegrationRecord {
+        serde_json::from_value(serde_json::json!({
+            "id": "00000000-0000-4000-8000-00000000000a",
+            "user_id": "u",
+            "provider": "azure",
+            "name": "azure",
+            "created_at": "t",
+            "updated_at": "t",
+            "fields": {"endpoint": "https://a.example.com", "default_headers": {"Authorization": format!("Bearer {canary}")}},
+            "secret_fingerprint": "f",
+            "secret_updated_at": "t",
+        }))
+        .unwrap()
+    }
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn integration_settings_are_sealed_in_the_file_and_read_back_after_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        let (file, mut state) = StateFile::open(&path, Fixture::demo(), None).unwrap();
+        assert_eq!(
+            files(dir.path()),
+            vec!["state.json"],
+            "no key before it is needed"
+        );
+        write(&file, &mut state, |s| {
+            s.integrations.push(integration("CANARY-journal"))
+        });
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("sealed:v1:") && !text.contains("CANARY"),
+            "{text}"
+        );
+        #[cfg(unix)]
+        {
+            assert_eq!(mode(&path), 0o600);
+            assert_eq!(mode(&dir.path().join("state.json.key")), 0o600);
+        }
+        // Compacted: the snapshot holds it sealed too.
+        let copy = state.clone();
+        file.rewrite(&copy, None).unwrap();
+        write(&file, &mut state, |s| {
+            s.integrations.push(integration("CANARY-second"))
+        });
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("CANARY"), "{text}");
+        #[cfg(unix)]
+        assert_eq!(mode(&path), 0o600);
+        drop(file);
+        let (file, back) = StateFile::open(&path, Fixture::demo(), None).unwrap();
+        assert_eq!(
+            serde_json::to_value(&back).unwrap(),
+            serde_json::to_value(&state).unwrap()
+        );
+        assert!(
+            serde_json::to_string(&back)
+                .unwrap()
+                .contains("Bearer CANARY-second")
+        );
+        assert_eq!(files(dir.path()), vec!["state.json", "state.json.key"]);
+        drop(file);
+        // Without its key the file is refused, and says why.
+        std::fs::remove_file(dir.path().join("state.json.key")).unwrap();
+        let err = StateFile::open(&path, Fixture::demo(), None).unwrap_err();
+        assert!(matches!(err, SandboxError::StateKey { .. }), "{err}");
+        assert!(
+            err.to_string().contains("state.json.key, which is missing"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_state_file_with_clear_settings_readable_by_all_is_sealed_and_tightened() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.json");
+        // As an earlier version wrote it: settings in the clear, in the snapshot and in
+        // a journal line, mode 0644.
+        let mut state = Fixture::demo().into_state();
+        state.integrations.push(integration("CANARY-snapshot"));
+        let mut bytes = journal::snapshot_line(&state, 0).unwrap();
+        let record = serde_json::to_value(integration("CANARY-line")).unwrap();
+        bytes.extend(
+            journal::entry_line(
+                1,
+                &[Op {
+                    c: "integrations".into(),
+                    change: journal::Change::Push { v: record },
+                }],
+            )
+            .unwrap(),
+        );
+        std::fs::write(&path, &bytes).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        let (file, state) = StateFile::open(&path, Fixture::demo(), None).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("CANARY"), "{text}");
+        #[cfg(unix)]
+        assert_eq!(mode(&path), 0o600);
+        let served = serde_json::to_string(&state).unwrap();
+        assert!(served.contains("Bearer CANARY-snapshot") && served.contains("Bearer CANARY-line"));
+        drop(file);
+        let (_file, again) = StateFile::open(&path, Fixture::demo(), None).unwrap();
+        assert_eq!(
+            serde_json::to_value(&again).unwrap(),
+            serde_json::to_value(&state).unwrap()
+        );
     }
 
     #[test]

@@ -403,8 +403,9 @@ pub struct IntegrationRecord {
     /// Update time.
     pub updated_at: String,
     /// The non-secret fields of the last create/update body, with the
-    /// create schema's defaults filled in.
-    #[serde(default)]
+    /// create schema's defaults filled in (sealed in the state file: see
+    /// `persist::seal`).
+    #[serde(default, with = "crate::sandbox::persist::seal::fields")]
     pub fields: serde_json::Map<String, serde_json::Value>,
     /// Salted fingerprint of the secret fields as last sent.
     pub secret_fingerprint: String,
