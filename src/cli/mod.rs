@@ -8,14 +8,15 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use connection::ConnectionArgs;
+pub use sandbox::SandboxArgs;
 
 pub mod connection;
+pub mod sandbox;
 mod value_enums;
 
 use crate::output::ColorChoice;
 use crate::plan::Target;
 use crate::render::Format;
-use crate::sandbox::cli::SandboxArgs;
 
 /// Declarative configuration for the evaluation service, GitOps style.
 ///

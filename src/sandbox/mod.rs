@@ -19,11 +19,10 @@
 //!   writes, each flushed to disk before it is answered.
 //! - [`faults`]: latency, 5xx, 429, rate limit, dropped connections; the
 //!   request log.
-//! - [`cli`]: `evalctl sandbox`.
+//! - [`serve`]: `evalctl sandbox`: serve until Ctrl-C.
 
 mod app;
 pub mod auth;
-pub mod cli;
 mod conn;
 pub mod error;
 pub mod faults;
@@ -32,13 +31,14 @@ pub mod fixture;
 pub mod persist;
 pub mod reply;
 mod routes;
+pub mod serve;
 pub mod server;
 pub mod store;
 pub mod validation;
 
-pub use cli::{SandboxArgs, run};
 pub use error::SandboxError;
 pub use faults::{Fault, Faults, RequestRecord};
 pub use fixture::{Fixture, Scale};
+pub use serve::{ServeOptions, run};
 pub use server::{Bound, Sandbox, SandboxBuilder, SandboxHandle};
 pub use store::State;

@@ -7,7 +7,9 @@
 //! - `export` writes what `reconcile` read: it imports neither the client nor
 //!   the readers;
 //! - nothing in `src/` includes a file from `tests/` (the service reference is
-//!   a crate asset under `reference/`).
+//!   a crate asset under `reference/`);
+//! - clap lives in the command layer only (`cli/`, `commands/`, the crate
+//!   root's `run_cli`): lower layers define plain types that `cli` fills.
 
 use std::path::{Path, PathBuf};
 
@@ -71,5 +73,23 @@ fn export_writes_what_reconcile_read_and_reads_nothing_itself() {
 #[test]
 fn nothing_in_src_includes_a_file_from_tests() {
     let found = offending_lines("", &["tests/reference", "../tests/", "../../tests/"]);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn clap_lives_in_the_command_layer_only() {
+    let command_layer = ["src/cli/", "src/commands/", "src/lib.rs", "src/main.rs"];
+    let found: Vec<String> = offending_lines("", &["clap::", "use clap", "clap_"])
+        .into_iter()
+        .filter(|line| {
+            let path = line.split(':').next().unwrap_or_default();
+            let relative = path
+                .split_once("/src/")
+                .map_or(path.to_owned(), |(_, rest)| format!("src/{rest}"));
+            !command_layer
+                .iter()
+                .any(|prefix| relative.starts_with(prefix))
+        })
+        .collect();
     assert!(found.is_empty(), "{}", found.join("\n"));
 }

@@ -1,5 +1,5 @@
-//! `evalctl sandbox`: the command-line arguments ([`SandboxArgs`], flattened
-//! into the top-level CLI) and [`run`], which serves until Ctrl-C.
+//! `evalctl sandbox`: [`run`] serves as [`ServeOptions`] say until Ctrl-C
+//! (the command line's flags are `crate::cli::sandbox`).
 //!
 //! With no arguments it serves the default fixture on 127.0.0.1:8080 and
 //! prints how to point evalctl at it, with the fixture's public demo
@@ -17,11 +17,12 @@ use super::faults::Faults;
 use super::fixture::{DEMO_API_KEY, DEMO_EMAIL, DEMO_PASSWORD, Fixture};
 use super::server::{DEFAULT_API_KEY_HEADER, Sandbox};
 
-/// Arguments of `evalctl sandbox`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct SandboxArgs {
+/// How `evalctl sandbox` serves: what the command line asks for
+/// (`crate::cli::sandbox::SandboxArgs`), as plain data; the default is what
+/// `evalctl sandbox` with no arguments does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServeOptions {
     /// Address to listen on. Keep it on loopback: the demo credentials are public.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     pub listen: String,
 
     /// Persist every change to FILE (loaded at start when it exists, else
@@ -29,160 +30,118 @@ pub struct SandboxArgs {
     /// credentials: salted fingerprints only); the other fields of an integration, which
     /// reads return (default headers, header mappings, init kwargs), are sealed under a key
     /// in FILE.key. Both are readable by their owner only (mode 0600).
-    #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
 
     /// Compact the state file when its journal passes BYTES (default: the
     /// snapshot's size, at least 1 MiB); for tests of compaction.
-    #[arg(long, value_name = "BYTES", hide = true)]
     pub compact_after_bytes: Option<u64>,
 
     /// Start from this fixture (JSON, as printed by --dump-fixture) instead
     /// of the built-in demo fixture.
-    #[arg(long, value_name = "FILE")]
     pub fixture: Option<PathBuf>,
 
     /// Print the built-in demo fixture as JSON and exit.
-    #[arg(long)]
     pub dump_fixture: bool,
 
     /// Header carrying API keys (for parity with the client's override).
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_API_KEY_HEADER)]
     pub api_key_header: String,
 
     /// Close a connection whose request head has not fully arrived this many
     /// milliseconds after its first byte (after the connection opened, for
     /// its first request).
-    #[arg(
-        long,
-        value_name = "MS",
-        default_value_t = 10_000,
-        help_heading = "Connections"
-    )]
     pub header_read_timeout_ms: u64,
 
     /// Close a kept-alive connection idle this many milliseconds between two
     /// requests (longer than HTTP clients keep idle connections for reuse).
-    #[arg(
-        long,
-        value_name = "MS",
-        default_value_t = 120_000,
-        help_heading = "Connections"
-    )]
     pub idle_timeout_ms: u64,
 
     /// Serve at most N connections at once; more are answered 503 with
     /// Retry-After [default: three quarters of the open-file limit less 128,
     /// at most 1024]
-    #[arg(long, value_name = "N", help_heading = "Connections")]
     pub max_connections: Option<usize>,
 
     /// Serve at most N connections at once from one IP address; more from it
     /// are answered 503 with Retry-After, so one client holding idle or slow
     /// sockets cannot take every slot from the others [default: half of
     /// --max-connections]
-    #[arg(long, value_name = "N", help_heading = "Connections")]
     pub max_connections_per_peer: Option<usize>,
 
     /// Refuse HTTP Basic on every trends operation, not only on the spec's three (as some
     /// deployments do)
-    #[arg(long)]
     pub refuse_basic_on_trends: bool,
 
     /// Fault: latency added to every request, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 0, help_heading = "Faults")]
     pub latency_ms: u64,
 
     /// Fault: up to this much random extra latency, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 0, help_heading = "Faults")]
     pub jitter_ms: u64,
 
     /// Fault: fraction of requests delayed by --spike-ms more.
-    #[arg(
-        long,
-        value_name = "RATE",
-        default_value_t = 0.0,
-        help_heading = "Faults"
-    )]
     pub spike_rate: f64,
 
     /// Fault: the delay of a latency spike, in milliseconds.
-    #[arg(
-        long,
-        value_name = "MS",
-        default_value_t = 30_000,
-        help_heading = "Faults"
-    )]
     pub spike_ms: u64,
 
     /// Fault: fraction of requests answered 500/502/503/504 without processing.
-    #[arg(
-        long,
-        value_name = "RATE",
-        default_value_t = 0.0,
-        help_heading = "Faults"
-    )]
     pub fail_rate: f64,
 
     /// Fault: fraction of requests processed, then answered 500/502/503/504.
-    #[arg(
-        long,
-        value_name = "RATE",
-        default_value_t = 0.0,
-        help_heading = "Faults"
-    )]
     pub fail_after_rate: f64,
 
     /// Fault: fraction of requests answered 429 with Retry-After.
-    #[arg(
-        long,
-        value_name = "RATE",
-        default_value_t = 0.0,
-        help_heading = "Faults"
-    )]
     pub throttle_rate: f64,
 
     /// Fault: the Retry-After of injected 429s, in seconds.
-    #[arg(
-        long,
-        value_name = "SECS",
-        default_value_t = 1,
-        help_heading = "Faults"
-    )]
     pub retry_after: u64,
 
     /// Fault: allow at most N requests per second (token bucket); more get 429.
-    #[arg(long, value_name = "N", help_heading = "Faults")]
     pub rate_limit: Option<f64>,
 
     /// Fault: fraction of connections closed without a response (not processed).
-    #[arg(
-        long,
-        value_name = "RATE",
-        default_value_t = 0.0,
-        help_heading = "Faults"
-    )]
     pub drop_rate: f64,
 
     /// Fault: fraction of requests processed, then closed without a response.
-    #[arg(
-        long,
-        value_name = "RATE",
-        default_value_t = 0.0,
-        help_heading = "Faults"
-    )]
     pub drop_after_rate: f64,
 
     /// Fault: only requests whose path contains this are subject to faults.
-    #[arg(long, value_name = "TEXT", help_heading = "Faults")]
     pub fault_path: Option<String>,
 
     /// Seed of the fault decisions (same seed, same faults per request number).
-    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Faults")]
     pub seed: u64,
 }
 
-impl SandboxArgs {
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            listen: "127.0.0.1:8080".to_owned(),
+            state: None,
+            compact_after_bytes: None,
+            fixture: None,
+            dump_fixture: false,
+            api_key_header: DEFAULT_API_KEY_HEADER.to_owned(),
+            header_read_timeout_ms: 10_000,
+            idle_timeout_ms: 120_000,
+            max_connections: None,
+            max_connections_per_peer: None,
+            refuse_basic_on_trends: false,
+            latency_ms: 0,
+            jitter_ms: 0,
+            spike_rate: 0.0,
+            spike_ms: 30_000,
+            fail_rate: 0.0,
+            fail_after_rate: 0.0,
+            throttle_rate: 0.0,
+            retry_after: 1,
+            rate_limit: None,
+            drop_rate: 0.0,
+            drop_after_rate: 0.0,
+            fault_path: None,
+            seed: 0,
+        }
+    }
+}
+
+impl ServeOptions {
     /// The faults these arguments ask for.
     pub fn faults(&self) -> Result<Faults, SandboxError> {
         let faults = Faults {
@@ -221,7 +180,7 @@ fn listen_addr(listen: &str) -> Result<SocketAddr, SandboxError> {
 }
 
 /// Runs `evalctl sandbox` until Ctrl-C.
-pub async fn run(args: SandboxArgs) -> Result<(), SandboxError> {
+pub async fn run(args: ServeOptions) -> Result<(), SandboxError> {
     let mut stdout = std::io::stdout();
     run_with(args, &mut stdout, async {
         let _ = tokio::signal::ctrl_c().await;
@@ -231,7 +190,7 @@ pub async fn run(args: SandboxArgs) -> Result<(), SandboxError> {
 
 /// [`run`] writing to `out` and stopping when `shutdown` completes.
 pub async fn run_with<W: Write>(
-    args: SandboxArgs,
+    args: ServeOptions,
     out: &mut W,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), SandboxError> {
@@ -301,25 +260,24 @@ pub async fn run_with<W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Debug, Parser)]
-    struct Cli {
-        #[command(flatten)]
-        args: SandboxArgs,
-    }
 
     #[test]
     fn defaults_are_loopback_and_fault_free() {
-        let cli = Cli::parse_from(["sandbox"]);
-        assert_eq!(cli.args.listen, "127.0.0.1:8080");
-        assert!(!cli.args.faults().unwrap().is_active());
-        let cli = Cli::parse_from(["sandbox", "--fail-rate", "0.3", "--seed", "7"]);
-        let f = cli.args.faults().unwrap();
+        let options = ServeOptions::default();
+        assert_eq!(options.listen, "127.0.0.1:8080");
+        assert!(!options.faults().unwrap().is_active());
+        let faulty = ServeOptions {
+            fail_rate: 0.3,
+            seed: 7,
+            ..ServeOptions::default()
+        };
+        let f = faulty.faults().unwrap();
         assert!(f.is_active() && f.seed == 7);
-        let cli = Cli::parse_from(["sandbox", "--fail-rate", "3"]);
-        assert!(cli.args.faults().is_err());
-        <Cli as clap::CommandFactory>::command().debug_assert();
+        let wrong = ServeOptions {
+            fail_rate: 3.0,
+            ..ServeOptions::default()
+        };
+        assert!(wrong.faults().is_err());
         assert!(listen_addr("localhost:0").unwrap().ip().is_loopback());
         assert!(listen_addr("[::1]:0").is_ok());
         assert!(listen_addr("nonsense").is_err());
@@ -327,9 +285,12 @@ mod tests {
 
     #[tokio::test]
     async fn dump_fixture_prints_json_without_secrets() {
-        let cli = Cli::parse_from(["sandbox", "--dump-fixture"]);
+        let options = ServeOptions {
+            dump_fixture: true,
+            ..ServeOptions::default()
+        };
         let mut out = Vec::new();
-        run_with(cli.args, &mut out, async {}).await.unwrap();
+        run_with(options, &mut out, async {}).await.unwrap();
         let text = String::from_utf8(out).unwrap();
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert!(v["projects"].is_array());
@@ -338,9 +299,12 @@ mod tests {
 
     #[tokio::test]
     async fn serves_and_prints_how_to_connect() {
-        let cli = Cli::parse_from(["sandbox", "--listen", "127.0.0.1:0"]);
+        let options = ServeOptions {
+            listen: "127.0.0.1:0".to_owned(),
+            ..ServeOptions::default()
+        };
         let mut out = Vec::new();
-        run_with(cli.args, &mut out, async {}).await.unwrap();
+        run_with(options, &mut out, async {}).await.unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("EVALCTL_API_KEY=demo-api-key"), "{text}");
         assert!(
