@@ -15,27 +15,37 @@
 //! reconcile::apply::apply(&Plan, &Client) -> outcomes (ordered, bounded)
 //! reconcile::confirm                                (reads the touched objects through the same
 //!                                                    readers and plans them again)
+//! reconcile::collect -> Snapshot -> export::render  (export reads through the same readers
+//!                                                    and writes what they read)
 //! ```
 //!
 //! The arrows run one way: `commands` → `reconcile` (the effects: read,
-//! apply, confirm, enrich) → {`client`, `plan`, `state`}; `plan` →
-//! {`state`, `manifest`, `api`}; `state` → `api`.
+//! collect, apply, confirm, enrich) → {`client`, `plan`, `state`}; `plan` →
+//! {`state`, `manifest`, `api`}; `manifest` → `api`; `export` → {`state`,
+//! `manifest`}; `state` → `api`. clap lives only in [`cli`] and [`commands`]
+//! (and [`run_cli`] here). `tests/it/architecture.rs` checks what it can of
+//! this by reading the tree.
 //!
 //! Module map:
-//! - [`api`]: wire types of the service (serde), one module per resource kind.
-//! - [`client`]: the HTTP client: auth, retries, pagination, typed errors.
+//! - [`api`]: wire types of the service (serde), one module per resource kind;
+//!   the service's OpenAPI reference, a crate asset (`reference/`), embedded
+//!   once ([`api::reference`]); the fingerprint manifests and plans share.
+//! - [`client`]: the HTTP client: auth, retries, pagination, a byte budget on
+//!   response bodies, typed errors.
 //! - [`state`]: live state as plain data, one module per resource kind.
 //! - [`reconcile`]: the effects: one reader per resource kind, apply,
-//!   confirmation, enrichment.
-//! - [`plan`]: the pure planner, addresses and targets, the plan and report types.
+//!   confirmation, enrichment, and what an export reads.
+//! - [`plan`]: the pure planner, addresses and targets, the plan and report
+//!   types, the mass-change guard.
 //! - [`render`]: plans and reports as text, JSON or markdown (pure).
 //! - [`manifest`]: desired state: manifest types, YAML loading, validation.
-//! - [`export`]: live configuration written as manifests (adoption).
+//! - [`export`]: live configuration written as manifests (adoption), pure.
 //! - [`sandbox`]: the local implementation of the service (axum).
 //! - [`schemacheck`]: a small JSON Schema interpreter that reports every violation
 //!   with its path; the sandbox renders them as the service's 422 body, the
 //!   manifest loader as `file:line:column` diagnostics.
-//! - [`cli`], [`commands`], [`exit`], [`output`]: the command line.
+//! - [`cli`] (flags), [`commands`] (one module per command), [`exit`],
+//!   [`output`]: the command line.
 //! - [`suggest`]: "did you mean" for every name that does not exist.
 //! - [`scrub`]: the secrets evalctl holds, masked in every output; text from the
 //!   service quoted safely.

@@ -5,7 +5,7 @@
 //! (`crate::cli::connection`).
 //!
 //! Credentials come from the environment only, never from flags (flags leak
-//! into shell history and process lists). [`ConnectionArgs::to_config_with`]
+//! into shell history and process lists). `crate::cli::ConnectionArgs::to_config_with`
 //! reads them through an injectable lookup so tests never mutate the process
 //! environment.
 

@@ -45,9 +45,9 @@ pub enum ApiError {
     Validation {
         /// The operation.
         operation: &'static Operation,
-        /// The faulty fields (at most [`MAX_FIELDS`]).
+        /// The faulty fields (at most `MAX_FIELDS`).
         fields: Vec<FieldError>,
-        /// The fields of the answer left out past [`MAX_FIELDS`].
+        /// The fields of the answer left out past `MAX_FIELDS`.
         omitted: usize,
     },
     /// 401: the credentials were refused.
