@@ -1,8 +1,9 @@
 //! The cost of a sandbox write with `--state FILE`, at two sizes of state
 //! (`cargo run --release --example bench_state -- --help`).
 //!
-//! For each state (the demo fixture, about 0.1 MB, and the benchmark's
-//! 50 × 40 scaled fixture, about 17 MB) it starts an in-process sandbox
+//! For each state (the demo fixture, small, and the benchmark's scaled
+//! fixture, `--projects` × `--log-streams`, large; the sizes measured are in
+//! docs/sandbox.md, next to the figures) it starts an in-process sandbox
 //! with a state file in a temporary directory and sends `--writes` metric
 //! settings changes one after another (each a different value, so each is a
 //! real change), while a second client reads a log stream's settings in a
@@ -34,7 +35,8 @@ struct Args {
     /// Writes per measurement.
     #[arg(long, default_value_t = 200)]
     writes: usize,
-    /// Projects of the large state (50 × 40 log streams is about 17 MB).
+    /// Projects of the large state (its state file grows with projects × log
+    /// streams; the run docs/sandbox.md reports used 185).
     #[arg(long, default_value_t = 50)]
     projects: usize,
     /// Log streams per project of the large state.

@@ -89,9 +89,9 @@ impl Printer {
     }
 
     /// Writes a result to stdout as `write` produces it, through a buffer:
-    /// a large document (a 10,000-object plan as JSON is tens of megabytes)
-    /// is never held whole. A closed pipe is not an error (a reader that
-    /// went away has all it wanted); any other error is, whether writing
+    /// a large document (a large plan as JSON is tens of megabytes) is never
+    /// held whole. A closed pipe is not an error (a reader that went away
+    /// has all it wanted); any other error is, whether writing
     /// failed (a full disk behind `> plan.txt`) or producing what to write
     /// did (a plan's change that cannot be read back). Masked as it streams: a
     /// secret split between two writes is masked whole.

@@ -92,7 +92,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
         return Ok(ExitStatus::Success);
     }
     if args.output != Format::Json {
-        // Written as rendered: a 10,000-object plan is megabytes of text.
+        // Written as rendered: a large plan is megabytes of text.
         // A plan that cannot be shown is not applied.
         printer
             .out_streamed(|out| write_plan(&plan, &enrichment, args.output, &render_options, out))
@@ -101,8 +101,9 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
     if args.output == Format::Text && source.is_some() {
         // Printed, and confirmed by planning the manifests again: the text
         // report shows outcomes, not what the plan printed (the field
-        // differences alone are 9 MB at 10,000 log streams). A saved plan
-        // keeps them: its field differences are how it is confirmed.
+        // differences alone grow with every change; measured:
+        // docs/performance.md, Figures behind choices in the code). A saved
+        // plan keeps them: its field differences are how it is confirmed.
         plan.release_printed();
     }
     check_secrets_available(&plan, source.as_ref(), printer)?;

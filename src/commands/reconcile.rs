@@ -37,8 +37,8 @@ pub struct Planned {
 }
 
 /// What `plan` and `drift` print from: the plan, what was read beside it and
-/// the connection. The manifests and live state are not kept: a
-/// 10,000-object repo holds tens of megabytes of them.
+/// the connection. The manifests and live state are not kept: they grow
+/// with the repo, and printing does not need them.
 pub struct Printable {
     /// The plan.
     pub plan: Plan,
@@ -60,7 +60,8 @@ impl From<Planned> for Printable {
 
 /// The manifests a plan was made from, as where they are and a digest of
 /// what they held: `apply` loads them again to confirm rather than holding
-/// them through the apply (tens of megabytes at 10,000 log streams).
+/// them through the apply (they grow with the repo; reading them again
+/// costs time, not memory).
 #[derive(Debug, Clone)]
 pub struct ManifestSource {
     paths: Vec<PathBuf>,

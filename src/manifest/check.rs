@@ -393,7 +393,8 @@ fn check_kind<'v>(
 /// string at its pointer when the source spells the string out as it reads; else the whole
 /// value. The source of the last string asked about is indexed once ([`Tokens`]), so the
 /// references of one string, which come together, are found in one pass over its source
-/// (searching it again for each made a scalar of 100,000 references take minutes).
+/// (searching it again for each was quadratic in the references; measured:
+/// docs/performance.md, Memory and time from 2,000 to 20,000 log streams).
 struct ReferenceSpans<'i, 'a> {
     input: &'i Input<'a>,
     /// The last string's pointer, value span, source text and the tokens of that text.

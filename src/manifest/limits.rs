@@ -34,7 +34,8 @@ use serde_json::{Map, Value};
 pub use crate::api::reference::SERVICE_REFERENCE;
 
 /// The reference, parsed. Not kept: it is read once, to build the manifest
-/// schema, and parsed it holds 2.3 MB that a command would carry to its end.
+/// schema, and parsed it holds megabytes that a command would carry to its
+/// end (measured: docs/performance.md, Figures behind choices in the code).
 #[must_use]
 pub fn service_reference() -> Value {
     serde_json::from_str(SERVICE_REFERENCE).unwrap_or(Value::Null)

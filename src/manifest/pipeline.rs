@@ -34,10 +34,10 @@ use super::yaml::Limits;
 /// The most threads one load uses, the calling thread included.
 pub const MAX_WORKERS: usize = 4;
 
-/// The least YAML, in bytes, that a load spreads over several threads: about a third of
-/// a second of work on one core (manifests are checked at 6-8 MB/s). Below it, the time
-/// a helper saves is not noticed, while the few MB its arena keeps are a large share of
-/// what a command on a config repo that size uses.
+/// The least YAML, in bytes, that a load spreads over several threads: a fraction of a
+/// second of work on one core. Below it, the time a helper saves is not noticed, while
+/// the pages its arena keeps are a large share of what a command on a config repo that
+/// size uses (measured: docs/performance.md, Figures behind choices in the code).
 pub const PARALLEL_MIN_BYTES: u64 = 2 * 1024 * 1024;
 
 /// Stack of a worker thread: a main thread's, as the checks recurse through documents.
@@ -50,12 +50,11 @@ pub enum Threads {
     /// whose whole work it is.
     Cores,
     /// The calling thread alone: the commands that go on to read the
-    /// service. Their load is a small part of their time (10,000 log
-    /// streams, 5.9 MB of YAML: about 0.3 s more of a 19 s plan than on two
-    /// cores), and the memory a helper's arena
-    /// keeps (the parse trees it held, the specs it built, freed there as
-    /// projects are planned) would stay with the process to its end: 11 MB
-    /// of a 10,000-log-stream plan.
+    /// service. Their load is a small part of their time, which waits on
+    /// the service, and the memory a helper's arena keeps (the parse trees
+    /// it held, the specs it built, freed there as projects are planned)
+    /// would stay with the process to its end, a large share of a plan's
+    /// (measured: docs/performance.md, Figures behind choices in the code).
     One,
 }
 

@@ -1,12 +1,14 @@
 //! A plan's changes, in plan order: held in memory while they are few,
 //! spilled to an unnamed temporary file once they are many.
 //!
-//! A change of a large plan takes about a kilobyte in memory (its field
-//! differences, its calls and their bodies), and a plan of 10,000 log
-//! streams has 25,000 of them. Past [`SPILL_AFTER`] changes, each change is
-//! written to a temporary file as compact JSON as it is added; memory keeps,
-//! per change, only what orders it and where it is (its address as an
-//! [`AddressKey`], its action and attribution: about 100 bytes). Readers
+//! A change of a large plan holds its field differences, its calls and
+//! their bodies, and a plan has a few changes per log stream, so holding
+//! them all would make memory grow with the organization. Past
+//! [`SPILL_AFTER`] changes, each change is written to a temporary file as
+//! compact JSON as it is added; memory keeps, per change, only what orders
+//! it and where it is (its address as an [`AddressKey`], its action and
+//! attribution: small and of a fixed shape; measured: docs/performance.md,
+//! Memory and time from 2,000 to 20,000 log streams). Readers
 //! get the changes back one at a time ([`Changes::get`], [`Changes::iter`]),
 //! so a command holds the changes it is working on, not the plan.
 //!
@@ -35,8 +37,8 @@ use super::types::{Action, ResourceChange, Summary};
 use crate::api::compact::verbatim;
 
 /// How many changes are held in memory before the rest are spilled: below
-/// it a plan is small enough to hold (about a megabyte), above it memory
-/// would grow with the plan.
+/// it a plan is small enough to hold, above it memory would grow with the
+/// plan.
 pub const SPILL_AFTER: usize = 1024;
 
 /// Why a spilled change could not be read back.

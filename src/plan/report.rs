@@ -67,9 +67,10 @@ pub struct OutcomeCounts {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChangeOutcome {
     /// The object.
-    // Its key, not the address: an apply of 10,000 log streams holds
-    // 25,000 outcomes (an address takes about 250 bytes in five
-    // allocations, its key one of about 60).
+    // Its key, not the address: an apply holds an outcome per change, a
+    // few per log stream, and a key is one small allocation where an
+    // address is several larger ones (measured: docs/performance.md,
+    // Memory and time from 2,000 to 20,000 log streams).
     pub address: AddressKey,
     /// The planned action.
     pub action: Action,

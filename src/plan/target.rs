@@ -328,8 +328,8 @@ impl Target {
     /// The target that selects exactly `address` (and what is under it).
     pub fn of(address: &Address) -> Target {
         let mut segments = address.segments();
-        // Held: an apply's confirmation targets every address it touched
-        // (25,750 at 10,000 log streams), and segments grow past their length.
+        // Held: an apply's confirmation targets every address it touched (a
+        // few per log stream), and segments grow past their length.
         segments.shrink_to_fit();
         Target { segments }
     }
@@ -419,9 +419,9 @@ impl Target {
 /// The targets a plan is narrowed to (every address when there are none),
 /// sorted, so that asking whether one selects an address, or reaches a
 /// scope, is a few binary searches: an apply's confirmation targets every
-/// address it touched (25,750 at 10,000 log streams), and asking each
-/// target about each address planned was quadratic (seconds at 10,000 log
-/// streams, a minute at 20,000).
+/// address it touched (a few per log stream), and asking each target about
+/// each address planned was quadratic (measured: docs/performance.md,
+/// Figures behind choices in the code).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Targets {
     sorted: Vec<Target>,

@@ -42,8 +42,8 @@ pub(crate) fn plan(
     Ok(text)
 }
 
-/// How much rendered text is held before it is handed on: a plan of 10,000
-/// objects renders to megabytes, which are never held whole when printed.
+/// How much rendered text is held before it is handed on: a large plan
+/// renders to megabytes, which are never held whole when printed.
 const CHUNK: usize = 64 * 1024;
 
 /// Renders a plan or drift report, handing the text to `emit` in pieces

@@ -289,8 +289,8 @@ fn an_integration_with_a_known_token_is_exported_as_a_reference() {
 
 #[test]
 fn a_scaled_fixture_exports_every_project_and_plans_empty() {
-    // 2,000 log streams (50 x 40) take a few seconds in a debug build; a
-    // smaller scale keeps the suite fast and covers the same paths.
+    // The benchmark's 2,000 log streams (50 x 40) are slow in a debug
+    // build; a smaller scale keeps the suite fast and covers the same paths.
     let ctx = TestContext::with_fixture(evalctl::sandbox::Fixture::scaled(12, 6, 2));
     ctx.evalctl(&["export", "--dir", "scaled", "--verify"])
         .expect(0);

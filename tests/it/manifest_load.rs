@@ -568,8 +568,8 @@ fn a_field_from_an_unset_variable_is_checked_once_it_is_set() {
 /// A scalar of 100,000 `${...}` references (a 400 KB line): every reference expands, and a
 /// bad one after 99,999 occurrences of its own text (in `$${X}` escapes, which hold `${X}`)
 /// is reported at its own column. Counting each reference's earlier occurrences by searching
-/// made this take minutes (issue 22 item 13); the benchmark's `100,000 references` phase times
-/// it through the binary.
+/// was quadratic in the references (issue 22 item 13); the benchmark's `100,000 references`
+/// phase times it through the binary (docs/performance.md).
 #[test]
 fn a_hundred_thousand_references_in_one_scalar_expand_and_point_at_their_place() {
     const N: usize = 100_000;

@@ -3,8 +3,9 @@
 //!
 //! A reference is located in the source by its text and by how many times that text comes
 //! before it ([`super::Reference::nth`]): counting those occurrences for each reference by
-//! searching the text before it, and searching the source again for each, made a scalar
-//! of 100,000 references take minutes. Here every `${` that a `}` closes starts a *token*:
+//! searching the text before it, and searching the source again for each, was quadratic
+//! in the references (measured: docs/performance.md, Memory and time from 2,000 to 20,000
+//! log streams). Here every `${` that a `}` closes starts a *token*:
 //! the text from that `${` through the first `}` after it. A reference (or a malformed
 //! `${...}` one) is always such a token, and a token never overlaps itself, so the
 //! occurrences of a token's text before a place are exactly the earlier `${` whose tokens

@@ -131,8 +131,10 @@ pub async fn read_projects(
 }
 
 /// How many projects are read at once, and how many runs of a project.
-/// Every read in progress holds a future of a few kilobytes: reading the
-/// 10,000 runs of a large organization all at once held 60 MB of them. The
+/// Every read in progress holds a future of a few kilobytes, so reading
+/// every run of a large organization at once would hold one per run, a
+/// memory that grows with the organization (measured: docs/performance.md,
+/// Figures behind choices in the code). The
 /// product (1,024 runs, two requests each) stays far above the client's cap
 /// on requests in flight (64 by default), so the client is never starved and
 /// the order the results come in does not matter (they are keyed).
