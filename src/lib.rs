@@ -96,10 +96,10 @@ pub fn run_cli(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> E
     let printer = output::Printer::new(cli.global.color, cli.global.quiet);
     logging::init(cli.global.verbose, cli.global.quiet, printer.color_stderr());
     // One thread: the commands wait on the service far more than they
-    // compute (a 10,000-log-stream plan spends 3 s of CPU in 19.6 s), and on
-    // one thread the memory a phase frees is reused by the next one instead
-    // of each worker's allocator arena keeping its own high-water mark
-    // (apply at 10,000 log streams: 67.9 MB against 72.2, the same time).
+    // compute, and on one thread the memory a phase frees is reused by the
+    // next one instead of each worker's allocator arena keeping its own
+    // high-water mark (measured: docs/performance.md, "Figures behind
+    // choices in the code").
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
