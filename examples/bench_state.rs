@@ -28,7 +28,7 @@ use evalctl::sandbox::{Fixture, Sandbox, SandboxHandle};
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "bench_state",
-    about = "Cost of a sandbox write with a state file, at 0.1 MB and 17 MB of state",
+    about = "Cost of a sandbox write with a state file: on the demo fixture, and on a large state of --projects × --log-streams",
     after_help = "Run it as: cargo run --release --example bench_state -- [flags]"
 )]
 struct Args {
