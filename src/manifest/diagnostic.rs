@@ -510,6 +510,13 @@ mod tests {
             diagnostic.render(Some(source), false),
             "error: bad \\u{202e}key\n --> a.yaml:1:16\n  |\n1 | name: \"品質 e\u{301}\", colour: x\\u{202e}y\n  |                 ^^^^^^\n"
         );
+        // A C1 control (U+009B, a one-byte CSI to some terminals) is escaped too: the
+        // renderer would pass it through.
+        let c1 = "k: \u{9b}31m\n";
+        let span = Span::from_offset(c1, 3, 2);
+        let out = Diagnostic::error("c.yaml", Some(span), "x\u{9b}").render(Some(c1), false);
+        assert!(!out.contains('\u{9b}'), "{out:?}");
+        assert!(out.contains("1 | k: \\u{9b}31m\n  |    ^^^^^^\n"), "{out}");
         let emoji = "- 🚀🚀: 1\n";
         let span = Span::from_offset(emoji, 2, "🚀🚀".len());
         let out = Diagnostic::error("b.yaml", Some(span), "x").render(Some(emoji), false);
