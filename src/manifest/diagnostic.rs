@@ -322,11 +322,12 @@ pub fn compare(a: &Diagnostic, b: &Diagnostic) -> Ordering {
         .then_with(|| a.span.map(|s| s.len).cmp(&b.span.map(|s| s.len)))
 }
 
-/// Characters of the offending line handed to the renderer each side of the span: more
-/// than a terminal line shows, so the renderer still cuts the line around the span (with
-/// `...`) as it would the whole line, while quoting thousands of problems of one huge line
-/// costs no more than the window each.
-const QUOTE_WINDOW: usize = 320;
+/// Characters of the offending line handed to the renderer before the span (and twice as
+/// many from its start): more than the renderer shows of a line
+/// ([`annotate_snippets::renderer::DEFAULT_TERM_WIDTH`], 140 columns with the gutter), so
+/// it still cuts the line around the span (with `...`) as it would the whole line, while
+/// quoting thousands of problems of one huge line costs no more than the window each.
+const QUOTE_WINDOW: usize = 160;
 
 /// The offending line as the renderer gets it: a window of the line around the span, with
 /// control characters and bidirectional overrides escaped, and the span's bytes in it.
@@ -342,7 +343,8 @@ struct Quoted {
 }
 
 impl Quoted {
-    /// The line of `text` holding `place`, cut to [`QUOTE_WINDOW`] characters each side.
+    /// The line of `text` holding `place`, cut to [`QUOTE_WINDOW`] characters before it
+    /// and twice as many from it.
     ///
     /// The line is found from the place's byte offset, looking no further than the
     /// window, so quoting thousands of problems of one huge file costs no more than the file.
@@ -610,7 +612,10 @@ mod tests {
         let shown = lines[3].split_once(" | ").unwrap().1;
         let carets = lines[4].split_once(" | ").unwrap().1;
         assert!(shown.starts_with("...") && shown.ends_with("..."), "{out}");
-        assert!(lines[3].chars().count() <= 140, "cut to a terminal line: {out}");
+        assert!(
+            lines[3].chars().count() <= 140,
+            "cut to a terminal line: {out}"
+        );
         let at = carets.find('^').unwrap();
         assert_eq!(carets[at..].trim_end(), "^^^");
         assert_eq!(

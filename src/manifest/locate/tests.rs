@@ -142,7 +142,14 @@ fn long_lines_are_quoted_around_the_field() {
     );
     // The header gives the column in the file, not in the window the line was cut to.
     let header = format!(":{}:{}", found.span.line, found.span.column);
-    assert!(rendered.lines().nth(1).expect("the header").ends_with(&header), "{rendered}");
+    assert!(
+        rendered
+            .lines()
+            .nth(1)
+            .expect("the header")
+            .ends_with(&header),
+        "{rendered}"
+    );
     let at = carets.chars().position(|c| c == '^').expect("a caret");
     let under: String = shown.chars().skip(at).take(4).collect();
     assert_eq!(under, "s200", "{rendered}");
