@@ -553,11 +553,12 @@ mod tests {
         let masked =
             crate::manifest::mask::mask_spans(source, &[Span::from_offset(source, secret, 5)]);
         assert!(masked.text().contains("{token: ********, "));
-        let render = |span: Span, message: &str| {
+        let render_in = |span: Span, message: &str, color: bool| {
             Diagnostic::error("a.yaml", Some(span), message)
                 .with_help("a help line")
-                .render_quoting(Some((masked.text(), masked.shown(span))), false)
+                .render_quoting(Some((masked.text(), masked.shown(span))), color)
         };
+        let render = |span: Span, message: &str| render_in(span, message, false);
         let rocket = Span::from_offset(source, source.find('🚀').unwrap(), '🚀'.len_utf8());
         assert_eq!((rocket.line, rocket.column), (2, 32));
         let end = Span::from_offset(source, source.len(), 0);
@@ -568,6 +569,13 @@ mod tests {
             render(end, "unexpected end of file")
         );
         assert!(!both.contains("sk-9x"), "{both}");
+        // In colour the header's column is the file's too.
+        let coloured = render_in(end, "unexpected end of file", true);
+        assert!(coloured.contains('\x1b'));
+        assert_eq!(
+            anstream::adapter::strip_str(&coloured).to_string(),
+            render(end, "unexpected end of file")
+        );
         insta::assert_snapshot!(both, @r#"
         error: a wide key
          --> a.yaml:2:32
