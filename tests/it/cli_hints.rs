@@ -110,7 +110,7 @@ fn a_misspelt_required_field_is_one_error_at_the_misspelling() {
     assert_eq!(status, 65, "{stderr}");
     assert!(
         stderr.contains(
-            "error: unknown field `sampel_rate`\n --> p.yaml:9:11\n  |\n9 |         - sampel_rate: 0.5\n  |           ^^^^^^^^^^^\n  = help: did you mean `sample_rate`? It is required, and missing here"
+            "error: unknown field `sampel_rate`\n --> p.yaml:9:11\n  |\n9 |         - sampel_rate: 0.5\n  |           ^^^^^^^^^^^\n  |\n  = help: did you mean `sample_rate`? It is required, and missing here"
         ),
         "{stderr}"
     );

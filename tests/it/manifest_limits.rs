@@ -113,6 +113,7 @@ log_streams:
       |
     4 | hostname: integrate.api.nvidia.com
       |           ^^^^^^^^^^^^^^^^^^^^^^^^
+      |
       = help: write an absolute URL, e.g. `https://integrate.api.example.com/v1`
 
     error: id: is not a valid uuid: invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `m` at 3
@@ -120,6 +121,7 @@ log_streams:
       |
     2 | id: demo-project
       |     ^^^^^^^^^^^^
+      |
       = help: an id is a UUID, e.g. `0f8fad5b-d9cb-469f-a165-70867728950e`; to name the object instead, write `name`
 
     error: log_streams[0].metric_settings.scorers[0].id: is not a valid uuid: invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `o` at 2
@@ -127,6 +129,7 @@ log_streams:
       |
     7 |         - id: correctness
       |               ^^^^^^^^^^^
+      |
       = help: an id is a UUID, e.g. `0f8fad5b-d9cb-469f-a165-70867728950e`; to name the object instead, write `name`
 
     error: log_streams[0].trends.sections[0].name: must have at most 100 characters

@@ -654,18 +654,19 @@ fn file_problems_are_reported_together() {
       |
     2 | a: 2
       | ^
+      |
       = help: remove or rename one of the two entries
 
     error: no manifests (`*.yaml` or `*.yml` files) in directory `[ROOT]/empty`
-     --> [ROOT]/empty
+    --> [ROOT]/empty
      = help: manifests are files named `*.yaml` or `*.yml`; hidden directories are skipped
 
     error: file is not valid UTF-8 text
-     --> [ROOT]/latin1.yaml:1:10
-      = help: save the file as UTF-8
+    --> [ROOT]/latin1.yaml:1:10
+     = help: save the file as UTF-8
 
     error: path `[ROOT]/missing` does not exist
-     --> [ROOT]/missing
+    --> [ROOT]/missing
      = help: check the spelling of the path
     ");
 }

@@ -66,6 +66,7 @@ fn a_field_is_found_at_its_line_and_column() {
       |
     9 |         - {name: corectness, model_name: gpt-4o}
       |                  ^^^^^^^^^^
+      |
       = help: did you mean `correctness`?
     ");
 }
@@ -135,7 +136,20 @@ fn long_lines_are_quoted_around_the_field() {
     let rendered = found.render(&found.diagnostic(Severity::Error, "x"), false);
     let shown = rendered.lines().nth(3).expect("the line");
     let carets = rendered.lines().nth(4).expect("the carets");
-    assert!(shown.contains(" | …") && shown.ends_with('…'), "{rendered}");
+    assert!(
+        shown.contains(" | ...") && shown.ends_with("..."),
+        "{rendered}"
+    );
+    // The header gives the column in the file, not in the window the line was cut to.
+    let header = format!(":{}:{}", found.span.line, found.span.column);
+    assert!(
+        rendered
+            .lines()
+            .nth(1)
+            .expect("the header")
+            .ends_with(&header),
+        "{rendered}"
+    );
     let at = carets.chars().position(|c| c == '^').expect("a caret");
     let under: String = shown.chars().skip(at).take(4).collect();
     assert_eq!(under, "s200", "{rendered}");
