@@ -1,8 +1,8 @@
 //! All user-facing output goes through here: stdout for results (plans,
 //! reports, JSON), stderr for diagnostics and progress.
 //!
-//! This module decides colour (a terminal, `NO_COLOR`, `CLICOLOR_FORCE`, and
-//! `--color`), and treats a closed pipe (`evalctl plan | head`) as success,
+//! This module decides colour (`--color`; for `auto`, anstream's reading of
+//! `NO_COLOR`, `CLICOLOR_FORCE`, `CLICOLOR`, the terminal and `TERM`), and treats a closed pipe (`evalctl plan | head`) as success,
 //! not a panic. Everything it writes is masked ([`crate::scrub`]): a secret
 //! evalctl holds is printed as `********`, whatever text carried it.
 
@@ -14,7 +14,8 @@ use crate::scrub::{self, MaskingWriter};
 /// When to colour output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ColorChoice {
-    /// Colour when writing to a terminal and `NO_COLOR` is unset.
+    /// Colour on a terminal whose `TERM` is not `dumb`, unless `NO_COLOR` or
+    /// `CLICOLOR=0`; `CLICOLOR_FORCE` forces it.
     #[default]
     Auto,
     /// Always colour.
@@ -31,25 +32,20 @@ pub struct Printer {
     quiet: bool,
 }
 
-fn env_says_no_color() -> bool {
-    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
-}
-
-fn env_forces_color() -> bool {
-    std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
 impl Printer {
     /// A printer for this process's stdout and stderr.
     pub fn new(choice: ColorChoice, quiet: bool) -> Self {
-        let decide = |is_tty: bool| match choice {
+        // `auto` is anstream's decision (clap's own): `NO_COLOR`, then
+        // `CLICOLOR_FORCE`, then `CLICOLOR=0`, then a terminal whose `TERM`
+        // is not `dumb`.
+        let decide = |auto: anstream::ColorChoice| match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => !env_says_no_color() && (is_tty || env_forces_color()),
+            ColorChoice::Auto => auto == anstream::ColorChoice::Always,
         };
         Printer {
-            color_stdout: decide(io::stdout().is_terminal()),
-            color_stderr: decide(io::stderr().is_terminal()),
+            color_stdout: decide(anstream::AutoStream::choice(&io::stdout())),
+            color_stderr: decide(anstream::AutoStream::choice(&io::stderr())),
             quiet,
         }
     }

@@ -65,7 +65,7 @@ pub struct GlobalArgs {
     /// Only errors on stderr.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
-    /// When to use colour (auto honours NO_COLOR and needs a terminal).
+    /// When to use colour (auto: a terminal whose TERM is not dumb, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE forces it).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
     pub color: ColorChoice,
 }

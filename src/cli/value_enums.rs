@@ -35,7 +35,7 @@ impl ValueEnum for ColorChoice {
     fn to_possible_value(&self) -> Option<PossibleValue> {
         Some(match self {
             ColorChoice::Auto => PossibleValue::new("auto")
-                .help("Colour when writing to a terminal and `NO_COLOR` is unset"),
+                .help("Colour on a terminal (TERM not dumb) unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE forces it"),
             ColorChoice::Always => PossibleValue::new("always").help("Always colour"),
             ColorChoice::Never => PossibleValue::new("never").help("Never colour"),
         })

@@ -217,3 +217,28 @@ fn a_file_that_cannot_be_read_counts_among_the_files() {
     assert!(run.stderr.contains("not valid UTF-8"), "{}", run.stderr);
     assert_eq!(run.stdout, "1 error in 1 file\n");
 }
+
+/// Colour on a pipe: never unless forced; `NO_COLOR` wins over `CLICOLOR_FORCE`,
+/// and `--color always` over both (the decision is anstream's, as clap's is).
+#[test]
+fn colour_on_a_pipe_follows_the_environment_and_the_flag() {
+    let colored = |run: &Run| run.stderr.contains("\u{1b}[");
+    let cases: [(&[&str], &[(&str, &str)], bool); 5] = [
+        (&[], &[("NO_COLOR", "")], false),
+        (&[], &[("NO_COLOR", ""), ("CLICOLOR_FORCE", "1")], true),
+        (&[], &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")], false),
+        (&["--color", "always"], &[("NO_COLOR", "1")], true),
+        (
+            &["--color", "never"],
+            &[("NO_COLOR", ""), ("CLICOLOR_FORCE", "1")],
+            false,
+        ),
+    ];
+    for (flags, env, expected) in cases {
+        let mut args = vec!["validate", MANY_ERRORS];
+        args.extend_from_slice(flags);
+        let run = evalctl(&args, env);
+        assert_eq!(run.status, 65, "{}", run.stderr);
+        assert_eq!(colored(&run), expected, "{flags:?} {env:?}: {}", run.stderr);
+    }
+}
