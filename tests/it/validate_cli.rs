@@ -218,12 +218,19 @@ fn a_file_that_cannot_be_read_counts_among_the_files() {
     assert_eq!(run.stdout, "1 error in 1 file\n");
 }
 
+/// Flags, environment, and whether stderr is coloured.
+type ColourCase = (
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+    bool,
+);
+
 /// Colour on a pipe: never unless forced; `NO_COLOR` wins over `CLICOLOR_FORCE`,
 /// and `--color always` over both (the decision is anstream's, as clap's is).
 #[test]
 fn colour_on_a_pipe_follows_the_environment_and_the_flag() {
     let colored = |run: &Run| run.stderr.contains("\u{1b}[");
-    let cases: [(&[&str], &[(&str, &str)], bool); 5] = [
+    let cases: [ColourCase; 5] = [
         (&[], &[("NO_COLOR", "")], false),
         (&[], &[("NO_COLOR", ""), ("CLICOLOR_FORCE", "1")], true),
         (&[], &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")], false),
