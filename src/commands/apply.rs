@@ -110,7 +110,7 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
     if !plan.mass_changes.is_empty() && !args.allow_mass_changes {
         return Err(Error::MassChanges {
             changes: plan.mass_changes.clone(),
-            limits: args.shape.options().guard,
+            limits: crate::plan::GuardLimits::default(),
         });
     }
     interruptible(&stop, confirm(args)).await??;

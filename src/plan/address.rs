@@ -166,6 +166,15 @@ fn quote(name: &str) -> String {
     name.replace('\\', "\\\\").replace(']', "\\]")
 }
 
+/// The address of a log stream: `project[P].log_stream[L]`.
+fn run(project: &str, log_stream: &str) -> String {
+    format!(
+        "project[{}].log_stream[{}]",
+        quote(project),
+        quote(log_stream)
+    )
+}
+
 /// Where a dashboard's parts are: `trends` (the default dashboard) or
 /// `dashboard[NAME]`.
 fn dashboard_segment(dashboard: Option<&str>) -> String {
@@ -177,13 +186,6 @@ fn dashboard_segment(dashboard: Option<&str>) -> String {
 
 impl std::fmt::Display for Address {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let run = |project: &str, log_stream: &str| {
-            format!(
-                "project[{}].log_stream[{}]",
-                quote(project),
-                quote(log_stream)
-            )
-        };
         match self {
             Address::Integration { provider } => write!(f, "integration[{}]", quote(provider)),
             Address::CustomIntegration { name } => {
@@ -273,13 +275,6 @@ impl Address {
     /// widgets are one collection, whichever section holds each. `None` for
     /// singletons (metric settings, settings, favorites, integrations).
     pub fn collection(&self) -> Option<(String, &'static str)> {
-        let run = |project: &str, log_stream: &str| {
-            format!(
-                "project[{}].log_stream[{}]",
-                quote(project),
-                quote(log_stream)
-            )
-        };
         match self {
             Address::Template { project, kind, .. } => Some((
                 format!("project[{}]", quote(project)),
@@ -298,15 +293,8 @@ impl Address {
                 log_stream,
                 dashboard,
                 ..
-            } => Some((
-                format!(
-                    "{}.{}",
-                    run(project, log_stream),
-                    dashboard_segment(dashboard.as_deref())
-                ),
-                "sections",
-            )),
-            Address::Widget {
+            }
+            | Address::Widget {
                 project,
                 log_stream,
                 dashboard,
@@ -317,7 +305,11 @@ impl Address {
                     run(project, log_stream),
                     dashboard_segment(dashboard.as_deref())
                 ),
-                "widgets",
+                if matches!(self, Address::Section { .. }) {
+                    "sections"
+                } else {
+                    "widgets"
+                },
             )),
             Address::Integration { .. }
             | Address::CustomIntegration { .. }

@@ -143,10 +143,12 @@ pub fn churn_of(
 
 /// How many objects the live collection of `address` holds.
 fn live_size(address: &Address, live: &ProjectState) -> usize {
+    let run = |log_stream: &str| -> Option<&RunState> {
+        live.log_streams
+            .get(&ObjectKey::from(log_stream.to_owned()))
+    };
     let dashboard = |log_stream: &str, name: Option<&str>| -> Option<&DashboardState> {
-        let run: &RunState = live
-            .log_streams
-            .get(&ObjectKey::from(log_stream.to_owned()))?;
+        let run = run(log_stream)?;
         match name {
             None => run.dashboard.as_deref(),
             Some(name) => run.dashboards.as_ref()?.iter().find(|d| d.name == name),
@@ -157,9 +159,7 @@ fn live_size(address: &Address, live: &ProjectState) -> usize {
             TemplateKind::Annotation => live.annotation_templates.as_ref().map_or(0, Vec::len),
             TemplateKind::Feedback => live.feedback_templates.as_ref().map_or(0, Vec::len),
         },
-        Address::Dashboard { log_stream, .. } => live
-            .log_streams
-            .get(&ObjectKey::from(log_stream.clone()))
+        Address::Dashboard { log_stream, .. } => run(log_stream)
             .and_then(|r| r.dashboards.as_ref())
             .map_or(0, Vec::len),
         Address::Section {
