@@ -57,6 +57,7 @@ pub mod commands;
 pub mod error;
 pub mod exit;
 pub mod export;
+pub mod kinds;
 pub mod logging;
 pub mod manifest;
 pub mod output;

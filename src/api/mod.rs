@@ -21,7 +21,6 @@ pub mod projects;
 pub mod reference;
 pub mod scorers;
 pub mod secret;
-pub mod templates;
 pub mod trends;
 pub mod users;
 
@@ -35,6 +34,5 @@ pub use metric_settings::*;
 pub use projects::*;
 pub use scorers::*;
 pub use secret::Secret;
-pub use templates::*;
 pub use trends::*;
 pub use users::*;

@@ -26,7 +26,7 @@ mod redact;
 mod retry;
 mod stats;
 mod throttle;
-mod transport;
+pub(crate) mod transport;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};

@@ -7,14 +7,16 @@ use serde_json::json;
 
 use super::write::Body;
 use super::*;
-use crate::api::{IntegrationConfig, Template, TrendsDashboard};
+use crate::api::{IntegrationConfig, TrendsDashboard};
+use crate::kinds::templates::Template;
+use crate::kinds::templates::TemplateState;
 use crate::manifest::types::ProjectSpec;
 use crate::plan::{PlanOptions, plan};
 use crate::state::metric_settings::metric_settings_from_wire;
 use crate::state::snapshot::ProjectRef;
 use crate::state::wire::WireCatalog;
 use crate::state::{
-    Catalog, CatalogScorer, DashboardState, ObjectKey, ProjectState, RunState, State, TemplateState,
+    Catalog, CatalogScorer, DashboardState, ObjectKey, ProjectState, RunState, State,
 };
 
 fn from<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {

@@ -42,16 +42,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::write::{Body, Document};
-use crate::api::{AnnotationConstraints, ContentModality, Visibility};
+use crate::api::{ContentModality, Visibility};
+use crate::kinds::templates::AnnotationConstraints;
+use crate::kinds::templates::TemplateState;
 use crate::manifest::types::{
     DashboardSpec, ExperimentSpec, FavoriteSpec, FilterSpec, FilterValueSpec, LogStreamSpec,
     MetricSettingsSpec, ModalityValueSpec, ProjectSpec, ScorerSpec, SectionSpec, SegmentFilterSpec,
     TemplateSpec, TrendsSpec, WidgetSpec,
 };
 use crate::state::metric_settings::{NormFilter, NormScorer, NormSegmentFilter, NormValue};
-use crate::state::{
-    Catalog, DashboardState, NormMetricSettings, ProjectState, RunState, TemplateState,
-};
+use crate::state::{Catalog, DashboardState, NormMetricSettings, ProjectState, RunState};
 
 /// Collects the comments of one document (by JSON pointer) and the warnings
 /// of the export.

@@ -225,7 +225,7 @@ fn escape_interpolation(value: &mut Value, secret_fields: bool, secret: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::{AnnotationConstraints, AnnotationTreeNode, FeedbackConstraints};
+    use crate::kinds::templates::{AnnotationConstraints, AnnotationTreeNode, FeedbackConstraints};
     use crate::manifest::types::{EnvRef, TemplateSpec};
 
     fn project() -> ProjectSpec {

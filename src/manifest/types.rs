@@ -453,9 +453,9 @@ pub struct TemplateSpec<C> {
 }
 
 /// An annotation template (`constraints.annotation_type`).
-pub type AnnotationTemplateSpec = TemplateSpec<crate::api::AnnotationConstraints>;
+pub type AnnotationTemplateSpec = TemplateSpec<crate::kinds::templates::AnnotationConstraints>;
 /// A feedback template (`constraints.feedback_type`).
-pub type FeedbackTemplateSpec = TemplateSpec<crate::api::FeedbackConstraints>;
+pub type FeedbackTemplateSpec = TemplateSpec<crate::kinds::templates::FeedbackConstraints>;
 
 /// A `kind: Integration` document: the calling user's integration with one
 /// model provider. Secret fields (`token`, ...) must be environment references

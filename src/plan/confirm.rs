@@ -18,11 +18,12 @@ use super::integrations::{NormIntegration, shown};
 use super::normalize::{NormSection, NormTemplate, align_constraints};
 use super::trends::{NormDashboard, NormSettings, NormWidget};
 use super::types::{FieldChange, Operation, ResourceChange, TemplateBody};
-use crate::api::{AnnotationConstraints, FeedbackConstraints};
+use crate::kinds::templates::TemplateState;
+use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints};
 use crate::state::integrations::declared_fields;
 use crate::state::{
     CustomIntegrationState, DashboardState, IntegrationState, NormMetricSettings, SectionState,
-    TemplateState, WidgetState,
+    WidgetState,
 };
 
 /// The live object a change is about, as read (`None`: it does not exist).

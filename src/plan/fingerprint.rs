@@ -7,9 +7,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::trends::{NormDashboard, NormSettings};
+use crate::kinds::templates::TemplateState;
 use crate::state::{
     CustomIntegrationState, DashboardState, IntegrationState, NormMetricSettings, SectionState,
-    SettingsState, TemplateState, WidgetState,
+    SettingsState, WidgetState,
 };
 
 /// The comparable favorite state of a dashboard.

@@ -33,7 +33,6 @@ pub mod notes;
 pub mod report;
 pub mod resolve;
 pub mod target;
-pub mod templates;
 pub mod trends;
 pub mod types;
 
@@ -642,7 +641,7 @@ fn plan_project(
             .options
             .reaches(&Target::templates(&project, TemplateKind::Annotation))
     {
-        templates::plan_templates(
+        crate::kinds::templates::plan::plan_templates(
             planner,
             &project,
             live,
@@ -656,7 +655,7 @@ fn plan_project(
             .options
             .reaches(&Target::templates(&project, TemplateKind::Feedback))
     {
-        templates::plan_templates(
+        crate::kinds::templates::plan::plan_templates(
             planner,
             &project,
             live,

@@ -18,9 +18,10 @@
 use serde::Serialize;
 
 use crate::api::{self, ScorerFilter, SegmentFilter};
+use crate::kinds::templates::TemplateState;
 use crate::manifest::types::{FilterSpec, FilterValueSpec, ModalityValueSpec, SegmentFilterSpec};
+use crate::state::SectionState;
 use crate::state::metric_settings::{NormFilter, NormSegmentFilter, NormValue};
-use crate::state::{SectionState, TemplateState};
 
 /// Normalizes a filter of a manifest.
 pub fn filter_from_spec(f: &FilterSpec) -> NormFilter {

@@ -13,10 +13,12 @@ use super::attribution::Attribution;
 use super::changes::Changes;
 use super::json_text::JsonText;
 use crate::api::{
-    AnnotationConstraints, Compact, FeedbackConstraints, IntegrationCreate, MetricSettingsRequest,
-    SectionCreateRequest, SectionUpdateRequest, SharedTexts, TemplateCreate, TemplateUpdate,
-    TrendsDashboardDuplicateRequest, TrendsDashboardUpdateRequest, Visibility, WidgetCreateRequest,
-    WidgetUpdateRequest,
+    Compact, IntegrationCreate, MetricSettingsRequest, SectionCreateRequest, SectionUpdateRequest,
+    SharedTexts, TrendsDashboardDuplicateRequest, TrendsDashboardUpdateRequest, Visibility,
+    WidgetCreateRequest, WidgetUpdateRequest,
+};
+use crate::kinds::templates::{
+    AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate,
 };
 use crate::manifest::types::EnvRef;
 

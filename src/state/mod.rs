@@ -24,7 +24,6 @@ pub mod integrations;
 pub mod key;
 pub mod metric_settings;
 pub mod snapshot;
-pub mod templates;
 pub mod trends;
 pub mod wire;
 
@@ -34,10 +33,9 @@ pub use catalog::{Catalog, CatalogScorer, VersionRef};
 pub use integrations::{CustomIntegrationState, IntegrationState};
 pub use key::{MissingObject, ObjectKey};
 pub use metric_settings::NormMetricSettings;
-pub use templates::TemplateState;
 pub use trends::{DashboardState, SectionState, SettingsState, TrendsParts, WidgetState};
 
-use crate::api::{AnnotationConstraints, FeedbackConstraints};
+use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints, TemplateState};
 
 /// The live state of the objects a command read.
 #[derive(Debug, Clone, Default, PartialEq)]

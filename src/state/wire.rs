@@ -11,12 +11,11 @@ use serde::Deserialize;
 use super::metric_settings::metric_settings_from_wire;
 use super::{
     Catalog, CatalogScorer, CustomIntegrationState, DashboardState, IntegrationState,
-    MissingObject, ObjectKey, ProjectState, RunState, State, TemplateState, VersionRef,
+    MissingObject, ObjectKey, ProjectState, RunState, State, VersionRef,
 };
-use crate::api::{
-    AnnotationConstraints, FeedbackConstraints, MetricSettingsResponse, Scorer,
-    ScorerVersionRecord, Template, TrendsDashboard,
-};
+use crate::api::{MetricSettingsResponse, Scorer, ScorerVersionRecord, TrendsDashboard};
+use crate::kinds::templates::TemplateState;
+use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints, Template};
 
 /// Live state as the service returns it.
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -8,11 +8,12 @@ use crate::client_support;
 
 use client_support::{Reply, TestServer, section_json, settings_json};
 use evalctl::api::{
-    AnnotationConstraints, IntegrationCreate, ListScorersRequest, MetricSettingsRequest,
-    ProjectCollectionParams, RunSearchRequest, ScorerConfig, ScorerType, Secret,
-    SectionUpdateRequest, SegmentFilter, TemplateCreate, TemplateUpdate, Visibility,
+    IntegrationCreate, ListScorersRequest, MetricSettingsRequest, ProjectCollectionParams,
+    RunSearchRequest, ScorerConfig, ScorerType, Secret, SectionUpdateRequest, SegmentFilter,
+    Visibility,
 };
 use evalctl::client::{ApiError, Credentials, Deleted};
+use evalctl::kinds::templates::{AnnotationConstraints, TemplateCreate, TemplateUpdate};
 use futures::TryStreamExt;
 
 fn key() -> Credentials {

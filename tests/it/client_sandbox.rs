@@ -10,12 +10,12 @@
 use std::time::Duration;
 
 use evalctl::api::{
-    AnnotationConstraints, FilterValue, IntegrationCreate, ListScorersRequest,
-    MetricSettingsRequest, Operator, ProjectCollectionParams, RunSearchRequest, ScorerConfig,
-    ScorerListFilter, ScorerType, Secret, SectionCreateRequest, SectionUpdateRequest,
-    SegmentFilter, TemplateCreate, TemplateUpdate, Visibility,
+    FilterValue, IntegrationCreate, ListScorersRequest, MetricSettingsRequest, Operator,
+    ProjectCollectionParams, RunSearchRequest, ScorerConfig, ScorerListFilter, ScorerType, Secret,
+    SectionCreateRequest, SectionUpdateRequest, SegmentFilter, Visibility,
 };
 use evalctl::client::{ApiError, Client, ClientConfig, Credentials, Deleted, RetryPolicy};
+use evalctl::kinds::templates::{AnnotationConstraints, TemplateCreate, TemplateUpdate};
 use evalctl::sandbox::fingerprint::stable_id;
 use evalctl::sandbox::fixture::catalog::{scorer_id, version_id};
 use evalctl::sandbox::fixture::{DEMO_API_KEY, DEMO_EMAIL, DEMO_PASSWORD, VIEWER_API_KEY};

@@ -10,9 +10,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use e2e_support::{Run, TestContext};
-use evalctl::api::{
-    AnnotationConstraints, IntegrationCreate, Secret, SectionCreateRequest, TemplateCreate,
-};
+use evalctl::api::{IntegrationCreate, Secret, SectionCreateRequest};
+use evalctl::kinds::templates::{AnnotationConstraints, TemplateCreate};
 
 const OPENAI_TOKEN: &str = "sk-test-export-openai-0123456789";
 const ANTHROPIC_TOKEN: &str = "sk-ant-export-secret-9876543210";

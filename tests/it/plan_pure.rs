@@ -321,7 +321,7 @@ fn a_renamed_section_is_an_update_that_keeps_it() {
 fn live_with_annotation_templates(templates: serde_json::Value) -> State {
     let mut live = live(json!({"scorers": []}), json!([]), false);
     let project = live.projects.values_mut().next().expect("one project");
-    let templates: Vec<evalctl::api::AnnotationTemplate> =
+    let templates: Vec<evalctl::kinds::templates::AnnotationTemplate> =
         serde_json::from_value(templates).expect("templates");
     project.annotation_templates = Some(templates.into_iter().map(Into::into).collect());
     live

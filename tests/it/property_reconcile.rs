@@ -18,8 +18,9 @@ use crate::property_support;
 
 use std::sync::LazyLock;
 
-use evalctl::api::{Secret, SectionCreateRequest, TemplateCreate, Visibility};
+use evalctl::api::{Secret, SectionCreateRequest, Visibility};
 use evalctl::client::{Client, ClientConfig, Credentials};
+use evalctl::kinds::templates::TemplateCreate;
 use evalctl::manifest::set::ManifestSet;
 use evalctl::plan::{ApplyReport, Enrichment, OutcomeStatus, Plan, PlanOptions, ResourceChange};
 use evalctl::reconcile::apply::{ApplyOptions, Stop, apply};

@@ -8,6 +8,5 @@ mod metric_settings;
 mod projects;
 mod runs;
 mod scorers;
-mod templates;
 mod trends;
 mod users;

@@ -36,12 +36,12 @@ use super::resolve::LogStream;
 use super::{Gate, OperationError, Skip};
 use crate::api::WidgetCreateRequest;
 use crate::client::{ApiError, Client};
+use crate::kinds::templates::live::keeper_order;
+use crate::kinds::templates::read::{read_annotation_templates, read_feedback_templates};
 use crate::plan::{DashboardRef, Operation, Placement, TemplateBody, TemplateKind};
 use crate::reconcile::read::ReadError;
-use crate::reconcile::read::templates::{read_annotation_templates, read_feedback_templates};
 use crate::reconcile::read::trends::read_dashboard;
 use crate::state::TrendsParts;
-use crate::state::templates::keeper_order;
 
 /// The most times one create is sent within an apply (the first included):
 /// each time after a read showed the previous one did not land, so sending
@@ -261,7 +261,7 @@ impl Members {
 /// Reads the members of `scope` (a dashboard or section that is gone has
 /// none).
 pub async fn read_members(client: &Client, scope: &Scope) -> Result<Members, ApiError> {
-    fn templates<C>(mut list: Vec<crate::state::TemplateState<C>>) -> Members {
+    fn templates<C>(mut list: Vec<crate::kinds::templates::TemplateState<C>>) -> Members {
         list.sort_by(keeper_order);
         Members(list.into_iter().map(|t| (t.name, t.id)).collect())
     }

@@ -31,7 +31,6 @@ pub mod metric_settings;
 pub mod projects;
 pub mod runs;
 pub mod selection;
-pub mod templates;
 pub mod touched;
 pub mod trends;
 
@@ -244,7 +243,7 @@ async fn read_project(
         if !wanted.annotation_templates {
             return Ok(None);
         }
-        templates::read_annotation_templates(client, &project.id)
+        crate::kinds::templates::read::read_annotation_templates(client, &project.id)
             .await
             .map(Some)
             .map_err(ctx(|| {
@@ -255,7 +254,7 @@ async fn read_project(
         if !wanted.feedback_templates {
             return Ok(None);
         }
-        templates::read_feedback_templates(client, &project.id)
+        crate::kinds::templates::read::read_feedback_templates(client, &project.id)
             .await
             .map(Some)
             .map_err(ctx(|| {

@@ -13,16 +13,18 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::error::ReadError;
-use super::{integrations, metric_settings, templates, trends};
-use crate::api::{AnnotationConstraints, FeedbackConstraints};
+use super::{integrations, metric_settings, trends};
 use crate::client::{ApiError, Client};
+use crate::kinds::templates::TemplateState;
+use crate::kinds::templates::read as templates;
+use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints};
 use crate::plan::confirm::{Observed, widget_section};
 use crate::plan::{
     Address, DashboardRef, Operation, ResourceChange, RunKind, SectionRef, TemplateKind, WidgetRef,
 };
 use crate::state::{
     Catalog, CustomIntegrationState, DashboardState, IntegrationState, NormMetricSettings,
-    TemplateState, TrendsParts,
+    TrendsParts,
 };
 
 /// How many distinct reads are held at a time.

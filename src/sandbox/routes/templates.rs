@@ -10,7 +10,9 @@ use axum::response::Response;
 use serde_json::json;
 
 use super::{Ids, ok, read_body};
-use crate::api::{AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate};
+use crate::kinds::templates::{
+    AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate,
+};
 use crate::sandbox::app::App;
 use crate::sandbox::auth::Caller;
 use crate::sandbox::reply::ApiResult;

@@ -12,10 +12,11 @@ use serde::{Deserialize, Serialize};
 
 use super::Credential;
 use crate::api::{
-    AnnotationConstraints, AuthMethod, FeedbackConstraints, InputType, IntegrationProvider,
-    MetricSettingsResponse, ModelType, MultimodalCapability, OutputType, ProjectType, RollUpMethod,
-    ScorerDefaults, ScorerType, ScorerVersion, Section, Template, UserInfo, UserRole, Widget,
+    AuthMethod, InputType, IntegrationProvider, MetricSettingsResponse, ModelType,
+    MultimodalCapability, OutputType, ProjectType, RollUpMethod, ScorerDefaults, ScorerType,
+    ScorerVersion, Section, UserInfo, UserRole, Widget,
 };
+use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints, Template};
 use crate::sandbox::fingerprint::new_id;
 use crate::sandbox::persist::Records;
 

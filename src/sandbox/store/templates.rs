@@ -13,9 +13,11 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::api::{
-    AnnotationConstraints, AnnotationTreeNode, ConstraintKind, FeedbackConstraints, LocItem,
-    Template, TemplateCreate, TemplateUpdate, ValidationError,
+use crate::api::{LocItem, ValidationError};
+use crate::kinds::templates::ConstraintKind;
+use crate::kinds::templates::{
+    AnnotationConstraints, AnnotationTreeNode, FeedbackConstraints, Template, TemplateCreate,
+    TemplateUpdate,
 };
 
 use super::{ApiError, State, TemplateRecord, UserRecord, now, to_json};

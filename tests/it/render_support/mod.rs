@@ -5,9 +5,10 @@
 //! an array whose length changed is one change of the whole array).
 
 use evalctl::api::{
-    AnnotationConstraints, Compact, IntegrationCreate, MetricSettingsRequest, SectionCreateRequest,
-    SectionUpdateRequest, TemplateCreate, TemplateUpdate, Visibility,
+    Compact, IntegrationCreate, MetricSettingsRequest, SectionCreateRequest, SectionUpdateRequest,
+    Visibility,
 };
+use evalctl::kinds::templates::{AnnotationConstraints, TemplateCreate, TemplateUpdate};
 use evalctl::manifest::types::EnvRef;
 use evalctl::plan::attribution::{Sides, attribute};
 use evalctl::plan::diff::field_changes;

@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 
 use serde::Serialize;
 
-use crate::api::Template;
+use crate::kinds::templates::Template;
 
 /// A template, reduced; `C` is its kind's constraints type.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -2,15 +2,15 @@
 //! feedback templates (spec operation 7, deprecated, and the rest). Creates are
 //! not retried blindly: an uncertain outcome is [`ApiError::Ambiguous`].
 
-use super::super::operation::{
+use crate::client::operation::{
     CREATE_ANNOTATION_TEMPLATE, CREATE_FEEDBACK_TEMPLATE, DELETE_ANNOTATION_TEMPLATE,
     DELETE_FEEDBACK_TEMPLATE, GET_ANNOTATION_TEMPLATE, GET_FEEDBACK_TEMPLATE,
     LIST_ANNOTATION_TEMPLATES, LIST_FEEDBACK_TEMPLATES, PATCH_ANNOTATION_TEMPLATE,
     PATCH_FEEDBACK_TEMPLATE,
 };
-use super::super::transport::Call;
-use super::super::{ApiError, Client, Deleted};
-use crate::api::{
+use crate::client::transport::Call;
+use crate::client::{ApiError, Client, Deleted};
+use crate::kinds::templates::{
     AnnotationConstraints, AnnotationTemplate, FeedbackConstraints, FeedbackTemplate,
     TemplateCreate, TemplateUpdate,
 };

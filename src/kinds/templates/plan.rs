@@ -14,14 +14,17 @@
 
 use serde::Serialize;
 
-use super::address::{Address, TemplateKind};
-use super::normalize::{NormTemplate, align_constraints};
-use super::types::{Action, NoteKind, Operation, TemplateBody};
-use super::{Draft, Planner, find_by_name, fingerprint};
-use crate::api::{AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate};
+use super::live::keeper_order;
+use crate::kinds::templates::TemplateState;
+use crate::kinds::templates::{
+    AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate,
+};
 use crate::manifest::types::TemplateSpec;
-use crate::state::templates::keeper_order;
-use crate::state::{ProjectState, TemplateState};
+use crate::plan::address::{Address, TemplateKind};
+use crate::plan::normalize::{NormTemplate, align_constraints};
+use crate::plan::types::{Action, NoteKind, Operation, TemplateBody};
+use crate::plan::{Draft, Planner, find_by_name, fingerprint};
+use crate::state::ProjectState;
 
 /// A constraints type of a template kind.
 pub(crate) trait Constraints: Serialize + Clone {

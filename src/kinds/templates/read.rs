@@ -1,9 +1,9 @@
 //! Reading a project's annotation or feedback templates, reduced as they
 //! arrive (`crate::state::templates`).
 
-use crate::api::{AnnotationConstraints, FeedbackConstraints};
 use crate::client::{ApiError, Client};
-use crate::state::TemplateState;
+use crate::kinds::templates::TemplateState;
+use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints};
 
 /// The annotation templates of a project.
 pub async fn read_annotation_templates(
