@@ -43,12 +43,11 @@ use std::sync::Arc;
 
 use super::write::{Body, Document};
 use crate::api::{ContentModality, Visibility};
-use crate::kinds::templates::AnnotationConstraints;
-use crate::kinds::templates::TemplateState;
+use crate::kinds::templates;
 use crate::manifest::types::{
     DashboardSpec, ExperimentSpec, FavoriteSpec, FilterSpec, FilterValueSpec, LogStreamSpec,
     MetricSettingsSpec, ModalityValueSpec, ProjectSpec, ScorerSpec, SectionSpec, SegmentFilterSpec,
-    TemplateSpec, TrendsSpec, WidgetSpec,
+    TrendsSpec, WidgetSpec,
 };
 use crate::state::metric_settings::{NormFilter, NormScorer, NormSegmentFilter, NormValue};
 use crate::state::{Catalog, DashboardState, NormMetricSettings, ProjectState, RunState};
@@ -131,24 +130,14 @@ pub fn project_document(
             }
         })
         .collect();
-    let what = |kind: &str| format!("{kind} templates of project `{}`", project.name);
-    let annotation_templates = project.annotation_templates.as_ref().map(|ts| {
-        templates(ts, &what("annotation"), notes.warnings, |c| match c {
-            // The service derives the YAML from the tree: the tree is what users write.
-            AnnotationConstraints::TreeChoice {
-                choices_tree: Some(tree),
-                choices_tree_yaml: Some(_),
-            } => AnnotationConstraints::TreeChoice {
-                choices_tree: Some(tree.clone()),
-                choices_tree_yaml: None,
-            },
-            other => other.clone(),
-        })
-    });
+    let annotation_templates = project
+        .annotation_templates
+        .as_ref()
+        .map(|ts| templates::export::annotation(&project.name, ts, notes.warnings));
     let feedback_templates = project
         .feedback_templates
         .as_ref()
-        .map(|ts| templates(ts, &what("feedback"), notes.warnings, Clone::clone));
+        .map(|ts| templates::export::feedback(&project.name, ts, notes.warnings));
     let spec = ProjectSpec {
         name,
         id,
@@ -516,38 +505,6 @@ fn widgets(
     }
     specs.sort_by(|a, b| a.name.cmp(&b.name));
     Some(specs)
-}
-
-/// Templates sorted by name, the first listed of each name (the one `plan`
-/// pairs with it); `constraints` maps live constraints to what users write.
-fn templates<C: Clone>(
-    live: &[TemplateState<C>],
-    what: &str,
-    warnings: &mut Vec<String>,
-    constraints: impl Fn(&C) -> C,
-) -> Vec<TemplateSpec<C>> {
-    let mut seen = BTreeSet::new();
-    let mut kept: Vec<&TemplateState<C>> = Vec::new();
-    for t in live {
-        if seen.insert(t.name.clone()) {
-            kept.push(t);
-        } else {
-            warnings.push(format!(
-                "{what}: a second template is named `{}`; only the first is exported",
-                t.name
-            ));
-        }
-    }
-    kept.sort_by(|a, b| a.name.cmp(&b.name));
-    kept.into_iter()
-        .map(|t| TemplateSpec {
-            name: t.name.clone(),
-            renamed_from: Vec::new(),
-            criteria: t.criteria.clone(),
-            include_explanation: t.include_explanation.then_some(true),
-            constraints: constraints(&t.constraints),
-        })
-        .collect()
 }
 
 #[cfg(test)]

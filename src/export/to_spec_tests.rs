@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::export::tests::{catalog, project};
+use crate::kinds::templates::AnnotationConstraints;
 use crate::manifest::types::{ExperimentSpec, LogStreamSpec};
 
 fn spec() -> (ProjectSpec, BTreeMap<String, String>, Vec<String>) {

@@ -15,10 +15,11 @@ use serde_json::Value;
 use super::diff::values_by_path;
 use super::fingerprint::{self, FavoriteState};
 use super::integrations::{NormIntegration, shown};
-use super::normalize::{NormSection, NormTemplate, align_constraints};
+use super::normalize::NormSection;
 use super::trends::{NormDashboard, NormSettings, NormWidget};
 use super::types::{FieldChange, Operation, ResourceChange, TemplateBody};
 use crate::kinds::templates::TemplateState;
+use crate::kinds::templates::normalize::{NormTemplate, align_constraints};
 use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints};
 use crate::state::integrations::declared_fields;
 use crate::state::{
@@ -78,8 +79,8 @@ impl Observed<'_> {
             Observed::Section(s) => fingerprint::section(s),
             Observed::Favorite(Some(d)) => fingerprint::favorite(d),
             Observed::Favorite(None) => fingerprint::fingerprint(None),
-            Observed::AnnotationTemplate(t) => fingerprint::template(t),
-            Observed::FeedbackTemplate(t) => fingerprint::template(t),
+            Observed::AnnotationTemplate(t) => fingerprint::of(t),
+            Observed::FeedbackTemplate(t) => fingerprint::of(t),
             Observed::Integration(i) => fingerprint::integration(i),
             Observed::Widget { widget, .. } => fingerprint::widget(widget),
             Observed::Settings(d) => fingerprint::settings(d.and_then(|d| d.settings.as_ref())),

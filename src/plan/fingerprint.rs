@@ -7,7 +7,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::trends::{NormDashboard, NormSettings};
-use crate::kinds::templates::TemplateState;
 use crate::state::{
     CustomIntegrationState, DashboardState, IntegrationState, NormMetricSettings, SectionState,
     SettingsState, WidgetState,
@@ -31,7 +30,9 @@ impl FavoriteState {
 
 pub use crate::api::fingerprint::fingerprint;
 
-fn of<T: Serialize>(value: Option<&T>) -> String {
+/// The fingerprint of any live object as read (`None`: absent), for a kind
+/// whose fingerprint is its reduced state as is.
+pub fn of<T: Serialize>(value: Option<&T>) -> String {
     let json = value.map(|v| serde_json::to_value(v).unwrap_or(Value::Null));
     fingerprint(json.as_ref())
 }
@@ -70,11 +71,6 @@ pub fn custom_integration(integration: Option<&CustomIntegrationState>) -> Strin
 /// The favorite state of a dashboard.
 pub fn favorite(dashboard: &DashboardState) -> String {
     of(Some(&FavoriteState::of(dashboard)))
-}
-
-/// A template (`None`: there is none of that id or name).
-pub fn template<C: Serialize>(template: Option<&TemplateState<C>>) -> String {
-    of(template)
 }
 
 /// An integration (`None`: the caller has none with that provider).

@@ -2,10 +2,13 @@
 //! patched in place for their name and criteria, replaced for their
 //! constraints. Everything evalctl knows of them is here: the wire types
 //! ([`wire`]), how they are read ([`read`], with the client's calls) and
-//! reduced ([`live`]), and how they are planned ([`plan`]).
+//! reduced ([`live`]), how they are compared ([`normalize`]) and planned
+//! ([`plan`]), and how live ones are written as manifests ([`export`]).
 
 mod client;
+pub mod export;
 pub mod live;
+pub mod normalize;
 pub mod plan;
 pub mod read;
 pub mod wire;

@@ -15,13 +15,13 @@
 use serde::Serialize;
 
 use super::live::keeper_order;
+use super::normalize::{NormTemplate, align_constraints};
 use crate::kinds::templates::TemplateState;
 use crate::kinds::templates::{
     AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate,
 };
 use crate::manifest::types::TemplateSpec;
 use crate::plan::address::{Address, TemplateKind};
-use crate::plan::normalize::{NormTemplate, align_constraints};
 use crate::plan::types::{Action, NoteKind, Operation, TemplateBody};
 use crate::plan::{Draft, Planner, find_by_name, fingerprint};
 use crate::state::ProjectState;
@@ -128,7 +128,7 @@ pub(crate) fn plan_templates<C: Constraints>(
                 address: address(&spec.name),
                 action: Action::Create,
                 reason: "declared, does not exist".to_owned(),
-                live_fingerprint: fingerprint::template::<C>(None),
+                live_fingerprint: fingerprint::of::<TemplateState<C>>(None),
                 operations: vec![Operation::CreateTemplate {
                     project_id: live_project.id.clone(),
                     body: create_body(spec, None),
@@ -159,7 +159,7 @@ pub(crate) fn plan_templates<C: Constraints>(
                 address: address(&spec.name),
                 action: Action::Replace,
                 reason: format!("{what} cannot be changed in place"),
-                live_fingerprint: fingerprint::template(Some(current)),
+                live_fingerprint: fingerprint::of(Some(current)),
                 operations: vec![
                     Operation::DeleteTemplate {
                         project_id: live_project.id.clone(),
@@ -187,7 +187,7 @@ pub(crate) fn plan_templates<C: Constraints>(
                 address: address(&spec.name),
                 action: Action::Update,
                 reason,
-                live_fingerprint: fingerprint::template(Some(current)),
+                live_fingerprint: fingerprint::of(Some(current)),
                 operations: vec![Operation::PatchTemplate {
                     project_id: live_project.id.clone(),
                     kind,
@@ -219,7 +219,7 @@ pub(crate) fn plan_templates<C: Constraints>(
                 address: address(&template.name),
                 action: Action::Delete,
                 reason: reason.to_owned(),
-                live_fingerprint: fingerprint::template(Some(template)),
+                live_fingerprint: fingerprint::of(Some(template)),
                 operations: vec![Operation::DeleteTemplate {
                     project_id: live_project.id.clone(),
                     kind,

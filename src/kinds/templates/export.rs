@@ -1,0 +1,72 @@
+//! Live templates written as manifest specs (export): sorted by name, the
+//! first the service lists of each name kept (the one `plan` pairs with it),
+//! constraints as users write them.
+
+use std::collections::BTreeSet;
+
+use super::{AnnotationConstraints, FeedbackConstraints, TemplateState};
+use crate::manifest::types::TemplateSpec;
+
+/// A project's annotation templates as specs; a second template of one name
+/// is a warning.
+pub fn annotation(
+    project: &str,
+    live: &[TemplateState<AnnotationConstraints>],
+    warnings: &mut Vec<String>,
+) -> Vec<TemplateSpec<AnnotationConstraints>> {
+    let what = format!("annotation templates of project `{project}`");
+    templates(live, &what, warnings, |c| match c {
+        // The service derives the YAML from the tree: the tree is what users write.
+        AnnotationConstraints::TreeChoice {
+            choices_tree: Some(tree),
+            choices_tree_yaml: Some(_),
+        } => AnnotationConstraints::TreeChoice {
+            choices_tree: Some(tree.clone()),
+            choices_tree_yaml: None,
+        },
+        other => other.clone(),
+    })
+}
+
+/// A project's feedback templates as specs; a second template of one name is
+/// a warning.
+pub fn feedback(
+    project: &str,
+    live: &[TemplateState<FeedbackConstraints>],
+    warnings: &mut Vec<String>,
+) -> Vec<TemplateSpec<FeedbackConstraints>> {
+    let what = format!("feedback templates of project `{project}`");
+    templates(live, &what, warnings, Clone::clone)
+}
+
+/// Templates sorted by name, the first listed of each name (the one `plan`
+/// pairs with it); `constraints` maps live constraints to what users write.
+fn templates<C: Clone>(
+    live: &[TemplateState<C>],
+    what: &str,
+    warnings: &mut Vec<String>,
+    constraints: impl Fn(&C) -> C,
+) -> Vec<TemplateSpec<C>> {
+    let mut seen = BTreeSet::new();
+    let mut kept: Vec<&TemplateState<C>> = Vec::new();
+    for t in live {
+        if seen.insert(t.name.clone()) {
+            kept.push(t);
+        } else {
+            warnings.push(format!(
+                "{what}: a second template is named `{}`; only the first is exported",
+                t.name
+            ));
+        }
+    }
+    kept.sort_by(|a, b| a.name.cmp(&b.name));
+    kept.into_iter()
+        .map(|t| TemplateSpec {
+            name: t.name.clone(),
+            renamed_from: Vec::new(),
+            criteria: t.criteria.clone(),
+            include_explanation: t.include_explanation.then_some(true),
+            constraints: constraints(&t.constraints),
+        })
+        .collect()
+}
