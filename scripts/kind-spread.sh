@@ -26,10 +26,10 @@ spread() {
   fi
 }
 
-spread templates 'Template(Spec|State|Kind|Constraints)|AnnotationTemplate|FeedbackTemplate|Address::Template'
+spread templates 'Template(Spec|State|Kind|Constraints|Address|Body)|AnnotationTemplate|FeedbackTemplate|Address::Template'
 spread metric_settings 'MetricSettings'
-spread integrations 'IntegrationSpec|IntegrationState|CustomIntegration|Address::Integration'
-spread dashboards 'Dashboard(Spec|State)|Address::Dashboard'
-spread sections 'Section(Spec|State)|Address::Section'
-spread widgets 'Widget(Spec|State)|Address::Widget'
-spread favorites 'Favorite(State|Spec)|Address::Favorite'
+spread integrations 'IntegrationSpec|IntegrationState|IntegrationAddress|CustomIntegration|Address::Integration'
+spread dashboards 'Dashboard(Spec|State|Address)|Address::Dashboard'
+spread sections 'Section(Spec|State|Address)|Address::Section'
+spread widgets 'Widget(Spec|State|Address)|Address::Widget'
+spread favorites 'Favorite(State|Spec|Address)|Address::Favorite'

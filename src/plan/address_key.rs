@@ -5,6 +5,10 @@
 //! holds the kind and the names as bytes in one (measured:
 //! docs/performance.md, Memory and time from 2,000 to 20,000 log streams).
 
+use crate::plan::address::{
+    CustomIntegrationAddress, DashboardAddress, FavoriteAddress, IntegrationAddress,
+    MetricSettingsAddress, SectionAddress, SettingsAddress, TemplateAddress, WidgetAddress,
+};
 use std::borrow::Cow;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -131,15 +135,17 @@ impl AddressKind {
     /// The kind of `address`.
     pub fn of(address: &Address) -> Self {
         match address {
-            Address::Integration { .. } => AddressKind::Integration,
-            Address::CustomIntegration { .. } => AddressKind::CustomIntegration,
-            Address::Template { .. } => AddressKind::Template,
-            Address::MetricSettings { .. } => AddressKind::MetricSettings,
-            Address::Dashboard { .. } => AddressKind::Dashboard,
-            Address::Section { .. } => AddressKind::Section,
-            Address::Favorite { .. } => AddressKind::Favorite,
-            Address::Widget { .. } => AddressKind::Widget,
-            Address::Settings { .. } => AddressKind::Settings,
+            Address::Integration(IntegrationAddress { .. }) => AddressKind::Integration,
+            Address::CustomIntegration(CustomIntegrationAddress { .. }) => {
+                AddressKind::CustomIntegration
+            }
+            Address::Template(TemplateAddress { .. }) => AddressKind::Template,
+            Address::MetricSettings(MetricSettingsAddress { .. }) => AddressKind::MetricSettings,
+            Address::Dashboard(DashboardAddress { .. }) => AddressKind::Dashboard,
+            Address::Section(SectionAddress { .. }) => AddressKind::Section,
+            Address::Favorite(FavoriteAddress { .. }) => AddressKind::Favorite,
+            Address::Widget(WidgetAddress { .. }) => AddressKind::Widget,
+            Address::Settings(SettingsAddress { .. }) => AddressKind::Settings,
         }
     }
 
@@ -176,13 +182,13 @@ fn sort_key(address: &Address) -> Vec<u8> {
         }
     };
     match address {
-        Address::Integration { provider } => string(&mut key, provider),
-        Address::CustomIntegration { name } => string(&mut key, name),
-        Address::Template {
+        Address::Integration(IntegrationAddress { provider }) => string(&mut key, provider),
+        Address::CustomIntegration(CustomIntegrationAddress { name }) => string(&mut key, name),
+        Address::Template(TemplateAddress {
             project,
             kind,
             name,
-        } => {
+        }) => {
             string(&mut key, project);
             key.push(match kind {
                 TemplateKind::Annotation => 0,
@@ -190,11 +196,11 @@ fn sort_key(address: &Address) -> Vec<u8> {
             });
             string(&mut key, name);
         }
-        Address::MetricSettings {
+        Address::MetricSettings(MetricSettingsAddress {
             project,
             run_kind,
             run,
-        } => {
+        }) => {
             string(&mut key, project);
             key.push(match run_kind {
                 RunKind::LogStream => 0,
@@ -202,51 +208,51 @@ fn sort_key(address: &Address) -> Vec<u8> {
             });
             string(&mut key, run);
         }
-        Address::Dashboard {
+        Address::Dashboard(DashboardAddress {
             project,
             log_stream,
             name,
-        } => {
+        }) => {
             string(&mut key, project);
             string(&mut key, log_stream);
             string(&mut key, name);
         }
-        Address::Section {
+        Address::Section(SectionAddress {
             project,
             log_stream,
             dashboard,
             name,
-        } => {
+        }) => {
             string(&mut key, project);
             string(&mut key, log_stream);
             optional(&mut key, dashboard.as_deref());
             string(&mut key, name);
         }
-        Address::Favorite {
+        Address::Favorite(FavoriteAddress {
             project,
             log_stream,
-        } => {
+        }) => {
             string(&mut key, project);
             string(&mut key, log_stream);
         }
-        Address::Widget {
+        Address::Widget(WidgetAddress {
             project,
             log_stream,
             dashboard,
             section,
             name,
-        } => {
+        }) => {
             string(&mut key, project);
             string(&mut key, log_stream);
             optional(&mut key, dashboard.as_deref());
             optional(&mut key, section.as_deref());
             string(&mut key, name);
         }
-        Address::Settings {
+        Address::Settings(SettingsAddress {
             project,
             log_stream,
             dashboard,
-        } => {
+        }) => {
             string(&mut key, project);
             string(&mut key, log_stream);
             optional(&mut key, dashboard.as_deref());
@@ -259,11 +265,13 @@ fn sort_key(address: &Address) -> Vec<u8> {
 fn address_of_key(key: &[u8]) -> Address {
     let mut r = KeyReader(&key[1..]);
     match AddressKind::from_key(key) {
-        AddressKind::Integration => Address::Integration {
+        AddressKind::Integration => Address::Integration(IntegrationAddress {
             provider: r.string(),
-        },
-        AddressKind::CustomIntegration => Address::CustomIntegration { name: r.string() },
-        AddressKind::Template => Address::Template {
+        }),
+        AddressKind::CustomIntegration => {
+            Address::CustomIntegration(CustomIntegrationAddress { name: r.string() })
+        }
+        AddressKind::Template => Address::Template(TemplateAddress {
             project: r.string(),
             kind: if r.byte() == 0 {
                 TemplateKind::Annotation
@@ -271,8 +279,8 @@ fn address_of_key(key: &[u8]) -> Address {
                 TemplateKind::Feedback
             },
             name: r.string(),
-        },
-        AddressKind::MetricSettings => Address::MetricSettings {
+        }),
+        AddressKind::MetricSettings => Address::MetricSettings(MetricSettingsAddress {
             project: r.string(),
             run_kind: if r.byte() == 0 {
                 RunKind::LogStream
@@ -280,34 +288,34 @@ fn address_of_key(key: &[u8]) -> Address {
                 RunKind::Experiment
             },
             run: r.string(),
-        },
-        AddressKind::Dashboard => Address::Dashboard {
+        }),
+        AddressKind::Dashboard => Address::Dashboard(DashboardAddress {
             project: r.string(),
             log_stream: r.string(),
             name: r.string(),
-        },
-        AddressKind::Section => Address::Section {
+        }),
+        AddressKind::Section => Address::Section(SectionAddress {
             project: r.string(),
             log_stream: r.string(),
             dashboard: r.optional(),
             name: r.string(),
-        },
-        AddressKind::Favorite => Address::Favorite {
+        }),
+        AddressKind::Favorite => Address::Favorite(FavoriteAddress {
             project: r.string(),
             log_stream: r.string(),
-        },
-        AddressKind::Widget => Address::Widget {
+        }),
+        AddressKind::Widget => Address::Widget(WidgetAddress {
             project: r.string(),
             log_stream: r.string(),
             dashboard: r.optional(),
             section: r.optional(),
             name: r.string(),
-        },
-        AddressKind::Settings => Address::Settings {
+        }),
+        AddressKind::Settings => Address::Settings(SettingsAddress {
             project: r.string(),
             log_stream: r.string(),
             dashboard: r.optional(),
-        },
+        }),
     }
 }
 
@@ -364,19 +372,21 @@ mod tests {
         let name = any_name;
         let optional = || proptest::option::of(any_name());
         prop_oneof![
-            name().prop_map(|provider| Address::Integration { provider }),
-            name().prop_map(|name| Address::CustomIntegration { name }),
-            (name(), any::<bool>(), name()).prop_map(|(project, a, name)| Address::Template {
-                project,
-                kind: if a {
-                    TemplateKind::Annotation
-                } else {
-                    TemplateKind::Feedback
-                },
-                name
-            }),
+            name().prop_map(|provider| Address::Integration(IntegrationAddress { provider })),
+            name().prop_map(|name| Address::CustomIntegration(CustomIntegrationAddress { name })),
+            (name(), any::<bool>(), name()).prop_map(|(project, a, name)| Address::Template(
+                TemplateAddress {
+                    project,
+                    kind: if a {
+                        TemplateKind::Annotation
+                    } else {
+                        TemplateKind::Feedback
+                    },
+                    name
+                }
+            )),
             (name(), any::<bool>(), name()).prop_map(|(project, l, run)| {
-                Address::MetricSettings {
+                Address::MetricSettings(MetricSettingsAddress {
                     project,
                     run_kind: if l {
                         RunKind::LogStream
@@ -384,40 +394,42 @@ mod tests {
                         RunKind::Experiment
                     },
                     run,
+                })
+            }),
+            (name(), name(), name()).prop_map(|(project, log_stream, name)| Address::Dashboard(
+                DashboardAddress {
+                    project,
+                    log_stream,
+                    name
                 }
-            }),
-            (name(), name(), name()).prop_map(|(project, log_stream, name)| Address::Dashboard {
-                project,
-                log_stream,
-                name
-            }),
+            )),
             (name(), name(), optional(), name()).prop_map(
-                |(project, log_stream, dashboard, name)| Address::Section {
+                |(project, log_stream, dashboard, name)| Address::Section(SectionAddress {
                     project,
                     log_stream,
                     dashboard,
                     name,
-                }
+                })
             ),
-            (name(), name()).prop_map(|(project, log_stream)| Address::Favorite {
+            (name(), name()).prop_map(|(project, log_stream)| Address::Favorite(FavoriteAddress {
                 project,
                 log_stream
-            }),
+            })),
             (name(), name(), optional(), optional(), name()).prop_map(
-                |(project, log_stream, dashboard, section, name)| Address::Widget {
+                |(project, log_stream, dashboard, section, name)| Address::Widget(WidgetAddress {
                     project,
                     log_stream,
                     dashboard,
                     section,
                     name,
-                }
+                })
             ),
             (name(), name(), optional()).prop_map(|(project, log_stream, dashboard)| {
-                Address::Settings {
+                Address::Settings(SettingsAddress {
                     project,
                     log_stream,
                     dashboard,
-                }
+                })
             }),
         ]
     }

@@ -351,21 +351,7 @@ fn live_identity(change: &ResourceChange) -> Option<Address> {
             .find(|f| f.path == path)
             .map(|f| f.before_value().and_then(|v| v.as_str().map(str::to_owned)))
     };
-    let live_name = |name: &String| before("name").flatten().unwrap_or_else(|| name.clone());
-    let mut address = change.address.clone();
-    match &mut address {
-        Address::Section { name, .. }
-        | Address::Template { name, .. }
-        | Address::Dashboard { name, .. } => *name = live_name(name),
-        Address::Widget { section, name, .. } => {
-            *name = live_name(name);
-            if let Some(live) = before("section") {
-                *section = live;
-            }
-        }
-        _ => return None,
-    }
-    Some(address)
+    change.address.live_identity(&before)
 }
 
 fn attribute_change(

@@ -545,6 +545,7 @@ impl<'de> Deserialize<'de> for Changes {
 mod tests {
     use super::*;
     use crate::plan::address::RunKind;
+    use crate::plan::address::{MetricSettingsAddress, SectionAddress};
     use crate::plan::types::FieldChange;
     use serde_json::json;
 
@@ -576,12 +577,12 @@ mod tests {
     }
 
     fn section(project: &str, dashboard: Option<&str>, name: &str) -> Address {
-        Address::Section {
+        Address::Section(SectionAddress {
             project: project.into(),
             log_stream: "ls".into(),
             dashboard: dashboard.map(Into::into),
             name: name.into(),
-        }
+        })
     }
 
     fn some_changes(n: usize) -> Vec<ResourceChange> {
@@ -589,11 +590,11 @@ mod tests {
             .map(|i| {
                 let address = match i % 3 {
                     0 => section(&format!("p{}", n - i), None, "s"),
-                    1 => Address::MetricSettings {
+                    1 => Address::MetricSettings(MetricSettingsAddress {
                         project: format!("p{}", i % 7),
                         run_kind: RunKind::LogStream,
                         run: format!("r{i}"),
-                    },
+                    }),
                     _ => section("p", Some("d"), &format!("n{}", i % 5)),
                 };
                 change(address, Action::Update, &format!("f{}", i % 4))

@@ -9,6 +9,7 @@
 //! planned, which is planning again against the desired state the saved
 //! plan's fields describe.
 
+use crate::plan::address::{CustomIntegrationAddress, IntegrationAddress, MetricSettingsAddress};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -161,9 +162,13 @@ fn template<C: Serialize>(t: &TemplateState<C>, change: &ResourceChange) -> Valu
 pub fn unconfirmed(change: &ResourceChange, now: Option<&Value>) -> Vec<FieldChange> {
     let integration = matches!(
         change.address,
-        super::Address::Integration { .. } | super::Address::CustomIntegration { .. }
+        super::Address::Integration(IntegrationAddress { .. })
+            | super::Address::CustomIntegration(CustomIntegrationAddress { .. })
     );
-    let is_metric_settings = matches!(change.address, super::Address::MetricSettings { .. });
+    let is_metric_settings = matches!(
+        change.address,
+        super::Address::MetricSettings(MetricSettingsAddress { .. })
+    );
     let values = now.map(|v| values_by_path(v, change.address.keyed_sets()));
     let mut out = Vec::new();
     for field in &change.fields {
@@ -202,16 +207,17 @@ pub fn unconfirmed(change: &ResourceChange, now: Option<&Value>) -> Vec<FieldCha
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::address::SectionAddress;
     use crate::plan::{Action, Address, RunKind};
     use serde_json::json;
 
     fn change(fields: Vec<FieldChange>) -> ResourceChange {
         ResourceChange {
-            address: Address::MetricSettings {
+            address: Address::MetricSettings(MetricSettingsAddress {
                 project: "p".into(),
                 run_kind: RunKind::LogStream,
                 run: "r".into(),
-            },
+            }),
             action: Action::Update,
             reason: String::new(),
             fields,
@@ -253,12 +259,12 @@ mod tests {
     #[test]
     fn a_deletion_is_confirmed_when_the_object_is_gone() {
         let mut planned = change(vec![FieldChange::new("", Some(json!({"name": "x"})), None)]);
-        planned.address = Address::Section {
+        planned.address = Address::Section(SectionAddress {
             project: "p".into(),
             log_stream: "l".into(),
             dashboard: None,
             name: "x".into(),
-        };
+        });
         assert!(unconfirmed(&planned, None).is_empty());
         assert_eq!(unconfirmed(&planned, Some(&json!({"name": "x"}))).len(), 1);
     }

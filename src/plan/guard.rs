@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Action, Address, ResourceChange, TemplateKind};
-use crate::state::{DashboardState, ObjectKey, ProjectState, RunState};
+use super::{Action, Address, ResourceChange};
+use crate::state::ProjectState;
 
 /// When a collection's churn is too much: more than `max_share_percent` of
 /// its objects deleted or replaced, in a collection of at least
@@ -127,7 +127,7 @@ pub fn churn_of(
     counted
         .into_iter()
         .filter_map(|((container, objects), (deleted, replaced, address))| {
-            let live = live_size(address, live).max(deleted + replaced);
+            let live = address.collection_size(live).max(deleted + replaced);
             limits
                 .exceeded_by(live, deleted + replaced)
                 .then(|| MassChange {
@@ -139,47 +139,6 @@ pub fn churn_of(
                 })
         })
         .collect()
-}
-
-/// How many objects the live collection of `address` holds.
-fn live_size(address: &Address, live: &ProjectState) -> usize {
-    let run = |log_stream: &str| -> Option<&RunState> {
-        live.log_streams
-            .get(&ObjectKey::from(log_stream.to_owned()))
-    };
-    let dashboard = |log_stream: &str, name: Option<&str>| -> Option<&DashboardState> {
-        let run = run(log_stream)?;
-        match name {
-            None => run.dashboard.as_deref(),
-            Some(name) => run.dashboards.as_ref()?.iter().find(|d| d.name == name),
-        }
-    };
-    match address {
-        Address::Template { kind, .. } => match kind {
-            TemplateKind::Annotation => live.annotation_templates.as_ref().map_or(0, Vec::len),
-            TemplateKind::Feedback => live.feedback_templates.as_ref().map_or(0, Vec::len),
-        },
-        Address::Dashboard { log_stream, .. } => run(log_stream)
-            .and_then(|r| r.dashboards.as_ref())
-            .map_or(0, Vec::len),
-        Address::Section {
-            log_stream,
-            dashboard: name,
-            ..
-        } => dashboard(log_stream, name.as_deref()).map_or(0, |d| d.sections.len()),
-        Address::Widget {
-            log_stream,
-            dashboard: name,
-            ..
-        } => dashboard(log_stream, name.as_deref())
-            .and_then(|d| d.widgets.as_ref())
-            .map_or(0, Vec::len),
-        Address::Integration { .. }
-        | Address::CustomIntegration { .. }
-        | Address::MetricSettings { .. }
-        | Address::Favorite { .. }
-        | Address::Settings { .. } => 0,
-    }
 }
 
 #[cfg(test)]

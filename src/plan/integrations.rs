@@ -16,6 +16,7 @@
 //! header since removed, say, which may have come from the environment
 //! before), is `[redacted]`.
 
+use crate::plan::address::{CustomIntegrationAddress, IntegrationAddress};
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -41,9 +42,9 @@ pub struct NormIntegration {
 /// Plans one integration.
 pub(crate) fn plan_integration(planner: &mut Planner<'_>, origin: &Origin, spec: &IntegrationSpec) {
     let provider = spec.config.provider().to_string();
-    let address = Address::Integration {
+    let address = Address::Integration(IntegrationAddress {
         provider: provider.clone(),
-    };
+    });
     let declared = spec.config.public_fields();
     let after = NormIntegration {
         provider: provider.clone(),
@@ -195,9 +196,9 @@ pub(crate) fn plan_custom_integration(
     name: &str,
     spec: &IntegrationSpec,
 ) {
-    let address = Address::CustomIntegration {
+    let address = Address::CustomIntegration(CustomIntegrationAddress {
         name: name.to_owned(),
-    };
+    });
     let Some(live) = planner.live.custom_integrations.get(name) else {
         planner.problem(
             origin,

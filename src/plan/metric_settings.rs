@@ -11,6 +11,7 @@ use crate::api::{Compact, MetricSettingsRequest};
 use crate::manifest::locate::FieldPath;
 use crate::manifest::set::Origin;
 use crate::manifest::types::{MetricSettingsSpec, ScorerSpec};
+use crate::plan::address::MetricSettingsAddress;
 use crate::state::metric_settings::ScorerSet;
 use crate::state::{NormMetricSettings, ProjectState, RunState};
 
@@ -24,11 +25,11 @@ pub(crate) fn plan_metric_settings(
     run: &RunState,
     spec: &MetricSettingsSpec,
 ) {
-    let Address::MetricSettings {
+    let Address::MetricSettings(MetricSettingsAddress {
         run_kind,
         run: run_key,
         ..
-    } = &address
+    }) = &address
     else {
         return;
     };

@@ -36,6 +36,7 @@ pub mod target;
 pub mod trends;
 pub mod types;
 
+use crate::plan::address::MetricSettingsAddress;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -600,11 +601,11 @@ fn plan_project(
             continue;
         };
         if let Some(ms) = metric_settings_spec {
-            let address = Address::MetricSettings {
+            let address = Address::MetricSettings(MetricSettingsAddress {
                 project: project.clone(),
                 run_kind,
                 run: run_key.to_string(),
-            };
+            });
             if planner.options.selects(&address) {
                 let field = run_field.clone().key("metric_settings");
                 metric_settings::plan_metric_settings(

@@ -68,6 +68,7 @@ pub fn group_per_project(notes: Vec<Note>) -> Vec<Note> {
 mod tests {
     use super::*;
     use crate::plan::Address;
+    use crate::plan::address::IntegrationAddress;
 
     fn note(kind: NoteKind, message: &str) -> Note {
         Note {
@@ -87,9 +88,9 @@ mod tests {
             .collect();
         notes.push(note(NoteKind::Info, "project `solo`: something else"));
         let about_one = Note {
-            address: Some(Address::Integration {
+            address: Some(Address::Integration(IntegrationAddress {
                 provider: "openai".into(),
-            }),
+            })),
             ..note(NoteKind::Info, "project `x`: with an address")
         };
         notes.push(about_one.clone());

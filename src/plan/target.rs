@@ -21,6 +21,7 @@
 //! `favorite`; after a section, `widget[N]`. A target selects every address
 //! it is the start of: `project[demo]` selects everything in project `demo`.
 
+use crate::plan::address::{CustomIntegrationAddress, IntegrationAddress, TemplateAddress};
 use std::fmt;
 
 use super::address::{Address, RunKind, TemplateKind};
@@ -598,11 +599,11 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
             ),
         ] {
             for name in names {
-                out.push(Target::of(&Address::Template {
+                out.push(Target::of(&Address::Template(TemplateAddress {
                     project: p.clone(),
                     kind,
                     name: name.to_owned(),
-                }));
+                })));
             }
         }
     }
@@ -635,10 +636,10 @@ fn declared_contents(scope: &Target, contents: &DashboardContents<'_>, out: &mut
 /// named custom integration.
 pub fn integration_address(spec: &crate::manifest::types::IntegrationSpec) -> Address {
     match &spec.name {
-        Some(name) => Address::CustomIntegration { name: name.clone() },
-        None => Address::Integration {
+        Some(name) => Address::CustomIntegration(CustomIntegrationAddress { name: name.clone() }),
+        None => Address::Integration(IntegrationAddress {
             provider: spec.config.provider().to_string(),
-        },
+        }),
     }
 }
 
@@ -751,14 +752,18 @@ impl Segment {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::address::{
+        DashboardAddress, FavoriteAddress, MetricSettingsAddress, SectionAddress, SettingsAddress,
+        WidgetAddress,
+    };
 
     fn section() -> Address {
-        Address::Section {
+        Address::Section(SectionAddress {
             project: "demo".into(),
             log_stream: "prod".into(),
             dashboard: None,
             name: "Latency [p95]".into(),
-        }
+        })
     }
 
     /// Addresses of two projects, each with two log streams (metric
@@ -768,34 +773,34 @@ mod tests {
         let mut out = Vec::new();
         for project in ["a", "b"] {
             for kind in [TemplateKind::Annotation, TemplateKind::Feedback] {
-                out.push(Address::Template {
+                out.push(Address::Template(TemplateAddress {
                     project: project.into(),
                     kind,
                     name: "t".into(),
-                });
+                }));
             }
             for run in ["x", "y"] {
-                out.push(Address::MetricSettings {
+                out.push(Address::MetricSettings(MetricSettingsAddress {
                     project: project.into(),
                     run_kind: RunKind::LogStream,
                     run: run.into(),
-                });
-                out.push(Address::Section {
+                }));
+                out.push(Address::Section(SectionAddress {
                     project: project.into(),
                     log_stream: run.into(),
                     dashboard: None,
                     name: "s".into(),
-                });
-                out.push(Address::Section {
+                }));
+                out.push(Address::Section(SectionAddress {
                     project: project.into(),
                     log_stream: run.into(),
                     dashboard: Some("d".into()),
                     name: "s".into(),
-                });
-                out.push(Address::Favorite {
+                }));
+                out.push(Address::Favorite(FavoriteAddress {
                     project: project.into(),
                     log_stream: run.into(),
-                });
+                }));
             }
         }
         out
@@ -865,55 +870,55 @@ mod tests {
     fn every_printed_address_parses_back_to_itself() {
         let addresses = [
             section(),
-            Address::Integration {
+            Address::Integration(IntegrationAddress {
                 provider: "openai".into(),
-            },
-            Address::Favorite {
+            }),
+            Address::Favorite(FavoriteAddress {
                 project: "a.b".into(),
                 log_stream: "c\\d".into(),
-            },
-            Address::MetricSettings {
+            }),
+            Address::MetricSettings(MetricSettingsAddress {
                 project: "demo".into(),
                 run_kind: RunKind::Experiment,
                 run: "id:123".into(),
-            },
-            Address::Template {
+            }),
+            Address::Template(TemplateAddress {
                 project: "demo".into(),
                 kind: TemplateKind::Feedback,
                 name: "]]]".into(),
-            },
-            Address::Widget {
+            }),
+            Address::Widget(WidgetAddress {
                 project: "demo".into(),
                 log_stream: "prod".into(),
                 dashboard: None,
                 section: Some("Quality".into()),
                 name: "p95 [ms]".into(),
-            },
-            Address::Widget {
+            }),
+            Address::Widget(WidgetAddress {
                 project: "demo".into(),
                 log_stream: "prod".into(),
                 dashboard: Some("On-call".into()),
                 section: None,
                 name: "Errors".into(),
-            },
-            Address::Settings {
+            }),
+            Address::Settings(SettingsAddress {
                 project: "demo".into(),
                 log_stream: "prod".into(),
                 dashboard: Some("x.y".into()),
-            },
-            Address::Settings {
+            }),
+            Address::Settings(SettingsAddress {
                 project: "demo".into(),
                 log_stream: "prod".into(),
                 dashboard: None,
-            },
-            Address::Dashboard {
+            }),
+            Address::Dashboard(DashboardAddress {
                 project: "demo".into(),
                 log_stream: "prod".into(),
                 name: "On-call".into(),
-            },
-            Address::CustomIntegration {
+            }),
+            Address::CustomIntegration(CustomIntegrationAddress {
                 name: "gateway".into(),
-            },
+            }),
         ];
         for a in addresses {
             let t = Target::parse(&a.to_string()).unwrap();

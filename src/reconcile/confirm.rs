@@ -15,6 +15,7 @@
 //!   moved to exactly what the plan sets (another apply of the same plan got
 //!   there first) has not moved away from it: applying is a no-op for it.
 
+use crate::plan::address::{CustomIntegrationAddress, IntegrationAddress};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
@@ -290,7 +291,8 @@ pub async fn check_unchanged(
         if already_as_planned {
             let integration = matches!(
                 change.address,
-                Address::Integration { .. } | Address::CustomIntegration { .. }
+                Address::Integration(IntegrationAddress { .. })
+                    | Address::CustomIntegration(CustomIntegrationAddress { .. })
             );
             if !integration {
                 check.applied.insert(index);

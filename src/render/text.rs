@@ -589,6 +589,7 @@ pub(crate) fn incomplete_line(report: &ApplyReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::address::IntegrationAddress;
     use crate::plan::{Action, Address, ChangeOutcome, OutcomeStatus};
 
     fn report(outcomes: &[(OutcomeStatus, bool)]) -> ApplyReport {
@@ -597,9 +598,9 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, &(status, transient))| ChangeOutcome {
-                    address: Address::Integration {
+                    address: Address::Integration(IntegrationAddress {
                         provider: format!("p{i}"),
-                    }
+                    })
                     .into(),
                     action: Action::Update,
                     status,

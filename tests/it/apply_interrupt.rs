@@ -8,6 +8,7 @@
 //! an interrupt exits 130 with nothing printed on stdout and nothing written.
 
 use crate::e2e_support;
+use evalctl::plan::address::{SectionAddress, TemplateAddress};
 
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -201,7 +202,8 @@ fn live_names(ctx: &TestContext) -> BTreeSet<String> {
 
 fn name_of(address: &Address) -> String {
     match address {
-        Address::Template { name, .. } | Address::Section { name, .. } => name.clone(),
+        Address::Template(TemplateAddress { name, .. })
+        | Address::Section(SectionAddress { name, .. }) => name.clone(),
         other => other.to_string(),
     }
 }

@@ -1,6 +1,7 @@
 //! The plan is a pure function of (desired, live): these tests give it
 //! literals and check the plan, with no server involved.
 
+use evalctl::plan::address::{IntegrationAddress, SectionAddress};
 use std::collections::BTreeMap;
 
 use evalctl::manifest::set::{Located, ManifestSet, Origin};
@@ -484,9 +485,9 @@ fn integrations_compare_declared_public_fields_and_never_the_token() {
     assert!(json.contains("${OPENAI_API_KEY}"));
     assert_eq!(
         rotated.changes.to_vec().expect("changes read back")[0].address,
-        Address::Integration {
+        Address::Integration(IntegrationAddress {
             provider: "openai".into()
-        }
+        })
     );
 }
 
@@ -542,7 +543,7 @@ fn targets_narrow_the_plan() {
     assert_eq!(p.changes.len(), 1);
     assert!(matches!(
         p.changes.to_vec().expect("changes read back")[0].address,
-        Address::Section { .. }
+        Address::Section(SectionAddress { .. })
     ));
 }
 

@@ -7,6 +7,7 @@
 use evalctl::api::WidgetType;
 use evalctl::manifest::set::{Located, ManifestSet, Origin};
 use evalctl::manifest::types::{IntegrationSpec, ProjectSpec};
+use evalctl::plan::address::WidgetAddress;
 use evalctl::plan::{
     Action, Address, DashboardRef, NoteKind, Operation, Placement, Plan, PlanOptions, SectionRef,
     Target, WidgetRef, plan,
@@ -161,7 +162,7 @@ fn widgets_are_created_updated_and_undeclared_ones_pruned() {
     let note = without
         .notes
         .iter()
-        .find(|n| matches!(n.address, Some(Address::Widget { .. })))
+        .find(|n| matches!(n.address, Some(Address::Widget(WidgetAddress { .. }))))
         .expect("a note about the widget");
     assert_eq!(note.kind, NoteKind::Unmanaged);
     assert!(note.message.contains("widget `Adherence`"), "{note:?}");
@@ -309,7 +310,7 @@ fn a_renamed_widget_is_an_update_that_keeps_it_and_a_section_rename_is_no_move()
         .to_vec()
         .expect("changes read back")
         .into_iter()
-        .find(|c| matches!(c.address, Address::Widget { .. }))
+        .find(|c| matches!(c.address, Address::Widget(WidgetAddress { .. })))
         .expect("a widget change");
     assert_eq!(
         widget.address.to_string(),
@@ -340,7 +341,7 @@ fn a_widget_of_a_section_this_plan_creates_is_placed_by_the_section_name() {
         .to_vec()
         .expect("changes read back")
         .into_iter()
-        .find(|c| matches!(c.address, Address::Widget { .. }))
+        .find(|c| matches!(c.address, Address::Widget(WidgetAddress { .. })))
         .unwrap();
     let Operation::CreateWidget { placement, .. } = &create.operations[0] else {
         panic!()

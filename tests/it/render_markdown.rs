@@ -1,6 +1,7 @@
 //! The markdown renderer: pull-request comments that fit GitHub's limit.
 
 use crate::render_support;
+use evalctl::plan::address::TemplateAddress;
 
 use evalctl::plan::{Address, Plan};
 use evalctl::render::{Format, MARKDOWN_BUDGET, Mode, RenderOptions};
@@ -298,7 +299,7 @@ fn details_fold_when_the_table_fits() {
     let mut changes = Vec::new();
     for i in 0..120 {
         let mut c = long.changes.to_vec().expect("changes read back")[0].clone();
-        if let Address::Template { name, .. } = &mut c.address {
+        if let Address::Template(TemplateAddress { name, .. }) = &mut c.address {
             *name = format!("Tone {i:03}");
         }
         changes.push(c);

@@ -5,6 +5,7 @@
 //! reduced ([`live`]), how they are compared ([`normalize`]) and planned
 //! ([`plan`]), and how live ones are written as manifests ([`export`]).
 
+pub mod address;
 mod client;
 pub mod export;
 pub mod live;

@@ -12,6 +12,7 @@
 //! (`crate::state::templates::keeper_order`) is the declared one, the others
 //! are deleted, with or without `--prune`.
 
+use crate::plan::address::TemplateAddress;
 use serde::Serialize;
 
 use super::live::keeper_order;
@@ -114,10 +115,12 @@ pub(crate) fn plan_templates<C: Constraints>(
             ),
         );
     }
-    let address = |name: &str| Address::Template {
-        project: project.to_owned(),
-        kind,
-        name: name.to_owned(),
+    let address = |name: &str| {
+        Address::Template(TemplateAddress {
+            project: project.to_owned(),
+            kind,
+            name: name.to_owned(),
+        })
     };
     let mut used = vec![false; live.len()];
     for spec in wanted {

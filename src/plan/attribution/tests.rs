@@ -1,5 +1,6 @@
 //! The attribution table cell by cell, with literals; then over plans.
 
+use crate::plan::address::{MetricSettingsAddress, SectionAddress, TemplateAddress, WidgetAddress};
 use serde_json::{Value, json};
 
 use super::*;
@@ -83,20 +84,20 @@ fn what_was_last_applied_tells_pending_from_drift() {
 // ---------------------------------------------------------------- plans
 
 fn settings() -> Address {
-    Address::MetricSettings {
+    Address::MetricSettings(MetricSettingsAddress {
         project: "demo".into(),
         run_kind: RunKind::LogStream,
         run: "production".into(),
-    }
+    })
 }
 
 fn section(name: &str) -> Address {
-    Address::Section {
+    Address::Section(SectionAddress {
         project: "demo".into(),
         log_stream: "production".into(),
         dashboard: None,
         name: name.into(),
-    }
+    })
 }
 
 fn field(path: &str, before: Option<Value>, after: Option<Value>) -> FieldChange {
@@ -440,11 +441,11 @@ fn the_manifests_as_last_applied_tell_pending_from_drift() {
 
 #[test]
 fn what_only_the_base_changes_is_a_note() {
-    let template = Address::Template {
+    let template = Address::Template(TemplateAddress {
         project: "demo".into(),
         kind: TemplateKind::Feedback,
         name: "Helpfulness".into(),
-    };
+    });
     let base = vec![
         change(
             section("Quality"),
@@ -576,12 +577,14 @@ fn paths_nest_only_at_separators() {
 
 #[test]
 fn a_moved_or_renamed_widget_is_matched_by_its_live_place_and_name() {
-    let widget = |section: &str, name: &str| Address::Widget {
-        project: "demo".into(),
-        log_stream: "production".into(),
-        dashboard: None,
-        section: Some(section.into()),
-        name: name.into(),
+    let widget = |section: &str, name: &str| {
+        Address::Widget(WidgetAddress {
+            project: "demo".into(),
+            log_stream: "production".into(),
+            dashboard: None,
+            section: Some(section.into()),
+            name: name.into(),
+        })
     };
     // The PR moves `p95` from Latency to Quality and renames it `p95 latency`;
     // the base keeps it in place and wants the metric someone changed back.

@@ -14,6 +14,7 @@
 //! caller sees that no declaration pairs are deleted with `--prune` (their
 //! creator named), else noted.
 
+use crate::plan::address::DashboardAddress;
 use serde::Serialize;
 
 use super::super::types::{Action, DashboardRef, NoteKind, Operation};
@@ -68,10 +69,12 @@ pub(super) fn plan_dashboards(
 ) {
     let project = default_board.project;
     let log_stream = default_board.log_stream.as_str();
-    let address = |name: &str| Address::Dashboard {
-        project: project.to_owned(),
-        log_stream: log_stream.to_owned(),
-        name: name.to_owned(),
+    let address = |name: &str| {
+        Address::Dashboard(DashboardAddress {
+            project: project.to_owned(),
+            log_stream: log_stream.to_owned(),
+            name: name.to_owned(),
+        })
     };
     let board = |name: &str, reference: DashboardRef, exists: bool| Board {
         project_id: default_board.project_id,

@@ -32,6 +32,7 @@ use crate::api::Visibility;
 use crate::manifest::FieldPath;
 use crate::manifest::set::Origin;
 use crate::manifest::types::{DashboardSpec, FavoriteSpec, SectionSpec, TrendsSpec, WidgetSpec};
+use crate::plan::address::{FavoriteAddress, SectionAddress, SettingsAddress, WidgetAddress};
 use crate::state::{
     DashboardState, ObjectKey, ProjectState, RunState, SectionState, TrendsParts, WidgetState,
 };
@@ -131,30 +132,30 @@ pub(crate) struct Board<'a> {
 
 impl Board<'_> {
     fn section_address(&self, name: &str) -> Address {
-        Address::Section {
+        Address::Section(SectionAddress {
             project: self.project.to_owned(),
             log_stream: self.log_stream.clone(),
             dashboard: self.dashboard.clone(),
             name: name.to_owned(),
-        }
+        })
     }
 
     fn widget_address(&self, section: Option<&str>, name: &str) -> Address {
-        Address::Widget {
+        Address::Widget(WidgetAddress {
             project: self.project.to_owned(),
             log_stream: self.log_stream.clone(),
             dashboard: self.dashboard.clone(),
             section: section.map(str::to_owned),
             name: name.to_owned(),
-        }
+        })
     }
 
     fn settings_address(&self) -> Address {
-        Address::Settings {
+        Address::Settings(SettingsAddress {
             project: self.project.to_owned(),
             log_stream: self.log_stream.clone(),
             dashboard: self.dashboard.clone(),
-        }
+        })
     }
 
     /// A live section as operations that run before sections change name it.
@@ -283,10 +284,10 @@ fn plan_favorite(
     dashboard: &DashboardState,
     wanted: FavoriteSpec,
 ) {
-    let address = Address::Favorite {
+    let address = Address::Favorite(FavoriteAddress {
         project: board.project.to_owned(),
         log_stream: board.log_stream.clone(),
-    };
+    });
     let before = FavoriteState::of(dashboard);
     let (after, operations, reason) = match wanted {
         FavoriteSpec::User | FavoriteSpec::Project if !dashboard.is_favorited => {

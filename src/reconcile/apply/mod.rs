@@ -35,6 +35,7 @@ pub mod secrets;
 pub mod settle;
 pub mod stop;
 
+use crate::plan::address::{SectionAddress, WidgetAddress};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::StreamExt;
@@ -254,18 +255,18 @@ type DashboardKey = (String, String, Option<String>);
 
 fn dashboard_of(address: &Address) -> Option<DashboardKey> {
     match address {
-        Address::Section {
+        Address::Section(SectionAddress {
             project,
             log_stream,
             dashboard,
             ..
-        }
-        | Address::Widget {
+        })
+        | Address::Widget(WidgetAddress {
             project,
             log_stream,
             dashboard,
             ..
-        } => Some((project.clone(), log_stream.clone(), dashboard.clone())),
+        }) => Some((project.clone(), log_stream.clone(), dashboard.clone())),
         _ => None,
     }
 }

@@ -4,6 +4,7 @@
 //! the same scopes ([`PlanOptions::reaches`]), so it never looks for an
 //! object that was not read.
 
+use crate::plan::address::MetricSettingsAddress;
 use std::collections::BTreeSet;
 
 use super::catalog::ScorerRef;
@@ -153,11 +154,11 @@ impl Selection {
                 if !options.reaches(&Target::run(&name, kind, &run)) {
                     continue;
                 }
-                let address = Address::MetricSettings {
+                let address = Address::MetricSettings(MetricSettingsAddress {
                     project: name.clone(),
                     run_kind: kind,
                     run: run.clone(),
-                };
+                });
                 let settings = settings.filter(|_| options.selects(&address));
                 if let Some(settings) = settings {
                     any_settings = true;

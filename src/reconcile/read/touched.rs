@@ -7,6 +7,10 @@
 //! dashboard an operation names by name (one the apply creates) is found by
 //! name; a named custom integration in the integration listing.
 
+use crate::plan::address::{
+    CustomIntegrationAddress, DashboardAddress, FavoriteAddress, IntegrationAddress,
+    MetricSettingsAddress, SectionAddress, SettingsAddress, TemplateAddress, WidgetAddress,
+};
 use std::collections::BTreeMap;
 
 use futures::StreamExt;
@@ -212,7 +216,7 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
     let first = change.operations.first()?;
     Some(match (&change.address, first) {
         (
-            Address::MetricSettings { .. },
+            Address::MetricSettings(MetricSettingsAddress { .. }),
             Operation::PatchMetricSettings {
                 project_id, run, ..
             },
@@ -222,15 +226,17 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
             run_id: run.id.clone(),
         },
         (
-            Address::Section { .. }
-            | Address::Favorite { .. }
-            | Address::Widget { .. }
-            | Address::Settings { .. },
+            Address::Section(SectionAddress { .. })
+            | Address::Favorite(FavoriteAddress { .. })
+            | Address::Widget(WidgetAddress { .. })
+            | Address::Settings(SettingsAddress { .. }),
             op,
         ) => content_key(op)?,
-        (Address::Dashboard { name, .. }, _) => dashboard_read(change, moment, name)?,
+        (Address::Dashboard(DashboardAddress { name, .. }), _) => {
+            dashboard_read(change, moment, name)?
+        }
         (
-            Address::Template { kind, .. },
+            Address::Template(TemplateAddress { kind, .. }),
             Operation::CreateTemplate { project_id, .. }
             | Operation::PatchTemplate { project_id, .. }
             | Operation::DeleteTemplate { project_id, .. },
@@ -238,12 +244,15 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
             project_id: project_id.clone(),
             kind: *kind,
         },
-        (Address::Integration { provider }, Operation::PutIntegration { .. }) => {
-            ReadKey::Integration {
-                provider: provider.clone(),
-            }
+        (
+            Address::Integration(IntegrationAddress { provider }),
+            Operation::PutIntegration { .. },
+        ) => ReadKey::Integration {
+            provider: provider.clone(),
+        },
+        (Address::CustomIntegration(CustomIntegrationAddress { .. }), _) => {
+            ReadKey::CustomIntegrations
         }
-        (Address::CustomIntegration { .. }, _) => ReadKey::CustomIntegrations,
         _ => return None,
     })
 }
@@ -380,21 +389,23 @@ fn find<'a, T>(
 fn observe<'a>(change: &ResourceChange, fetched: &'a Fetched, moment: Moment) -> Observed<'a> {
     match (fetched, &change.address) {
         (Fetched::MetricSettings(s), _) => Observed::MetricSettings(s.as_ref()),
-        (Fetched::Dashboard(d), Address::Favorite { .. }) => Observed::Favorite(d.as_ref()),
-        (Fetched::Dashboard(d), Address::Section { name, .. }) => {
+        (Fetched::Dashboard(d), Address::Favorite(FavoriteAddress { .. })) => {
+            Observed::Favorite(d.as_ref())
+        }
+        (Fetched::Dashboard(d), Address::Section(SectionAddress { name, .. })) => {
             let sections = d
                 .as_ref()
                 .map(|d| d.sections.as_slice())
                 .unwrap_or_default();
             Observed::Section(find(sections, change, moment, |s| &s.id, |s| &s.name, name))
         }
-        (Fetched::Annotation(ts), Address::Template { name, .. }) => {
+        (Fetched::Annotation(ts), Address::Template(TemplateAddress { name, .. })) => {
             Observed::AnnotationTemplate(find(ts, change, moment, |t| &t.id, |t| &t.name, name))
         }
-        (Fetched::Feedback(ts), Address::Template { name, .. }) => {
+        (Fetched::Feedback(ts), Address::Template(TemplateAddress { name, .. })) => {
             Observed::FeedbackTemplate(find(ts, change, moment, |t| &t.id, |t| &t.name, name))
         }
-        (Fetched::Dashboard(d), Address::Widget { section, name, .. }) => {
+        (Fetched::Dashboard(d), Address::Widget(WidgetAddress { section, name, .. })) => {
             let dashboard = d.as_ref();
             let widgets = dashboard.map(DashboardState::widgets).unwrap_or_default();
             let widget = match (lookup_id(change, moment), dashboard) {
@@ -406,12 +417,17 @@ fn observe<'a>(change: &ResourceChange, fetched: &'a Fetched, moment: Moment) ->
             };
             Observed::Widget { dashboard, widget }
         }
-        (Fetched::Dashboard(d), Address::Settings { .. }) => Observed::Settings(d.as_ref()),
-        (Fetched::Dashboard(d), Address::Dashboard { .. }) => Observed::Dashboard(d.as_ref()),
-        (Fetched::Integration(i), _) => Observed::Integration(i.as_ref()),
-        (Fetched::CustomIntegrations(all), Address::CustomIntegration { name }) => {
-            Observed::CustomIntegration(all.iter().find(|c| &c.name == name))
+        (Fetched::Dashboard(d), Address::Settings(SettingsAddress { .. })) => {
+            Observed::Settings(d.as_ref())
         }
+        (Fetched::Dashboard(d), Address::Dashboard(DashboardAddress { .. })) => {
+            Observed::Dashboard(d.as_ref())
+        }
+        (Fetched::Integration(i), _) => Observed::Integration(i.as_ref()),
+        (
+            Fetched::CustomIntegrations(all),
+            Address::CustomIntegration(CustomIntegrationAddress { name }),
+        ) => Observed::CustomIntegration(all.iter().find(|c| &c.name == name)),
         _ => Observed::Section(None),
     }
 }

@@ -2,6 +2,9 @@
 //! written out by hand (not computed by the planner, so a planner bug cannot
 //! hide itself), and the addresses of everything the repo manages.
 
+use evalctl::plan::address::{
+    FavoriteAddress, IntegrationAddress, MetricSettingsAddress, SectionAddress, TemplateAddress,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 use evalctl::plan::{Address, RunKind, TemplateKind};
@@ -365,36 +368,36 @@ pub fn expected() -> Expected {
 impl Expected {
     /// Every address the repo manages.
     pub fn addresses(&self) -> Vec<Address> {
-        let mut out = vec![Address::Integration {
+        let mut out = vec![Address::Integration(IntegrationAddress {
             provider: "openai".into(),
-        }];
+        })];
         for s in &self.settings {
-            out.push(Address::MetricSettings {
+            out.push(Address::MetricSettings(MetricSettingsAddress {
                 project: s.project.into(),
                 run_kind: s.kind,
                 run: s.run.into(),
-            });
+            }));
         }
         for d in &self.dashboards {
             for s in &d.sections {
-                out.push(Address::Section {
+                out.push(Address::Section(SectionAddress {
                     project: d.project.into(),
                     log_stream: d.log_stream.into(),
                     dashboard: None,
                     name: s.name.into(),
-                });
+                }));
             }
-            out.push(Address::Favorite {
+            out.push(Address::Favorite(FavoriteAddress {
                 project: d.project.into(),
                 log_stream: d.log_stream.into(),
-            });
+            }));
         }
         for t in &self.templates {
-            out.push(Address::Template {
+            out.push(Address::Template(TemplateAddress {
                 project: t.project.into(),
                 kind: t.kind,
                 name: t.name.into(),
-            });
+            }));
         }
         out
     }

@@ -2,6 +2,9 @@
 //! the API, and the checks against [`Expected`]: one object at a time (what
 //! an apply report says succeeded), all of them, and duplicate names.
 
+use evalctl::plan::address::{
+    FavoriteAddress, IntegrationAddress, MetricSettingsAddress, SectionAddress, TemplateAddress,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 use evalctl::api::{ListScorersRequest, MetricSettingsResponse, Secret, TrendsDashboard};
@@ -142,18 +145,18 @@ impl LiveView {
     /// Whether the object at `address` is live as `expected` wants it.
     pub fn check(&self, expected: &Expected, address: &Address) -> Result<(), String> {
         match address {
-            Address::Integration { provider } => {
+            Address::Integration(IntegrationAddress { provider }) => {
                 if provider != "openai" {
                     return Err(format!("unexpected provider {provider}"));
                 }
                 let live = self.integration.as_ref().ok_or("no openai integration")?;
                 subset(&expected.integration, live, "integration")
             }
-            Address::MetricSettings {
+            Address::MetricSettings(MetricSettingsAddress {
                 project,
                 run_kind,
                 run,
-            } => {
+            }) => {
                 let want = expected
                     .settings
                     .iter()
@@ -165,12 +168,12 @@ impl LiveView {
                     .ok_or("not read")?;
                 self.check_settings(want, live)
             }
-            Address::Section {
+            Address::Section(SectionAddress {
                 project,
                 log_stream,
                 name,
                 ..
-            } => {
+            }) => {
                 let (want_dash, live) = self.dashboard(expected, project, log_stream)?;
                 let want = want_dash
                     .sections
@@ -204,10 +207,10 @@ impl LiveView {
                 }
                 Ok(())
             }
-            Address::Favorite {
+            Address::Favorite(FavoriteAddress {
                 project,
                 log_stream,
-            } => {
+            }) => {
                 let (_, live) = self.dashboard(expected, project, log_stream)?;
                 if live.is_favorited {
                     Ok(())
@@ -215,11 +218,11 @@ impl LiveView {
                     Err("not favorited".into())
                 }
             }
-            Address::Template {
+            Address::Template(TemplateAddress {
                 project,
                 kind,
                 name,
-            } => {
+            }) => {
                 let want = expected
                     .templates
                     .iter()

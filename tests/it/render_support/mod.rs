@@ -10,6 +10,10 @@ use evalctl::api::{
 };
 use evalctl::kinds::templates::{AnnotationConstraints, TemplateCreate, TemplateUpdate};
 use evalctl::manifest::types::EnvRef;
+use evalctl::plan::address::{
+    CustomIntegrationAddress, DashboardAddress, FavoriteAddress, IntegrationAddress,
+    MetricSettingsAddress, SectionAddress, SettingsAddress, TemplateAddress, WidgetAddress,
+};
 use evalctl::plan::attribution::{Sides, attribute};
 use evalctl::plan::diff::field_changes;
 use evalctl::plan::fingerprint::fingerprint;
@@ -69,12 +73,12 @@ pub fn plan_of(changes: Vec<ResourceChange>, notes: Vec<Note>) -> Plan {
 }
 
 fn section_address(name: &str) -> Address {
-    Address::Section {
+    Address::Section(SectionAddress {
         project: "demo".into(),
         log_stream: "production".into(),
         dashboard: None,
         name: name.into(),
-    }
+    })
 }
 
 fn scorer(id: &str, scorer_type: &str, extra: Value) -> Value {
@@ -146,11 +150,11 @@ pub fn metric_settings_change() -> ResourceChange {
         ],
     });
     change(
-        Address::MetricSettings {
+        Address::MetricSettings(MetricSettingsAddress {
             project: "demo".into(),
             run_kind: RunKind::LogStream,
             run: "production".into(),
-        },
+        }),
         Action::Update,
         "enable bleu; disable rouge; reconfigure correctness; change `segment_filters`",
         Some(before),
@@ -222,9 +226,9 @@ fn openai_body() -> IntegrationCreate<EnvRef> {
 
 pub fn integration_create() -> ResourceChange {
     change(
-        Address::Integration {
+        Address::Integration(IntegrationAddress {
             provider: "openai".into(),
-        },
+        }),
         Action::Create,
         "no integration for this provider",
         None,
@@ -237,11 +241,11 @@ pub fn integration_create() -> ResourceChange {
 }
 
 fn template_address(kind: TemplateKind, name: &str) -> Address {
-    Address::Template {
+    Address::Template(TemplateAddress {
         project: "demo".into(),
         kind,
         name: name.into(),
-    }
+    })
 }
 
 pub fn template_replace() -> ResourceChange {
@@ -347,10 +351,10 @@ pub fn section_delete() -> ResourceChange {
 
 pub fn favorite() -> ResourceChange {
     change(
-        Address::Favorite {
+        Address::Favorite(FavoriteAddress {
             project: "demo".into(),
             log_stream: "production".into(),
-        },
+        }),
         Action::Update,
         "favorite for the project",
         Some(json!({"favorited": false})),
@@ -380,9 +384,9 @@ pub fn notes() -> Vec<Note> {
             created_by: None,
         },
         Note {
-            address: Some(Address::Integration {
+            address: Some(Address::Integration(IntegrationAddress {
                 provider: "openai".into(),
-            }),
+            })),
             kind: NoteKind::Unverifiable,
             message: "the service does not return organization_id; a change to it is sent only with other changes or --rotate-secrets".into(),
             created_by: None,
@@ -473,9 +477,9 @@ pub fn apply_report() -> ApplyReport {
     ApplyReport {
         outcomes: vec![
             outcome(
-                Address::Integration {
+                Address::Integration(IntegrationAddress {
                     provider: "openai".into(),
-                },
+                }),
                 Action::Create,
                 OutcomeStatus::Succeeded,
                 None,
@@ -556,14 +560,15 @@ pub fn all_formats() -> Vec<(Format, Mode)> {
 /// `change`, moved to `project` (an integration stays where it is).
 pub fn in_project(mut change: ResourceChange, project: &str) -> ResourceChange {
     match &mut change.address {
-        Address::Integration { .. } | Address::CustomIntegration { .. } => {}
-        Address::Template { project: p, .. }
-        | Address::MetricSettings { project: p, .. }
-        | Address::Section { project: p, .. }
-        | Address::Favorite { project: p, .. }
-        | Address::Widget { project: p, .. }
-        | Address::Settings { project: p, .. }
-        | Address::Dashboard { project: p, .. } => *p = project.to_owned(),
+        Address::Integration(IntegrationAddress { .. })
+        | Address::CustomIntegration(CustomIntegrationAddress { .. }) => {}
+        Address::Template(TemplateAddress { project: p, .. })
+        | Address::MetricSettings(MetricSettingsAddress { project: p, .. })
+        | Address::Section(SectionAddress { project: p, .. })
+        | Address::Favorite(FavoriteAddress { project: p, .. })
+        | Address::Widget(WidgetAddress { project: p, .. })
+        | Address::Settings(SettingsAddress { project: p, .. })
+        | Address::Dashboard(DashboardAddress { project: p, .. }) => *p = project.to_owned(),
     }
     change
 }
@@ -652,11 +657,11 @@ pub fn three_way_plan() -> Plan {
         latency.fields.clone(),
     ));
     base.push(base_change(
-        &Address::Template {
+        &Address::Template(TemplateAddress {
             project: "demo".into(),
             kind: TemplateKind::Feedback,
             name: "Tone".into(),
-        },
+        }),
         Action::Update,
         vec![FieldChange::new(
             "criteria",

@@ -1,0 +1,103 @@
+//! A template's address, `project[P].annotation_template[NAME]` (or
+//! `feedback_template`): which project, which of the two kinds, which name.
+
+use serde::{Deserialize, Serialize};
+
+use crate::plan::address::{Address, KindAddress, live_name, project_segment, quote};
+use crate::plan::target::{Kind, Segment};
+use crate::state::ProjectState;
+
+/// Annotation or feedback.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TemplateKind {
+    /// Annotation template.
+    Annotation,
+    /// Feedback template.
+    Feedback,
+}
+
+impl TemplateKind {
+    /// `annotation_template` or `feedback_template`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TemplateKind::Annotation => "annotation_template",
+            TemplateKind::Feedback => "feedback_template",
+        }
+    }
+
+    /// The segment kind of its addresses.
+    pub fn segment_kind(self) -> Kind {
+        match self {
+            TemplateKind::Annotation => Kind::AnnotationTemplate,
+            TemplateKind::Feedback => Kind::FeedbackTemplate,
+        }
+    }
+
+    /// The plural, as a collection is named.
+    pub fn plural(self) -> &'static str {
+        match self {
+            TemplateKind::Annotation => "annotation templates",
+            TemplateKind::Feedback => "feedback templates",
+        }
+    }
+}
+
+/// A template of a project.
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct TemplateAddress {
+    /// Project, as the manifest refers to it.
+    pub project: String,
+    /// Annotation or feedback.
+    pub kind: TemplateKind,
+    /// Template name.
+    pub name: String,
+}
+
+impl KindAddress for TemplateAddress {
+    fn segments(&self) -> Vec<Segment> {
+        vec![
+            project_segment(&self.project),
+            Segment::named(self.kind.segment_kind(), &self.name),
+        ]
+    }
+
+    fn project(&self) -> Option<&str> {
+        Some(&self.project)
+    }
+
+    fn collection(&self) -> Option<(String, &'static str)> {
+        Some((
+            format!("project[{}]", quote(&self.project)),
+            self.kind.plural(),
+        ))
+    }
+
+    fn collection_size(&self, live: &ProjectState) -> usize {
+        match self.kind {
+            TemplateKind::Annotation => live.annotation_templates.as_ref().map_or(0, Vec::len),
+            TemplateKind::Feedback => live.feedback_templates.as_ref().map_or(0, Vec::len),
+        }
+    }
+
+    fn live_identity(&self, before: &dyn Fn(&str) -> Option<Option<String>>) -> Option<Address> {
+        Some(Address::Template(TemplateAddress {
+            name: live_name(&self.name, before),
+            ..self.clone()
+        }))
+    }
+}
