@@ -9,6 +9,7 @@
 //! planned, which is planning again against the desired state the saved
 //! plan's fields describe.
 
+use crate::kinds::templates::{TemplateBody, TemplateOp};
 use crate::plan::address::{CustomIntegrationAddress, IntegrationAddress, MetricSettingsAddress};
 use serde::Serialize;
 use serde_json::Value;
@@ -18,7 +19,7 @@ use super::fingerprint::{self, FavoriteState};
 use super::integrations::{NormIntegration, shown};
 use super::normalize::NormSection;
 use super::trends::{NormDashboard, NormSettings, NormWidget};
-use super::types::{FieldChange, Operation, ResourceChange, TemplateBody};
+use super::types::{FieldChange, Operation, ResourceChange};
 use crate::kinds::templates::TemplateState;
 use crate::kinds::templates::normalize::{NormTemplate, align_constraints};
 use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints};
@@ -136,14 +137,14 @@ impl Observed<'_> {
 fn template<C: Serialize>(t: &TemplateState<C>, change: &ResourceChange) -> Value {
     let mut norm = NormTemplate::from_state(t);
     let declared = change.operations.iter().find_map(|op| match op {
-        Operation::CreateTemplate {
+        Operation::Template(TemplateOp::CreateTemplate {
             body: TemplateBody::Annotation(b),
             ..
-        } => Some(json(&b.constraints)),
-        Operation::CreateTemplate {
+        }) => Some(json(&b.constraints)),
+        Operation::Template(TemplateOp::CreateTemplate {
             body: TemplateBody::Feedback(b),
             ..
-        } => Some(json(&b.constraints)),
+        }) => Some(json(&b.constraints)),
         _ => None,
     });
     if let Some(declared) = declared {

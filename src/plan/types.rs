@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::address::{Address, RunKind, TemplateKind};
+use super::address::{Address, RunKind};
 use super::attribution::Attribution;
 use super::changes::Changes;
 use super::json_text::JsonText;
@@ -17,9 +17,7 @@ use crate::api::{
     SharedTexts, TrendsDashboardDuplicateRequest, TrendsDashboardUpdateRequest, Visibility,
     WidgetCreateRequest, WidgetUpdateRequest,
 };
-use crate::kinds::templates::{
-    AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate,
-};
+use crate::kinds::templates::TemplateOp;
 use crate::manifest::types::EnvRef;
 
 /// Version of the saved-plan / `-o json` format. Bumped on any incompatible change.
@@ -302,34 +300,6 @@ pub struct RunRef {
     pub id: String,
 }
 
-/// The body of a template create, by kind.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum TemplateBody {
-    /// Annotation template.
-    Annotation(TemplateCreate<AnnotationConstraints>),
-    /// Feedback template.
-    Feedback(TemplateCreate<FeedbackConstraints>),
-}
-
-impl TemplateBody {
-    /// Annotation or feedback.
-    pub fn kind(&self) -> TemplateKind {
-        match self {
-            TemplateBody::Annotation(_) => TemplateKind::Annotation,
-            TemplateBody::Feedback(_) => TemplateKind::Feedback,
-        }
-    }
-
-    /// The template's name.
-    pub fn name(&self) -> &str {
-        match self {
-            TemplateBody::Annotation(t) => &t.name,
-            TemplateBody::Feedback(t) => &t.name,
-        }
-    }
-}
-
 /// The dashboard an operation is about: by id, or — for a dashboard this
 /// apply creates, whose id a plan cannot know — by name, looked up when the
 /// operation runs. Written as the id itself, or `{"named": NAME}`.
@@ -549,33 +519,6 @@ pub enum Operation {
         /// Which favorite to clear.
         visibility: Visibility,
     },
-    /// POST a template.
-    CreateTemplate {
-        /// Project id.
-        project_id: String,
-        /// The body (its kind says which endpoint).
-        body: TemplateBody,
-    },
-    /// PATCH a template's name and criteria.
-    PatchTemplate {
-        /// Project id.
-        project_id: String,
-        /// Annotation or feedback.
-        kind: TemplateKind,
-        /// Template id.
-        template_id: String,
-        /// The body.
-        body: TemplateUpdate,
-    },
-    /// DELETE a template.
-    DeleteTemplate {
-        /// Project id.
-        project_id: String,
-        /// Annotation or feedback.
-        kind: TemplateKind,
-        /// Template id.
-        template_id: String,
-    },
     /// PUT the calling user's integration (spec operation 4).
     PutIntegration {
         /// The body, secrets as `${ENV}` references (boxed: it is the largest variant).
@@ -588,6 +531,10 @@ pub enum Operation {
         /// The custom provider's body, secrets as `${ENV}` references.
         body: Box<IntegrationCreate<EnvRef>>,
     },
+    /// A template's operation (`create_template`, `patch_template`,
+    /// `delete_template`): written as its own fields beside `op`.
+    #[serde(untagged)]
+    Template(TemplateOp),
 }
 
 impl Operation {

@@ -203,8 +203,7 @@ fn object_id(op: &Operation) -> Option<&str> {
             widget: WidgetRef::Id(id),
             ..
         } => Some(id),
-        Operation::PatchTemplate { template_id, .. }
-        | Operation::DeleteTemplate { template_id, .. } => Some(template_id),
+        Operation::Template(op) => op.template_id(),
         _ => None,
     }
 }

@@ -10,9 +10,12 @@ mod client;
 pub mod export;
 pub mod live;
 pub mod normalize;
+pub mod ops;
 pub mod plan;
 pub mod read;
 pub mod wire;
 
+pub use address::{TemplateAddress, TemplateKind};
 pub use live::TemplateState;
+pub use ops::{TemplateBody, TemplateOp};
 pub use wire::*;

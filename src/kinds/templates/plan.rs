@@ -17,13 +17,14 @@ use serde::Serialize;
 
 use super::live::keeper_order;
 use super::normalize::{NormTemplate, align_constraints};
+use super::ops::{TemplateBody, TemplateOp};
 use crate::kinds::templates::TemplateState;
 use crate::kinds::templates::{
     AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate,
 };
 use crate::manifest::types::TemplateSpec;
 use crate::plan::address::{Address, TemplateKind};
-use crate::plan::types::{Action, NoteKind, Operation, TemplateBody};
+use crate::plan::types::{Action, NoteKind, Operation};
 use crate::plan::{Draft, Planner, find_by_name, fingerprint};
 use crate::state::ProjectState;
 
@@ -132,10 +133,10 @@ pub(crate) fn plan_templates<C: Constraints>(
                 action: Action::Create,
                 reason: "declared, does not exist".to_owned(),
                 live_fingerprint: fingerprint::of::<TemplateState<C>>(None),
-                operations: vec![Operation::CreateTemplate {
+                operations: vec![Operation::Template(TemplateOp::CreateTemplate {
                     project_id: live_project.id.clone(),
                     body: create_body(spec, None),
-                }],
+                })],
             };
             planner
                 .changes
@@ -164,15 +165,15 @@ pub(crate) fn plan_templates<C: Constraints>(
                 reason: format!("{what} cannot be changed in place"),
                 live_fingerprint: fingerprint::of(Some(current)),
                 operations: vec![
-                    Operation::DeleteTemplate {
+                    Operation::Template(TemplateOp::DeleteTemplate {
                         project_id: live_project.id.clone(),
                         kind,
                         template_id: current.id.clone(),
-                    },
-                    Operation::CreateTemplate {
+                    }),
+                    Operation::Template(TemplateOp::CreateTemplate {
                         project_id: live_project.id.clone(),
                         body: create_body(spec, Some(current)),
-                    },
+                    }),
                 ],
             };
             let mut c = draft.change(Some(&before), Some(&after));
@@ -191,7 +192,7 @@ pub(crate) fn plan_templates<C: Constraints>(
                 action: Action::Update,
                 reason,
                 live_fingerprint: fingerprint::of(Some(current)),
-                operations: vec![Operation::PatchTemplate {
+                operations: vec![Operation::Template(TemplateOp::PatchTemplate {
                     project_id: live_project.id.clone(),
                     kind,
                     template_id: current.id.clone(),
@@ -199,7 +200,7 @@ pub(crate) fn plan_templates<C: Constraints>(
                         name: spec.name.clone(),
                         criteria: after.criteria.clone(),
                     },
-                }],
+                })],
             };
             planner
                 .changes
@@ -223,11 +224,11 @@ pub(crate) fn plan_templates<C: Constraints>(
                 action: Action::Delete,
                 reason: reason.to_owned(),
                 live_fingerprint: fingerprint::of(Some(template)),
-                operations: vec![Operation::DeleteTemplate {
+                operations: vec![Operation::Template(TemplateOp::DeleteTemplate {
                     project_id: live_project.id.clone(),
                     kind,
                     template_id: template.id.clone(),
-                }],
+                })],
             };
             let mut c = draft.change::<_, NormTemplate>(Some(&before), None);
             c.warnings

@@ -30,6 +30,7 @@
 //! its own read after it, so its outcome is known (and streamed) when it is
 //! done.
 
+use crate::kinds::templates::{TemplateBody, TemplateOp};
 use futures::StreamExt;
 
 use super::resolve::LogStream;
@@ -38,7 +39,7 @@ use crate::api::WidgetCreateRequest;
 use crate::client::{ApiError, Client};
 use crate::kinds::templates::live::keeper_order;
 use crate::kinds::templates::read::{read_annotation_templates, read_feedback_templates};
-use crate::plan::{DashboardRef, Operation, Placement, TemplateBody, TemplateKind};
+use crate::plan::{DashboardRef, Operation, Placement, TemplateKind};
 use crate::reconcile::read::ReadError;
 use crate::reconcile::read::trends::read_dashboard;
 use crate::state::TrendsParts;
@@ -109,10 +110,12 @@ impl NameScope {
                 dashboard: dashboard_id.clone(),
                 placement: placement.clone(),
             }),
-            Operation::CreateTemplate { project_id, body } => Some(NameScope::Templates {
-                project_id: project_id.clone(),
-                kind: body.kind(),
-            }),
+            Operation::Template(TemplateOp::CreateTemplate { project_id, body }) => {
+                Some(NameScope::Templates {
+                    project_id: project_id.clone(),
+                    kind: body.kind(),
+                })
+            }
             _ => None,
         }
     }
@@ -324,7 +327,7 @@ fn created_name(op: &Operation) -> &str {
     match op {
         Operation::CreateSection { body, .. } => &body.name,
         Operation::CreateWidget { body, .. } => &body.name,
-        Operation::CreateTemplate { body, .. } => body.name(),
+        Operation::Template(TemplateOp::CreateTemplate { body, .. }) => body.name(),
         _ => "",
     }
 }
@@ -361,7 +364,10 @@ async fn send(client: &Client, scope: &Scope, op: &Operation) -> Result<String, 
                 .await
                 .map(|w| w.id)
         }
-        (Operation::CreateTemplate { project_id, body }, Scope::Templates { .. }) => match body {
+        (
+            Operation::Template(TemplateOp::CreateTemplate { project_id, body }),
+            Scope::Templates { .. },
+        ) => match body {
             TemplateBody::Annotation(b) => client
                 .create_annotation_template(project_id, b)
                 .await

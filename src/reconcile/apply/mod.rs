@@ -50,7 +50,7 @@ use crate::api::{TrendsDashboardDuplicateRequest, WidgetUpdateRequest};
 use crate::client::{ApiError, Client, Deleted};
 use crate::plan::{
     Action, Address, AddressKey, AddressKind, ChangeOutcome, Changes, ChangesError, DashboardRef,
-    Operation, OutcomeStatus, Plan, ResourceChange, RunKind, TemplateKind,
+    Operation, OutcomeStatus, Plan, ResourceChange, RunKind,
 };
 use crate::state::Catalog;
 use resolve::LogStream;
@@ -944,40 +944,7 @@ async fn send_idempotent(
                 .await?;
             None
         }
-        Operation::PatchTemplate {
-            project_id,
-            kind,
-            template_id,
-            body,
-        } => {
-            match kind {
-                TemplateKind::Annotation => client
-                    .update_annotation_template(project_id, template_id, body)
-                    .await
-                    .map(drop)?,
-                TemplateKind::Feedback => client
-                    .update_feedback_template(project_id, template_id, body)
-                    .await
-                    .map(drop)?,
-            };
-            None
-        }
-        Operation::DeleteTemplate {
-            project_id,
-            kind,
-            template_id,
-        } => already_deleted(match kind {
-            TemplateKind::Annotation => {
-                client
-                    .delete_annotation_template(project_id, template_id)
-                    .await?
-            }
-            TemplateKind::Feedback => {
-                client
-                    .delete_feedback_template(project_id, template_id)
-                    .await?
-            }
-        }),
+        Operation::Template(op) => op.send_idempotent(client).await?,
         Operation::PutIntegration { body } => {
             let body = resolve_secrets(body, options.env)?;
             client.put_integration(&body).await?;
@@ -992,7 +959,6 @@ async fn send_idempotent(
         // sends them there).
         Operation::CreateSection { .. }
         | Operation::CreateWidget { .. }
-        | Operation::CreateTemplate { .. }
         | Operation::DuplicateDashboard { .. } => None,
     };
     Ok(note)

@@ -19,6 +19,7 @@
 use super::create::{Scope, read_members};
 use super::resolve::LogStream;
 use crate::client::{ApiError, Client};
+use crate::kinds::templates::TemplateOp;
 use crate::plan::confirm::unconfirmed;
 use crate::plan::{Operation, ResourceChange, SectionRef, WidgetRef};
 use crate::reconcile::read::touched::{Moment, read_touched};
@@ -105,11 +106,11 @@ pub async fn applied(
         }
         // By name: what a re-read shows cannot tell one copy from another.
         Operation::DeleteSection { .. } | Operation::DeleteWidget { .. } => None,
-        Operation::DeleteTemplate {
+        Operation::Template(TemplateOp::DeleteTemplate {
             project_id,
             kind,
             template_id,
-        } => {
+        }) => {
             let scope = Scope::Templates {
                 project_id: project_id.clone(),
                 kind: *kind,

@@ -7,6 +7,7 @@
 //! dashboard an operation names by name (one the apply creates) is found by
 //! name; a named custom integration in the integration listing.
 
+use crate::kinds::templates::TemplateOp;
 use crate::plan::address::{
     CustomIntegrationAddress, DashboardAddress, FavoriteAddress, IntegrationAddress,
     MetricSettingsAddress, SectionAddress, SettingsAddress, TemplateAddress, WidgetAddress,
@@ -237,9 +238,9 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
         }
         (
             Address::Template(TemplateAddress { kind, .. }),
-            Operation::CreateTemplate { project_id, .. }
-            | Operation::PatchTemplate { project_id, .. }
-            | Operation::DeleteTemplate { project_id, .. },
+            Operation::Template(TemplateOp::CreateTemplate { project_id, .. })
+            | Operation::Template(TemplateOp::PatchTemplate { project_id, .. })
+            | Operation::Template(TemplateOp::DeleteTemplate { project_id, .. }),
         ) => ReadKey::Templates {
             project_id: project_id.clone(),
             kind: *kind,
@@ -353,8 +354,10 @@ fn existing_id(change: &ResourceChange) -> Option<&str> {
             dashboard_id: DashboardRef::Id(id),
             ..
         } => Some(id.as_str()),
-        Operation::PatchTemplate { template_id, .. }
-        | Operation::DeleteTemplate { template_id, .. } => Some(template_id.as_str()),
+        Operation::Template(TemplateOp::PatchTemplate { template_id, .. })
+        | Operation::Template(TemplateOp::DeleteTemplate { template_id, .. }) => {
+            Some(template_id.as_str())
+        }
         _ => None,
     })
 }

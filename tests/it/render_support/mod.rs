@@ -9,6 +9,7 @@ use evalctl::api::{
     Visibility,
 };
 use evalctl::kinds::templates::{AnnotationConstraints, TemplateCreate, TemplateUpdate};
+use evalctl::kinds::templates::{TemplateBody, TemplateOp};
 use evalctl::manifest::types::EnvRef;
 use evalctl::plan::address::{
     CustomIntegrationAddress, DashboardAddress, FavoriteAddress, IntegrationAddress,
@@ -19,8 +20,8 @@ use evalctl::plan::diff::field_changes;
 use evalctl::plan::fingerprint::fingerprint;
 use evalctl::plan::{
     Action, Address, ApplyReport, BlastRadius, ChangeOutcome, Enrichment, FieldChange, Note,
-    NoteKind, Operation, OutcomeStatus, Plan, ResourceChange, RunKind, RunRef, TemplateBody,
-    TemplateKind, Unconverged,
+    NoteKind, Operation, OutcomeStatus, Plan, ResourceChange, RunKind, RunRef, TemplateKind,
+    Unconverged,
 };
 use evalctl::render::{Applied, Format, Mode, RenderOptions, render_apply, render_plan};
 use serde_json::{Value, json};
@@ -267,15 +268,15 @@ pub fn template_replace() -> ResourceChange {
         Some(t(5)),
         Some(t(10)),
         vec![
-            Operation::DeleteTemplate {
+            Operation::Template(TemplateOp::DeleteTemplate {
                 project_id: "p-1".into(),
                 kind: TemplateKind::Annotation,
                 template_id: "t-1".into(),
-            },
-            Operation::CreateTemplate {
+            }),
+            Operation::Template(TemplateOp::CreateTemplate {
                 project_id: "p-1".into(),
                 body,
-            },
+            }),
         ],
         &[],
     );
@@ -447,7 +448,7 @@ pub fn long_text_plan() -> Plan {
             "criteria differ",
             Some(t(OLD_CRITERIA)),
             Some(t(NEW_CRITERIA)),
-            vec![Operation::PatchTemplate {
+            vec![Operation::Template(TemplateOp::PatchTemplate {
                 project_id: "p-1".into(),
                 kind: TemplateKind::Feedback,
                 template_id: "t-7".into(),
@@ -455,7 +456,7 @@ pub fn long_text_plan() -> Plan {
                     name: "Tone".into(),
                     criteria: Some(NEW_CRITERIA.into()),
                 },
-            }],
+            })],
             &[],
         )],
         Vec::new(),
