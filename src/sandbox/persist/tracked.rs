@@ -54,7 +54,7 @@ impl<T: Clone + Serialize + DeserializeOwned> Collection for Records<T> {
 struct Fields<'a> {
     salt: &'a mut String,
     organization: &'a mut Organization,
-    collections: [(&'static str, &'a mut dyn Collection); 10],
+    collections: [(&'static str, &'a mut dyn Collection); 13],
 }
 
 fn fields(state: &mut State) -> Fields<'_> {
@@ -72,6 +72,9 @@ fn fields(state: &mut State) -> Fields<'_> {
         feedback_templates,
         integrations,
         favorites,
+        code_validations,
+        prompt_templates,
+        stages,
     } = state;
     Fields {
         salt,
@@ -87,6 +90,9 @@ fn fields(state: &mut State) -> Fields<'_> {
             ("feedback_templates", feedback_templates),
             ("integrations", integrations),
             ("favorites", favorites),
+            ("code_validations", code_validations),
+            ("prompt_templates", prompt_templates),
+            ("stages", stages),
         ],
     }
 }

@@ -17,6 +17,9 @@ use crate::api::{
     ScorerDefaults, ScorerType, ScorerVersion, Section, Template, UserInfo, UserRole, Widget,
 };
 use crate::sandbox::fingerprint::new_id;
+pub use crate::sandbox::kinds::custom_scorers::CodeValidationRecord;
+pub use crate::sandbox::kinds::prompt_templates::PromptTemplateRecord;
+pub use crate::sandbox::kinds::stages::StageRecord;
 use crate::sandbox::persist::Records;
 
 /// Everything the sandbox holds. See the module docs of `store`. Each
@@ -59,6 +62,17 @@ pub struct State {
     /// Favorited dashboards.
     #[serde(default)]
     pub favorites: Records<FavoriteRecord>,
+    /// Code-scorer validation tasks (kind `custom_scorers`; the scorers and
+    /// their versions are in `scorers`).
+    #[serde(default)]
+    pub code_validations: Records<CodeValidationRecord>,
+    /// Prompt templates of projects and global ones, with their versions
+    /// (kind `prompt_templates`).
+    #[serde(default)]
+    pub prompt_templates: Records<PromptTemplateRecord>,
+    /// Protect stages of all projects (kind `stages`).
+    #[serde(default)]
+    pub stages: Records<StageRecord>,
 }
 
 /// The organization.
@@ -290,6 +304,9 @@ pub struct ScorerRecord {
     /// The default version, when not the latest.
     #[serde(default)]
     pub default_version_id: Option<String>,
+    /// The projects a scoped (not global) custom scorer is shared with.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub project_ids: Vec<String>,
 }
 
 impl ScorerRecord {
@@ -311,6 +328,9 @@ pub struct VersionRecord {
     /// Creator.
     #[serde(default)]
     pub created_by: Option<String>,
+    /// The Python file of a code scorer's version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 /// A trends dashboard of a log stream.
