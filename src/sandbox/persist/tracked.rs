@@ -279,7 +279,7 @@ mod tests {
         state = Fixture::demo().into_state();
         state.projects[0].name = "fresh".into();
         let ops = collect(&mut state, &recording).unwrap();
-        assert_eq!(ops.len(), 10, "every collection, whole");
+        assert_eq!(ops.len(), 13, "every collection, whole");
         assert!(ops.iter().all(|o| matches!(o.change, Change::All { .. })));
         finish(&mut state);
     }
