@@ -71,6 +71,7 @@ mod sandbox_contract;
 mod sandbox_dashboards;
 mod sandbox_durability;
 mod sandbox_integrations;
+mod sandbox_kinds;
 mod sandbox_operations;
 mod sandbox_runtime;
 mod sandbox_search;
