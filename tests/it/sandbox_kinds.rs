@@ -673,3 +673,32 @@ async fn the_new_kinds_survive_a_restart_with_a_state_file() {
     let t = cx.get(&format!("/v2/projects/{demo}/templates/{tid}")).await;
     assert_eq!(t.status, 200);
 }
+
+#[tokio::test]
+async fn faults_apply_to_the_new_routes_and_an_ambiguous_create_landed() {
+    let cx = Ctx::new();
+    cx.sb.set_faults(evalctl::sandbox::Faults {
+        fail_after_rate: 1.0,
+        fail_statuses: vec![502],
+        path_contains: Some("/v2/scorers".into()),
+        method: Some("POST".into()),
+        ..evalctl::sandbox::Faults::default()
+    });
+    let r = cx
+        .post("/v2/scorers", json!({"name": "ambiguous", "scorer_type": "llm"}))
+        .await;
+    assert_eq!(r.status, 502);
+    cx.sb.set_faults(evalctl::sandbox::Faults::default());
+    // Processed before the 502: reading back finds it, sending again is a 409.
+    let list = cx
+        .post(
+            "/v2/scorers/list",
+            json!({"filters": [{"name": "name", "operator": "eq", "value": "ambiguous"}]}),
+        )
+        .await;
+    assert_eq!(list.body["scorers"].as_array().unwrap().len(), 1);
+    let again = cx
+        .post("/v2/scorers", json!({"name": "ambiguous", "scorer_type": "llm"}))
+        .await;
+    assert_eq!(again.status, 409);
+}
