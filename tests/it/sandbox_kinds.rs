@@ -63,7 +63,9 @@ async fn scorer_versions_are_numbered_append_only_and_pins_hold() {
     let cx = Ctx::new();
     let id = new_llm_scorer(&cx, "judge").await;
     // The first version needs a prompt.
-    let r = cx.post(&format!("/v2/scorers/{id}/version/llm"), json!({})).await;
+    let r = cx
+        .post(&format!("/v2/scorers/{id}/version/llm"), json!({}))
+        .await;
     assert_422(&r);
     assert_eq!(locs(&r.body), vec![r#"["body","chain_poll_template"]"#]);
     let mut version_ids = Vec::new();
@@ -78,7 +80,10 @@ async fn scorer_versions_are_numbered_append_only_and_pins_hold() {
         assert_schema("BaseScorerVersionResponse", &r.body);
         assert_eq!(r.body["version"], n);
         assert_eq!(r.body["num_judges"], n + 1);
-        assert_eq!(r.body["model_name"], "gpt-4.1-mini", "the service's default");
+        assert_eq!(
+            r.body["model_name"], "gpt-4.1-mini",
+            "the service's default"
+        );
         version_ids.push(r.body["id"].as_str().unwrap().to_owned());
     }
     // Pin version 2; a new version keeps the pin and becomes the latest.
@@ -91,7 +96,10 @@ async fn scorer_versions_are_numbered_append_only_and_pins_hold() {
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.body["default_version"]["version"], 2);
     let r = cx
-        .post(&format!("/v2/scorers/{id}/version/llm"), json!({"num_judges": 1}))
+        .post(
+            &format!("/v2/scorers/{id}/version/llm"),
+            json!({"num_judges": 1}),
+        )
         .await;
     assert_eq!(r.body["version"], 4);
     assert_eq!(
@@ -130,7 +138,10 @@ async fn scorer_versions_are_numbered_append_only_and_pins_hold() {
         .await;
     assert_422(&r);
     let r = cx
-        .patch(&format!("/v2/scorers/{id}"), json!({"default_version_id": null}))
+        .patch(
+            &format!("/v2/scorers/{id}"),
+            json!({"default_version_id": null}),
+        )
         .await;
     assert!(r.body["default_version_id"].is_null());
     let versions = cx.get(&format!("/v2/scorers/{id}/versions")).await;
@@ -143,7 +154,10 @@ async fn scorer_versions_are_numbered_append_only_and_pins_hold() {
     assert_eq!(numbers, vec![5, 4, 3, 2, 1]);
     // Judges are 1 to 10.
     let r = cx
-        .post(&format!("/v2/scorers/{id}/version/llm"), json!({"num_judges": 11}))
+        .post(
+            &format!("/v2/scorers/{id}/version/llm"),
+            json!({"num_judges": 11}),
+        )
         .await;
     assert_422(&r);
     assert_eq!(r.body["detail"][0]["type"], "less_than_equal");
@@ -155,7 +169,10 @@ async fn scorer_metadata_scope_tags_and_names() {
     let id = new_llm_scorer(&cx, "judge").await;
     // A second create of the name is refused, case-sensitively.
     let r = cx
-        .post("/v2/scorers", json!({"name": "judge", "scorer_type": "code"}))
+        .post(
+            "/v2/scorers",
+            json!({"name": "judge", "scorer_type": "code"}),
+        )
         .await;
     assert_eq!(r.status, 409, "{}", r.body);
     let r = cx
@@ -175,8 +192,17 @@ async fn scorer_metadata_scope_tags_and_names() {
     assert_eq!(r.body["description"], "Judges answers.");
     assert_eq!(r.body["name"], "judge", "absent fields are kept");
     let tags = cx.get("/v2/scorers/tags").await;
-    let tags: Vec<&str> = tags.body.as_array().unwrap().iter().filter_map(Value::as_str).collect();
-    assert!(tags.contains(&"team-b") && tags.contains(&"preset"), "{tags:?}");
+    let tags: Vec<&str> = tags
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        tags.contains(&"team-b") && tags.contains(&"preset"),
+        "{tags:?}"
+    );
     let mut sorted = tags.clone();
     sorted.sort_unstable();
     sorted.dedup();
@@ -192,7 +218,10 @@ async fn scorer_metadata_scope_tags_and_names() {
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.body["is_global"], false);
     let p = cx.get(&format!("/v2/scorers/{id}/projects")).await;
-    assert_schema("api__schemas__project_v2__GetProjectsPaginatedResponse", &p.body);
+    assert_schema(
+        "api__schemas__project_v2__GetProjectsPaginatedResponse",
+        &p.body,
+    );
     assert_eq!(p.body["projects"][0]["name"], "demo-project");
     assert_eq!(p.body["total_count"], 1);
     let r = cx
@@ -203,19 +232,30 @@ async fn scorer_metadata_scope_tags_and_names() {
         .await;
     assert_422(&r);
     let r = cx
-        .put(&format!("/v2/scorers/{id}/scope"), json!({"is_global": true}))
+        .put(
+            &format!("/v2/scorers/{id}/scope"),
+            json!({"is_global": true}),
+        )
         .await;
     assert_eq!(r.body["is_global"], true);
     let p = cx.get(&format!("/v2/scorers/{id}/projects")).await;
     assert_eq!(p.body["total_count"], 0);
     // Presets are read-only; a read-only user changes nothing.
     let r = cx
-        .patch(&format!("/v2/scorers/{}", scorer("correctness")), json!({"tags": []}))
+        .patch(
+            &format!("/v2/scorers/{}", scorer("correctness")),
+            json!({"tags": []}),
+        )
         .await;
     assert_eq!(r.status, 403);
     let viewer = Auth::Key(VIEWER_KEY.into());
     let r = cx
-        .call("PATCH", &format!("/v2/scorers/{id}"), &viewer, Some(json!({"tags": []})))
+        .call(
+            "PATCH",
+            &format!("/v2/scorers/{id}"),
+            &viewer,
+            Some(json!({"tags": []})),
+        )
         .await;
     assert_eq!(r.status, 403);
     // Bad bodies: every fault in one 422.
@@ -270,13 +310,13 @@ async fn validate(cx: &Ctx, file: &str) -> (Vec<String>, Value) {
     let r = post_form(cx, "/v2/scorers/code/validate", &[("file", file)]).await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_schema("ValidateCodeScorerResponse", &r.body);
-    let task = r.body["task_id"].as_str().unwrap().to_owned();
+    let task = r.body["task_id"].as_str().expect("task id").to_owned();
     let mut statuses = Vec::new();
     for _ in 0..5 {
         let p = cx.get(&format!("/v2/scorers/code/validate/{task}")).await;
         assert_eq!(p.status, 200, "{}", p.body);
         assert_schema("RegisteredScorerTaskResultResponse", &p.body);
-        let status = p.body["status"].as_str().unwrap().to_owned();
+        let status = p.body["status"].as_str().expect("status").to_owned();
         statuses.push(status.clone());
         if status == "completed" {
             return (statuses, p.body["result"].clone());
@@ -289,7 +329,8 @@ async fn validate(cx: &Ctx, file: &str) -> (Vec<String>, Value) {
 async fn code_versions_need_a_passing_validation_of_the_same_file() {
     let cx = Ctx::new();
     let code = scorer(catalog::CODE_SCORER);
-    let good = "import re\n\ndef scorer_fn(*, node_output: str, **kwargs) -> float:\n    return 1.0\n";
+    let good =
+        "import re\n\ndef scorer_fn(*, node_output: str, **kwargs) -> float:\n    return 1.0\n";
     let (statuses, result) = validate(&cx, good).await;
     assert_eq!(statuses, vec!["pending", "completed"]);
     assert_eq!(result["result"]["result_type"], "valid");
@@ -298,10 +339,20 @@ async fn code_versions_need_a_passing_validation_of_the_same_file() {
     let path = format!("/v2/scorers/{code}/version/code");
     // Another file with this result: refused.
     let other = "def scorer_fn(**kw) -> float:\n    return 0.0\n";
-    let r = post_form(&cx, &path, &[("file", other), ("validation_result", &result_text)]).await;
+    let r = post_form(
+        &cx,
+        &path,
+        &[("file", other), ("validation_result", &result_text)],
+    )
+    .await;
     assert_422(&r);
     assert_eq!(locs(&r.body), vec![r#"["body","validation_result"]"#]);
-    let r = post_form(&cx, &path, &[("file", good), ("validation_result", &result_text)]).await;
+    let r = post_form(
+        &cx,
+        &path,
+        &[("file", good), ("validation_result", &result_text)],
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_schema("BaseScorerVersionResponse", &r.body);
     assert_eq!(r.body["version"], 3, "after the fixture's two");
@@ -325,7 +376,12 @@ async fn code_versions_need_a_passing_validation_of_the_same_file() {
     )
     .await;
     assert_422(&r);
-    assert!(r.body["detail"][0]["msg"].as_str().unwrap().contains("scorer_fn"));
+    assert!(
+        r.body["detail"][0]["msg"]
+            .as_str()
+            .unwrap()
+            .contains("scorer_fn")
+    );
     let versions = cx.get(&format!("/v2/scorers/{code}/versions")).await;
     assert_eq!(versions.body["versions"].as_array().unwrap().len(), 3);
 
@@ -333,14 +389,21 @@ async fn code_versions_need_a_passing_validation_of_the_same_file() {
     let r = post_form(&cx, "/v2/scorers/code/validate", &[("file", good)]).await;
     let task = r.body["task_id"].as_str().unwrap();
     assert_eq!(
-        cx.get(&format!("/v2/scorers/code/validate/{task}")).await.body["result"],
+        cx.get(&format!("/v2/scorers/code/validate/{task}"))
+            .await
+            .body["result"],
         Value::Null
     );
     let r = post_form(&cx, &path, &[("validation_result", "{}")]).await;
     assert_422(&r);
     assert_eq!(locs(&r.body), vec![r#"["body","file"]"#]);
     let r = cx
-        .call("POST", "/v2/scorers/code/validate", &Auth::demo(), Some(json!({"file": "x"})))
+        .call(
+            "POST",
+            "/v2/scorers/code/validate",
+            &Auth::demo(),
+            Some(json!({"file": "x"})),
+        )
         .await;
     assert_422(&r);
     // An LLM scorer takes no code version.
@@ -358,7 +421,10 @@ async fn concurrent_creates_of_one_name_leave_one() {
     let cx = Ctx::new();
     let demo = project("demo-project");
     let scorers = futures::future::join_all((0..8).map(|_| {
-        cx.post("/v2/scorers", json!({"name": "raced", "scorer_type": "llm"}))
+        cx.post(
+            "/v2/scorers",
+            json!({"name": "raced", "scorer_type": "llm"}),
+        )
     }))
     .await;
     let path = format!("/v2/projects/{demo}/templates");
@@ -372,7 +438,10 @@ async fn concurrent_creates_of_one_name_leave_one() {
         assert_eq!(statuses, vec![200, 409, 409, 409, 409, 409, 409, 409]);
     }
     let list = cx
-        .post("/v2/scorers/list", json!({"filters": [{"name": "name", "operator": "eq", "value": "raced"}]}))
+        .post(
+            "/v2/scorers/list",
+            json!({"filters": [{"name": "name", "operator": "eq", "value": "raced"}]}),
+        )
         .await;
     assert_eq!(list.body["scorers"].as_array().unwrap().len(), 1);
 }
@@ -394,7 +463,10 @@ async fn prompt_templates_version_select_and_delete() {
     assert_eq!(r.body["selected_version"]["version"], 1);
     let settings = &r.body["selected_version"]["settings"];
     assert_eq!(settings["temperature"], 0.3);
-    assert_eq!(settings["model_alias"], "gpt-5.1", "the reference's default");
+    assert_eq!(
+        settings["model_alias"], "gpt-5.1",
+        "the reference's default"
+    );
     assert_eq!(settings["max_tokens"], 4096);
     let id = r.body["id"].as_str().unwrap().to_owned();
     let r = cx
@@ -425,7 +497,9 @@ async fn prompt_templates_version_select_and_delete() {
     assert_eq!(t.body["all_available_versions"], json!([1, 2]));
     assert!(t.body["template"].as_str().unwrap().contains("Be brief."));
     // Select version 1; read by name.
-    let r = cx.put(&format!("{base}/{id}/versions/1"), json!(null)).await;
+    let r = cx
+        .put(&format!("{base}/{id}/versions/1"), json!(null))
+        .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.body["selected_version"]["version"], 1);
     assert_eq!(r.body["template"], "Answer {question}");
@@ -434,13 +508,20 @@ async fn prompt_templates_version_select_and_delete() {
         .await;
     assert_eq!(by_name.body["version"], 1);
     let v2 = cx
-        .get(&format!("{base}/versions?template_name=support-answer&version=2"))
+        .get(&format!(
+            "{base}/versions?template_name=support-answer&version=2"
+        ))
         .await;
     assert_eq!(v2.body["version"], 2);
     let r = cx.get(&format!("{base}/versions")).await;
     assert_422(&r);
     assert_eq!(locs(&r.body), vec![r#"["query","template_name"]"#]);
-    assert_eq!(cx.put(&format!("{base}/{id}/versions/9"), json!(null)).await.status, 404);
+    assert_eq!(
+        cx.put(&format!("{base}/{id}/versions/9"), json!(null))
+            .await
+            .status,
+        404
+    );
     let list = cx.get(&base).await;
     assert_schema_array("BasePromptTemplateResponse", &list.body);
     assert_eq!(list.body.as_array().unwrap().len(), 2);
@@ -474,11 +555,17 @@ async fn global_prompt_templates_query_rename_and_versions() {
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
     let id = r.body["id"].as_str().unwrap().to_owned();
-    cx.post("/v2/templates", json!({"name": "farewell", "template": "Bye"}))
-        .await;
+    cx.post(
+        "/v2/templates",
+        json!({"name": "farewell", "template": "Bye"}),
+    )
+    .await;
     for n in 2..=3 {
         let r = cx
-            .post(&format!("/v2/templates/{id}/versions"), json!({"template": format!("Hello {{name}} v{n}")}))
+            .post(
+                &format!("/v2/templates/{id}/versions"),
+                json!({"template": format!("Hello {{name}} v{n}")}),
+            )
             .await;
         assert_eq!(r.body["version"], n);
     }
@@ -502,17 +589,29 @@ async fn global_prompt_templates_query_rename_and_versions() {
         )
         .await;
     assert_schema("ListPromptTemplateVersionResponse", &v.body);
-    let numbers: Vec<i64> = v.body["versions"].as_array().unwrap().iter().map(|v| v["version"].as_i64().unwrap()).collect();
+    let numbers: Vec<i64> = v.body["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["version"].as_i64().unwrap())
+        .collect();
     assert_eq!(numbers, vec![3, 2, 1]);
-    let r = cx.patch(&format!("/v2/templates/{id}"), json!({"name": "farewell"})).await;
+    let r = cx
+        .patch(&format!("/v2/templates/{id}"), json!({"name": "farewell"}))
+        .await;
     assert_eq!(r.status, 409);
-    let r = cx.patch(&format!("/v2/templates/{id}"), json!({"name": "welcomer"})).await;
+    let r = cx
+        .patch(&format!("/v2/templates/{id}"), json!({"name": "welcomer"}))
+        .await;
     assert_eq!(r.body["name"], "welcomer");
     assert_eq!(r.body["max_version"], 3);
     // A global template is not a project's, and the reverse.
     let project_path = format!("/v2/projects/{demo}/templates/{id}");
     assert_eq!(cx.get(&project_path).await.status, 404);
-    assert_eq!(cx.get(&format!("/v2/templates/{id}/versions/2")).await.body["version"], 2);
+    assert_eq!(
+        cx.get(&format!("/v2/templates/{id}/versions/2")).await.body["version"],
+        2
+    );
     assert_eq!(cx.delete(&format!("/v2/templates/{id}")).await.status, 200);
 }
 
@@ -524,41 +623,73 @@ async fn projects_and_log_streams_are_written_and_a_project_delete_cascades() {
     assert_schema("ProjectCreateResponse", &r.body);
     assert_eq!(r.body["type"], "gen_ai");
     let pid = r.body["id"].as_str().unwrap().to_owned();
-    assert_eq!(cx.post("/v2/projects", json!({"name": "new-team"})).await.status, 409);
+    assert_eq!(
+        cx.post("/v2/projects", json!({"name": "new-team"}))
+            .await
+            .status,
+        409
+    );
     let r = cx
-        .put(&format!("/v2/projects/{pid}"), json!({"description": "The new team.", "labels": ["sample"]}))
+        .put(
+            &format!("/v2/projects/{pid}"),
+            json!({"description": "The new team.", "labels": ["sample"]}),
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_schema("ProjectUpdateResponse", &r.body);
     assert_eq!(r.body["name"], "new-team");
     assert_eq!(r.body["description"], "The new team.");
-    let r = cx.put(&format!("/v2/projects/{pid}"), json!({"labels": ["vip"]})).await;
+    let r = cx
+        .put(&format!("/v2/projects/{pid}"), json!({"labels": ["vip"]}))
+        .await;
     assert_422(&r);
-    let r = cx.put(&format!("/v2/projects/{pid}"), json!({"owner": "x"})).await;
+    let r = cx
+        .put(&format!("/v2/projects/{pid}"), json!({"owner": "x"}))
+        .await;
     assert_422(&r);
     assert_eq!(r.body["detail"][0]["type"], "extra_forbidden");
     // Things under it.
     let ls = cx
-        .post(&format!("/v2/projects/{pid}/log_streams"), json!({"name": "production"}))
+        .post(
+            &format!("/v2/projects/{pid}/log_streams"),
+            json!({"name": "production"}),
+        )
         .await;
     let lid = ls.body["id"].as_str().unwrap().to_owned();
     let other = cx
-        .post(&format!("/v2/projects/{pid}/log_streams"), json!({"name": "staging"}))
+        .post(
+            &format!("/v2/projects/{pid}/log_streams"),
+            json!({"name": "staging"}),
+        )
         .await;
     let r = cx
-        .put(&format!("/v2/projects/{pid}/log_streams/{lid}"), json!({"name": "staging"}))
+        .put(
+            &format!("/v2/projects/{pid}/log_streams/{lid}"),
+            json!({"name": "staging"}),
+        )
         .await;
     assert_eq!(r.status, 409);
     let r = cx
-        .put(&format!("/v2/projects/{pid}/log_streams/{lid}"), json!({"name": "prod"}))
+        .put(
+            &format!("/v2/projects/{pid}/log_streams/{lid}"),
+            json!({"name": "prod"}),
+        )
         .await;
     assert_eq!(r.status, 200);
     assert_schema("LogStreamResponse", &r.body);
     assert_eq!(r.body["name"], "prod");
-    let r = cx.put(&format!("/v2/projects/{pid}/log_streams/{lid}"), json!({"name": ""})).await;
-    assert_422(&r);
-    cx.post(&format!("/v2/projects/{pid}/templates"), json!({"name": "t", "template": "x"}))
+    let r = cx
+        .put(
+            &format!("/v2/projects/{pid}/log_streams/{lid}"),
+            json!({"name": ""}),
+        )
         .await;
+    assert_422(&r);
+    cx.post(
+        &format!("/v2/projects/{pid}/templates"),
+        json!({"name": "t", "template": "x"}),
+    )
+    .await;
     cx.post(
         &format!("/v2/projects/{pid}/stages"),
         json!({"name": "guard", "project_id": pid}),
@@ -571,9 +702,16 @@ async fn projects_and_log_streams_are_written_and_a_project_delete_cascades() {
     )
     .await;
     let osid = other.body["id"].as_str().unwrap();
-    let r = cx.delete(&format!("/v2/projects/{pid}/log_streams/{osid}")).await;
+    let r = cx
+        .delete(&format!("/v2/projects/{pid}/log_streams/{osid}"))
+        .await;
     assert_eq!(r.status, 204);
-    assert_eq!(cx.get(&format!("/v2/projects/{pid}/log_streams/{osid}")).await.status, 404);
+    assert_eq!(
+        cx.get(&format!("/v2/projects/{pid}/log_streams/{osid}"))
+            .await
+            .status,
+        404
+    );
     let before = cx.sb.read_state(|s| s.dashboards.len());
     let r = cx.delete(&format!("/v2/projects/{pid}")).await;
     assert_eq!(r.status, 200, "{}", r.body);
@@ -582,8 +720,16 @@ async fn projects_and_log_streams_are_written_and_a_project_delete_cascades() {
     cx.sb.read_state(|s| {
         assert!(s.log_streams.iter().all(|l| l.project_id != pid));
         assert!(s.dashboards.iter().all(|d| d.project_id != pid));
-        assert_eq!(s.dashboards.len(), before - 1, "the remaining log stream's dashboard");
-        assert!(s.prompt_templates.iter().all(|t| t.project_id.as_deref() != Some(pid.as_str())));
+        assert_eq!(
+            s.dashboards.len(),
+            before - 1,
+            "the remaining log stream's dashboard"
+        );
+        assert!(
+            s.prompt_templates
+                .iter()
+                .all(|t| t.project_id.as_deref() != Some(pid.as_str()))
+        );
         assert!(s.stages.iter().all(|t| t.project_id != pid));
         let scorer = s.scorer(&scoped).unwrap();
         assert_eq!(scorer.project_ids, vec![project("demo-project")]);
@@ -594,7 +740,11 @@ async fn projects_and_log_streams_are_written_and_a_project_delete_cascades() {
     cx.sb.read_state(|s| {
         assert!(s.experiments.iter().all(|e| e.project_id != demo));
         assert!(s.annotation_templates.iter().all(|t| t.project_id != demo));
-        assert!(s.favorites.iter().all(|f| s.log_streams.iter().any(|l| l.id == f.log_stream_id)));
+        assert!(
+            s.favorites
+                .iter()
+                .all(|f| s.log_streams.iter().any(|l| l.id == f.log_stream_id))
+        );
     });
 }
 
@@ -609,7 +759,10 @@ async fn protect_stages_bump_their_version_and_pause() {
                    "subscriptions": [{"url": "https://hooks.example.com/protect"}]}
     }]);
     let r = cx
-        .post(&base, json!({"name": "input-guard", "project_id": demo, "prioritized_rulesets": rulesets}))
+        .post(
+            &base,
+            json!({"name": "input-guard", "project_id": demo, "prioritized_rulesets": rulesets}),
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_schema("StageDB", &r.body);
@@ -622,7 +775,10 @@ async fn protect_stages_bump_their_version_and_pause() {
         .await;
     assert_eq!(r.status, 409);
     let r = cx
-        .post(&base, json!({"name": "other", "project_id": project("support-bot")}))
+        .post(
+            &base,
+            json!({"name": "other", "project_id": project("support-bot")}),
+        )
         .await;
     assert_422(&r);
     // Replace the rulesets: the version goes up each time.
@@ -633,20 +789,41 @@ async fn protect_stages_bump_their_version_and_pause() {
         assert_eq!(r.status, 200, "{}", r.body);
         assert_eq!(r.body["version"], v);
     }
-    let r = cx.post(&format!("{base}/{sid}"), json!({"prioritized_rulesets": [{"rules": []}]})).await;
+    let r = cx
+        .post(
+            &format!("{base}/{sid}"),
+            json!({"prioritized_rulesets": [{"rules": []}]}),
+        )
+        .await;
     assert_422(&r);
-    let r = cx.call("PUT", &format!("{base}/{sid}?pause=true"), &Auth::demo(), None).await;
+    let r = cx
+        .call(
+            "PUT",
+            &format!("{base}/{sid}?pause=true"),
+            &Auth::demo(),
+            None,
+        )
+        .await;
     assert_eq!(r.body["paused"], true);
     assert_eq!(r.body["version"], 3, "pausing is not a new version");
     let by_name = cx.get(&format!("{base}?stage_name=input-guard")).await;
     assert_eq!(by_name.body["id"], sid.as_str());
     assert_eq!(by_name.body["paused"], true);
-    let r = cx.call("PUT", &format!("{base}/{sid}"), &Auth::demo(), None).await;
+    let r = cx
+        .call("PUT", &format!("{base}/{sid}"), &Auth::demo(), None)
+        .await;
     assert_eq!(r.body["paused"], false, "pause defaults to false");
-    assert_eq!(cx.get(&format!("{base}?stage_id={sid}")).await.body["name"], "input-guard");
+    assert_eq!(
+        cx.get(&format!("{base}?stage_id={sid}")).await.body["name"],
+        "input-guard"
+    );
     assert_eq!(cx.get(&format!("{base}?stage_name=nope")).await.status, 404);
     assert_422(&cx.get(&base).await);
-    assert_eq!(cx.delete(&format!("{base}/{sid}")).await.status, 405, "no delete");
+    assert_eq!(
+        cx.delete(&format!("{base}/{sid}")).await.status,
+        405,
+        "no delete"
+    );
 }
 
 #[tokio::test]
@@ -657,20 +834,33 @@ async fn the_new_kinds_survive_a_restart_with_a_state_file() {
     let (sid, tid) = {
         let cx = Ctx::with(evalctl::sandbox::Sandbox::builder().state_file(&path));
         let s = cx
-            .post(&format!("/v2/projects/{demo}/stages"), json!({"name": "g", "project_id": demo}))
+            .post(
+                &format!("/v2/projects/{demo}/stages"),
+                json!({"name": "g", "project_id": demo}),
+            )
             .await;
         let t = cx
-            .post(&format!("/v2/projects/{demo}/templates"), json!({"name": "t", "template": "x"}))
+            .post(
+                &format!("/v2/projects/{demo}/templates"),
+                json!({"name": "t", "template": "x"}),
+            )
             .await;
         let sid = s.body["id"].as_str().unwrap().to_owned();
-        cx.post(&format!("/v2/projects/{demo}/stages/{sid}"), json!({"prioritized_rulesets": []}))
-            .await;
+        cx.post(
+            &format!("/v2/projects/{demo}/stages/{sid}"),
+            json!({"prioritized_rulesets": []}),
+        )
+        .await;
         (sid, t.body["id"].as_str().unwrap().to_owned())
     };
     let cx = Ctx::with(evalctl::sandbox::Sandbox::builder().state_file(&path));
-    let s = cx.get(&format!("/v2/projects/{demo}/stages?stage_id={sid}")).await;
+    let s = cx
+        .get(&format!("/v2/projects/{demo}/stages?stage_id={sid}"))
+        .await;
     assert_eq!(s.body["version"], 2);
-    let t = cx.get(&format!("/v2/projects/{demo}/templates/{tid}")).await;
+    let t = cx
+        .get(&format!("/v2/projects/{demo}/templates/{tid}"))
+        .await;
     assert_eq!(t.status, 200);
 }
 
@@ -685,7 +875,10 @@ async fn faults_apply_to_the_new_routes_and_an_ambiguous_create_landed() {
         ..evalctl::sandbox::Faults::default()
     });
     let r = cx
-        .post("/v2/scorers", json!({"name": "ambiguous", "scorer_type": "llm"}))
+        .post(
+            "/v2/scorers",
+            json!({"name": "ambiguous", "scorer_type": "llm"}),
+        )
         .await;
     assert_eq!(r.status, 502);
     cx.sb.set_faults(evalctl::sandbox::Faults::default());
@@ -698,7 +891,10 @@ async fn faults_apply_to_the_new_routes_and_an_ambiguous_create_landed() {
         .await;
     assert_eq!(list.body["scorers"].as_array().unwrap().len(), 1);
     let again = cx
-        .post("/v2/scorers", json!({"name": "ambiguous", "scorer_type": "llm"}))
+        .post(
+            "/v2/scorers",
+            json!({"name": "ambiguous", "scorer_type": "llm"}),
+        )
         .await;
     assert_eq!(again.status, 409);
 }

@@ -167,7 +167,11 @@ fn sample(method: &str, template: &str) -> Option<Sample> {
         "/v2/scorers/code/validate".to_owned(),
         Body::Multipart(vec![("file", SCORER_FILE.to_owned())]),
     );
-    let poll = ("GET", "/v2/scorers/code/validate/$ID".to_owned(), Body::Json(Value::Null));
+    let poll = (
+        "GET",
+        "/v2/scorers/code/validate/$ID".to_owned(),
+        Body::Json(Value::Null),
+    );
     let (body, setup): (Option<Body>, Vec<(&'static str, String, Body)>) = match (method, template)
     {
         ("POST", "/v2/projects") => (json_body(json!({"name": "new-team"})), vec![]),
@@ -188,9 +192,10 @@ fn sample(method: &str, template: &str) -> Option<Sample> {
         ),
         ("POST", "/v2/scorers/{scorer_id}/version/llm")
         | ("POST", "/v2/scorers/{scorer_id}/version/preset") => (json_body(json!({})), vec![]),
-        ("POST", "/v2/scorers/code/validate") => {
-            (Some(Body::Multipart(vec![("file", SCORER_FILE.to_owned())])), vec![])
-        }
+        ("POST", "/v2/scorers/code/validate") => (
+            Some(Body::Multipart(vec![("file", SCORER_FILE.to_owned())])),
+            vec![],
+        ),
         ("GET", "/v2/scorers/code/validate/{task_id}") => (None, vec![validate]),
         ("POST", "/v2/scorers/{scorer_id}/version/code") => (
             Some(Body::Multipart(vec![
@@ -209,7 +214,9 @@ fn sample(method: &str, template: &str) -> Option<Sample> {
             vec![],
         ),
         ("POST", "/v2/templates") => (
-            json_body(json!({"name": {"value": "story"}, "template": "hi", "settings": {"temperature": 0.2}})),
+            json_body(
+                json!({"name": {"value": "story"}, "template": "hi", "settings": {"temperature": 0.2}}),
+            ),
             vec![],
         ),
         ("GET", "/v2/projects/{project_id}/templates/versions") => {
@@ -233,12 +240,11 @@ fn sample(method: &str, template: &str) -> Option<Sample> {
             json_body(json!({"sort": {"name": "version", "ascending": false}})),
             vec![new_global_template],
         ),
-        ("PATCH", "/v2/templates/{template_id}") => {
-            (json_body(json!({"name": "renamed"})), vec![new_global_template])
-        }
-        (_, p) if p.starts_with("/v2/templates/{template_id}") => {
-            (None, vec![new_global_template])
-        }
+        ("PATCH", "/v2/templates/{template_id}") => (
+            json_body(json!({"name": "renamed"})),
+            vec![new_global_template],
+        ),
+        (_, p) if p.starts_with("/v2/templates/{template_id}") => (None, vec![new_global_template]),
         ("POST", "/v2/projects/{project_id}/stages") => {
             let (_, _, body) = new_stage;
             (Some(body), vec![])
@@ -390,7 +396,14 @@ fn substitute(text: &str, last: &Value) -> String {
         .replace("$RESULT", &last["result"].to_string())
 }
 
-async fn send_one(cx: &Ctx, method: &str, path: &str, body: &Body, auth: &Auth, last: &Value) -> Reply {
+async fn send_one(
+    cx: &Ctx,
+    method: &str,
+    path: &str,
+    body: &Body,
+    auth: &Auth,
+    last: &Value,
+) -> Reply {
     let path = substitute(path, last);
     match body {
         Body::Json(Value::Null) => cx.call(method, &path, auth, None).await,

@@ -37,7 +37,15 @@ pub const PENDING_POLLS: u32 = 1;
 
 /// The node types a code scorer may score (`NodeType`).
 const NODE_TYPES: &[&str] = &[
-    "chain", "chat", "llm", "retriever", "tool", "agent", "workflow", "trace", "session",
+    "chain",
+    "chat",
+    "llm",
+    "retriever",
+    "tool",
+    "agent",
+    "workflow",
+    "trace",
+    "session",
 ];
 
 /// A validation task.
@@ -102,9 +110,8 @@ fn entry_point(line: &str) -> Option<Option<&str>> {
 /// The validation of `file` (see the module docs): a
 /// `ValidateRegisteredScorerResult`.
 pub fn validate(file: &[u8], form: &ValidateForm) -> Value {
-    let invalid = |message: &str| {
-        json!({"result": {"result_type": "invalid", "error_message": message}})
-    };
+    let invalid =
+        |message: &str| json!({"result": {"result_type": "invalid", "error_message": message}});
     let Ok(text) = std::str::from_utf8(file) else {
         return invalid("The scorer file is not UTF-8 text.");
     };
@@ -122,16 +129,18 @@ pub fn validate(file: &[u8], form: &ValidateForm) -> Value {
     } else {
         form.scoreable_node_types.clone()
     };
-    if let Some(bad) = node_types.iter().find(|t| !NODE_TYPES.contains(&t.as_str())) {
+    if let Some(bad) = node_types
+        .iter()
+        .find(|t| !NODE_TYPES.contains(&t.as_str()))
+    {
         return invalid(&format!(
             "Unknown scoreable node type {bad:?}: expected one of {}.",
             NODE_TYPES.join(", ")
         ));
     }
-    let score_type = match annotation {
-        Some(t @ ("bool" | "int" | "float" | "str")) => t,
-        _ => "float",
-    };
+    let score_type = annotation
+        .filter(|t| ["bool", "int", "float", "str"].contains(t))
+        .unwrap_or("float");
     let tested = form.test_input.is_some() || form.test_output.is_some();
     let test_scores: Vec<Value> = if tested {
         node_types
@@ -205,7 +214,11 @@ impl State {
         let loc = ["body", "validation_result"];
         let input = || Some(json!(validation_result));
         let sent: Value = serde_json::from_str(validation_result).map_err(|_| {
-            refuse(&loc, input(), "not JSON: send the result of the validate endpoint")
+            refuse(
+                &loc,
+                input(),
+                "not JSON: send the result of the validate endpoint",
+            )
         })?;
         // Either the task's result or the whole task response.
         let result = if sent.get("status").is_some() {
@@ -233,9 +246,10 @@ impl State {
             }
         }
         let fp = file_fingerprint(file.as_bytes());
-        let matching = self.code_validations.iter().any(|t| {
-            t.file_fingerprint == fp && t.polls > PENDING_POLLS && t.result == result
-        });
+        let matching = self
+            .code_validations
+            .iter()
+            .any(|t| t.file_fingerprint == fp && t.polls > PENDING_POLLS && t.result == result);
         if !matching {
             return Err(refuse(
                 &loc,
@@ -246,7 +260,11 @@ impl State {
         }
         let node_types = inner["scoreable_node_types"]
             .as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_else(|| vec!["llm".to_owned()]);
         Ok(Valid {
             score_type: inner["score_type"].as_str().unwrap_or("float").to_owned(),

@@ -351,8 +351,10 @@ impl State {
                 .map(|(p, kind, run)| json!({"project": p, *kind: run}))
                 .collect();
             let name = &self.scorers[i].name;
-            let message =
-                format!("Scorer {name:?} is used by the metric settings of {}", named.join(", "));
+            let message = format!(
+                "Scorer {name:?} is used by the metric settings of {}",
+                named.join(", ")
+            );
             let detail = json!({
                 "type": "value_error",
                 "loc": ["path", "scorer_id"],
@@ -375,7 +377,13 @@ impl State {
         caller: &UserRecord,
     ) -> Value {
         let s = &mut self.scorers[i];
-        let next = s.versions.iter().map(|v| v.version.version).max().unwrap_or(0) + 1;
+        let next = s
+            .versions
+            .iter()
+            .map(|v| v.version.version)
+            .max()
+            .unwrap_or(0)
+            + 1;
         version.id = new_id();
         version.version = next;
         version.scorer_id = s.id.clone();
@@ -404,7 +412,11 @@ impl State {
                     "scorer {:?} is a {} scorer: this operation creates {} versions",
                     s.name,
                     s.scorer_type.as_str(),
-                    kinds.iter().map(ScorerType::as_str).collect::<Vec<_>>().join(" or ")
+                    kinds
+                        .iter()
+                        .map(ScorerType::as_str)
+                        .collect::<Vec<_>>()
+                        .join(" or ")
                 ),
             ));
         }

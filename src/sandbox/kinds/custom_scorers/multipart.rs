@@ -150,7 +150,11 @@ mod tests {
         );
         assert!(parse(Some("application/json"), b"{}").unwrap().is_empty());
         assert!(parse(None, b"").unwrap().is_empty());
-        for broken in [&b"--XyZ\r\nno headers end"[..], b"nothing", b"--XyZ\r\n\r\n\r\nx"] {
+        for broken in [
+            &b"--XyZ\r\nno headers end"[..],
+            b"nothing",
+            b"--XyZ\r\n\r\n\r\nx",
+        ] {
             assert!(
                 parse(Some("multipart/form-data; boundary=XyZ"), broken).is_err(),
                 "{broken:?}"

@@ -130,7 +130,15 @@ async fn llm_version(
     State(app): State<Arc<App>>,
     body: Body,
 ) -> ApiResult<Response> {
-    new_version(caller, ids, app, body, "CreateLLMScorerVersionRequest", false).await
+    new_version(
+        caller,
+        ids,
+        app,
+        body,
+        "CreateLLMScorerVersionRequest",
+        false,
+    )
+    .await
 }
 
 /// POST `/v2/scorers/{scorer_id}/version/preset`.
@@ -186,10 +194,9 @@ async fn code_version(
             "the scorer file is not UTF-8 text",
         ));
     };
-    let result = String::from_utf8_lossy(
-        multipart::field(&parts, "validation_result").unwrap_or_default(),
-    )
-    .into_owned();
+    let result =
+        String::from_utf8_lossy(multipart::field(&parts, "validation_result").unwrap_or_default())
+            .into_owned();
     let user = caller.user;
     Ok(ok(app
         .write(move |s| s.create_code_version(&id, file, &result, &user))
@@ -235,7 +242,9 @@ async fn validate(
     .await?;
     c.finish()?;
     caller.require_write()?;
-    let file = multipart::field(&parts, "file").unwrap_or_default().to_vec();
+    let file = multipart::field(&parts, "file")
+        .unwrap_or_default()
+        .to_vec();
     let text = |name: &str| {
         multipart::field(&parts, name).map(|v| String::from_utf8_lossy(v).into_owned())
     };
@@ -322,5 +331,7 @@ async fn projects(
     let id = c.path_uuid("scorer_id", ids.get("scorer_id"));
     let (start, limit) = c.page(&query);
     c.finish()?;
-    Ok(ok(app.read(|s| s.scorer_projects(&id, &caller.user, start, limit))?))
+    Ok(ok(app.read(|s| {
+        s.scorer_projects(&id, &caller.user, start, limit)
+    })?))
 }

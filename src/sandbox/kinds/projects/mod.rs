@@ -209,7 +209,11 @@ impl State {
             )));
         }
         if name.trim().is_empty() {
-            return Err(refuse(&["body", "name"], Some(json!(name)), "a name is required"));
+            return Err(refuse(
+                &["body", "name"],
+                Some(json!(name)),
+                "a name is required",
+            ));
         }
         let i = self
             .log_streams

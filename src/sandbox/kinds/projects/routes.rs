@@ -21,10 +21,7 @@ use crate::sandbox::validation::{Checker, deserialize};
 pub fn router() -> Router<Arc<App>> {
     Router::new()
         .route("/v2/projects", post(create))
-        .route(
-            "/v2/projects/{project_id}",
-            put(update).delete(remove),
-        )
+        .route("/v2/projects/{project_id}", put(update).delete(remove))
         .route(
             "/v2/projects/{project_id}/log_streams/{log_stream_id}",
             put(rename_log_stream).delete(delete_log_stream),
@@ -40,7 +37,9 @@ async fn create(caller: Caller, State(app): State<Arc<App>>, body: Body) -> ApiR
     caller.require_write()?;
     let request: ProjectCreate = deserialize(body.unwrap_or_default())?;
     let user = caller.user;
-    Ok(ok(app.write(move |s| s.create_project(request, &user)).await?))
+    Ok(ok(app
+        .write(move |s| s.create_project(request, &user))
+        .await?))
 }
 
 /// PUT `/v2/projects/{project_id}`.
@@ -57,7 +56,9 @@ async fn update(
     c.finish()?;
     caller.require_write()?;
     let request: ProjectUpdate = deserialize(body.unwrap_or_default())?;
-    Ok(ok(app.write(move |s| s.update_project(&pid, request)).await?))
+    Ok(ok(app
+        .write(move |s| s.update_project(&pid, request))
+        .await?))
 }
 
 /// DELETE `/v2/projects/{project_id}`.

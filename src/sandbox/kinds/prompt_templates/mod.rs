@@ -258,13 +258,18 @@ impl State {
     }
 
     fn prompt_name_used(&self, scope: &Scope, name: &str, except: &str) -> bool {
-        self.prompt_templates.iter().any(|t| {
-            t.project_id.as_deref() == scope.project() && t.name == name && t.id != except
-        })
+        self.prompt_templates
+            .iter()
+            .any(|t| t.project_id.as_deref() == scope.project() && t.name == name && t.id != except)
     }
 
     /// The name a create or rename takes, or a 409.
-    fn free_prompt_name(&self, scope: &Scope, name: NameBody, except: &str) -> Result<String, ApiError> {
+    fn free_prompt_name(
+        &self,
+        scope: &Scope,
+        name: NameBody,
+        except: &str,
+    ) -> Result<String, ApiError> {
         let (value, append) = match name {
             NameBody::Plain(v) => (v, false),
             NameBody::Object {
@@ -304,7 +309,11 @@ impl State {
         })
     }
 
-    fn prompt_json(&self, t: &PromptTemplateRecord, caller: &UserRecord) -> Result<Value, ApiError> {
+    fn prompt_json(
+        &self,
+        t: &PromptTemplateRecord,
+        caller: &UserRecord,
+    ) -> Result<Value, ApiError> {
         let selected = t
             .versions
             .iter()
@@ -367,7 +376,11 @@ impl State {
 
     /// GET `/v2/projects/{project_id}/templates`: the project's templates,
     /// oldest first.
-    pub fn list_prompt_templates(&self, project_id: &str, caller: &UserRecord) -> Result<Value, ApiError> {
+    pub fn list_prompt_templates(
+        &self,
+        project_id: &str,
+        caller: &UserRecord,
+    ) -> Result<Value, ApiError> {
         self.require_project(project_id)?;
         let items = self
             .prompt_templates
@@ -379,7 +392,12 @@ impl State {
     }
 
     /// GET a template.
-    pub fn get_prompt_template(&self, scope: &Scope, id: &str, caller: &UserRecord) -> Result<Value, ApiError> {
+    pub fn get_prompt_template(
+        &self,
+        scope: &Scope,
+        id: &str,
+        caller: &UserRecord,
+    ) -> Result<Value, ApiError> {
         let i = self.prompt_index(scope, id)?;
         self.prompt_json(&self.prompt_templates[i], caller)
     }
@@ -456,7 +474,11 @@ impl State {
         caller: &UserRecord,
     ) -> Result<Value, ApiError> {
         let i = self.prompt_index(scope, id)?;
-        if !self.prompt_templates[i].versions.iter().any(|v| v.version == n) {
+        if !self.prompt_templates[i]
+            .versions
+            .iter()
+            .any(|v| v.version == n)
+        {
             return Err(ApiError::not_found("Prompt template version"));
         }
         let t = &mut self.prompt_templates[i];

@@ -123,11 +123,17 @@ async fn create_global(
 }
 
 /// GET `/v2/projects/{project_id}/templates`.
-async fn list_project(caller: Caller, ids: Ids, State(app): State<Arc<App>>) -> ApiResult<Response> {
+async fn list_project(
+    caller: Caller,
+    ids: Ids,
+    State(app): State<Arc<App>>,
+) -> ApiResult<Response> {
     let mut c = Checker::new();
     let pid = c.path_uuid("project_id", ids.get("project_id"));
     c.finish()?;
-    Ok(ok(app.read(|s| s.list_prompt_templates(&pid, &caller.user))?))
+    Ok(ok(
+        app.read(|s| s.list_prompt_templates(&pid, &caller.user))?
+    ))
 }
 
 /// GET `/v2/projects/{project_id}/templates/versions?template_name=&version=`.
@@ -152,7 +158,9 @@ async fn version_by_name(
         )
         .and_then(|v| v.as_i64());
     c.finish()?;
-    Ok(ok(app.read(|s| s.prompt_version_by_name(&pid, &name, version))?))
+    Ok(ok(app.read(|s| {
+        s.prompt_version_by_name(&pid, &name, version)
+    })?))
 }
 
 async fn get_one(caller: Caller, ids: Ids, app: Arc<App>, project: bool) -> ApiResult<Response> {
@@ -160,7 +168,9 @@ async fn get_one(caller: Caller, ids: Ids, app: Arc<App>, project: bool) -> ApiR
     let tid = c.path_uuid("template_id", ids.get("template_id"));
     let scope = scope_of(&mut c, &ids, project);
     c.finish()?;
-    Ok(ok(app.read(|s| s.get_prompt_template(&scope, &tid, &caller.user))?))
+    Ok(ok(app.read(|s| {
+        s.get_prompt_template(&scope, &tid, &caller.user)
+    })?))
 }
 
 /// GET `/v2/projects/{project_id}/templates/{template_id}`.
@@ -185,12 +195,20 @@ async fn delete_one(caller: Caller, ids: Ids, app: Arc<App>, project: bool) -> A
 }
 
 /// DELETE `/v2/projects/{project_id}/templates/{template_id}`.
-async fn delete_project(caller: Caller, ids: Ids, State(app): State<Arc<App>>) -> ApiResult<Response> {
+async fn delete_project(
+    caller: Caller,
+    ids: Ids,
+    State(app): State<Arc<App>>,
+) -> ApiResult<Response> {
     delete_one(caller, ids, app, true).await
 }
 
 /// DELETE `/v2/templates/{template_id}`.
-async fn delete_global(caller: Caller, ids: Ids, State(app): State<Arc<App>>) -> ApiResult<Response> {
+async fn delete_global(
+    caller: Caller,
+    ids: Ids,
+    State(app): State<Arc<App>>,
+) -> ApiResult<Response> {
     delete_one(caller, ids, app, false).await
 }
 
@@ -276,12 +294,20 @@ async fn select(caller: Caller, ids: Ids, app: Arc<App>, project: bool) -> ApiRe
 }
 
 /// PUT `/v2/projects/{project_id}/templates/{template_id}/versions/{version}`.
-async fn select_project(caller: Caller, ids: Ids, State(app): State<Arc<App>>) -> ApiResult<Response> {
+async fn select_project(
+    caller: Caller,
+    ids: Ids,
+    State(app): State<Arc<App>>,
+) -> ApiResult<Response> {
     select(caller, ids, app, true).await
 }
 
 /// PUT `/v2/templates/{template_id}/versions/{version}`.
-async fn select_global(caller: Caller, ids: Ids, State(app): State<Arc<App>>) -> ApiResult<Response> {
+async fn select_global(
+    caller: Caller,
+    ids: Ids,
+    State(app): State<Arc<App>>,
+) -> ApiResult<Response> {
     select(caller, ids, app, false).await
 }
 
@@ -355,5 +381,7 @@ async fn query_versions(
     let body = optional_body(&mut c, &bytes, "ListPromptTemplateVersionParams");
     c.finish()?;
     let request: QueryBody = deserialize(body.unwrap_or_default())?;
-    Ok(ok(app.read(|s| s.query_prompt_versions(&tid, &request, start, limit))?))
+    Ok(ok(app.read(|s| {
+        s.query_prompt_versions(&tid, &request, start, limit)
+    })?))
 }

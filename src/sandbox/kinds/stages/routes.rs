@@ -23,10 +23,7 @@ use crate::sandbox::validation::{Checker, Query, deserialize};
 /// The routes of this kind (merged into the sandbox's router).
 pub fn router() -> Router<Arc<App>> {
     Router::new()
-        .route(
-            "/v2/projects/{project_id}/stages",
-            post(create).get(get),
-        )
+        .route("/v2/projects/{project_id}/stages", post(create).get(get))
         .route(
             "/v2/projects/{project_id}/stages/{stage_id}",
             post(replace).put(pause),
