@@ -68,6 +68,7 @@ mod sandbox_catalog;
 mod sandbox_connections;
 mod sandbox_content_type;
 mod sandbox_contract;
+mod sandbox_custom_scorers;
 mod sandbox_dashboards;
 mod sandbox_durability;
 mod sandbox_integrations;

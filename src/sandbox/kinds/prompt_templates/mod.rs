@@ -22,17 +22,16 @@
 //! used in the project named by the `project_id` of its create —; sorts
 //! `name`, `created_at`, `updated_at`; default `created_at` descending).
 
+pub mod query;
 pub mod routes;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::api::{FilterValue, Operator};
 use crate::sandbox::fingerprint::new_id;
 use crate::sandbox::reply::ApiError;
-use crate::sandbox::store::search::match_str;
 use crate::sandbox::store::users::permissions;
-use crate::sandbox::store::{State, UserRecord, cmp_time, now, paginate, to_json};
+use crate::sandbox::store::{State, UserRecord, now, to_json};
 use crate::sandbox::validation::component;
 
 /// A prompt template with its versions.
@@ -151,65 +150,6 @@ pub struct CreateBody {
     /// The first version.
     #[serde(flatten)]
     pub version: VersionBody,
-}
-
-/// A filter of the global template query.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "name", rename_all = "snake_case")]
-pub enum TemplateFilter {
-    /// By name.
-    Name {
-        /// Operator.
-        operator: Operator,
-        /// Value(s).
-        value: FilterValue,
-        /// Case sensitivity (default true).
-        #[serde(default)]
-        case_sensitive: Option<bool>,
-    },
-    /// By creator id.
-    Creator {
-        /// Operator (default `eq`).
-        #[serde(default)]
-        operator: Option<Operator>,
-        /// Value(s).
-        value: FilterValue,
-    },
-    /// Created for that project.
-    UsedInProject {
-        /// Project id.
-        value: String,
-    },
-    /// Not created for that project.
-    NotInProject {
-        /// Project id.
-        value: String,
-    },
-}
-
-/// A sort of a query: `{name, ascending}`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct QuerySort {
-    /// Column.
-    pub name: String,
-    /// Ascending (default true).
-    #[serde(default = "yes")]
-    pub ascending: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-/// The body of the two queries.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct QueryBody {
-    /// Filters (templates only).
-    #[serde(default)]
-    pub filters: Vec<TemplateFilter>,
-    /// Sort.
-    #[serde(default)]
-    pub sort: Option<QuerySort>,
 }
 
 /// Settings as the service stores them: the sent fields, and every other
@@ -505,89 +445,6 @@ impl State {
         }
         let record = self.prompt_templates[i].clone();
         self.prompt_json(&record, caller)
-    }
-
-    /// POST `/v2/templates/query` (`ListPromptTemplateResponse`).
-    pub fn query_prompt_templates(
-        &self,
-        body: &QueryBody,
-        caller: &UserRecord,
-        starting_token: i64,
-        limit: i64,
-    ) -> Result<Value, ApiError> {
-        let matches = |t: &PromptTemplateRecord, f: &TemplateFilter| match f {
-            TemplateFilter::Name {
-                operator,
-                value,
-                case_sensitive,
-            } => match_str(&t.name, operator, value, case_sensitive.unwrap_or(true)),
-            TemplateFilter::Creator { operator, value } => match_str(
-                &t.created_by,
-                operator.as_ref().unwrap_or(&Operator::Eq),
-                value,
-                true,
-            ),
-            TemplateFilter::UsedInProject { value } => {
-                t.linked_project_ids.contains(&value.to_ascii_lowercase())
-            }
-            TemplateFilter::NotInProject { value } => {
-                !t.linked_project_ids.contains(&value.to_ascii_lowercase())
-            }
-        };
-        let mut found: Vec<&PromptTemplateRecord> = self
-            .prompt_templates
-            .iter()
-            .filter(|t| t.project_id.is_none())
-            .filter(|t| body.filters.iter().all(|f| matches(t, f)))
-            .collect();
-        let (column, ascending) = body
-            .sort
-            .as_ref()
-            .map_or(("created_at", false), |s| (s.name.as_str(), s.ascending));
-        found.sort_by(|a, b| {
-            let ord = match column {
-                "name" => a.name.cmp(&b.name),
-                "updated_at" => cmp_time(&a.updated_at, &b.updated_at),
-                _ => cmp_time(&a.created_at, &b.created_at),
-            };
-            let ord = if ascending { ord } else { ord.reverse() };
-            ord.then_with(|| a.id.cmp(&b.id))
-        });
-        let (page, fields) = paginate(&found, starting_token, limit);
-        let items = page
-            .iter()
-            .map(|t| self.prompt_json(t, caller))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Value::Object(fields.with_items("templates", items)))
-    }
-
-    /// POST `/v2/templates/{template_id}/versions/query`
-    /// (`ListPromptTemplateVersionResponse`; default: by number, ascending).
-    pub fn query_prompt_versions(
-        &self,
-        id: &str,
-        body: &QueryBody,
-        starting_token: i64,
-        limit: i64,
-    ) -> Result<Value, ApiError> {
-        let i = self.prompt_index(&Scope::Global, id)?;
-        let mut versions: Vec<&PromptVersionRecord> =
-            self.prompt_templates[i].versions.iter().collect();
-        let (column, ascending) = body
-            .sort
-            .as_ref()
-            .map_or(("version", true), |s| (s.name.as_str(), s.ascending));
-        versions.sort_by(|a, b| {
-            let ord = match column {
-                "created_at" | "updated_at" => cmp_time(&a.created_at, &b.created_at),
-                _ => a.version.cmp(&b.version),
-            };
-            let ord = if ascending { ord } else { ord.reverse() };
-            ord.then_with(|| a.version.cmp(&b.version))
-        });
-        let (page, fields) = paginate(&versions, starting_token, limit);
-        let items = page.iter().map(|v| self.prompt_version_json(v)).collect();
-        Ok(Value::Object(fields.with_items("versions", items)))
     }
 }
 

@@ -12,7 +12,8 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{CreateBody, NameBody, QueryBody, Scope, VersionBody};
+use super::query::QueryBody;
+use super::{CreateBody, NameBody, Scope, VersionBody};
 use crate::sandbox::app::App;
 use crate::sandbox::auth::Caller;
 use crate::sandbox::reply::ApiResult;
