@@ -14,6 +14,8 @@
 //! - [`auth`]: the three schemes, the operations without Basic, roles.
 //! - [`validation`]: requests against the reference, the 422 bodies.
 //! - [`store`]: the state and its semantics, one module per resource.
+//! - [`kinds`]: the kinds added for issue 20 (custom scorers, prompt
+//!   templates, project writes, Protect stages), store and routes together.
 //! - [`fixture`]: the built-in demo fixture and the scaled one.
 //! - [`persist`]: the `--state` file: a snapshot and a journal of the
 //!   writes, each flushed to disk before it is answered.
@@ -28,6 +30,7 @@ pub mod error;
 pub mod faults;
 pub mod fingerprint;
 pub mod fixture;
+pub mod kinds;
 pub mod persist;
 pub mod reply;
 mod routes;

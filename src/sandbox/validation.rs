@@ -178,6 +178,13 @@ impl Checker {
         self.param(ParamSource::Query, name, schema, false, &raw)
     }
 
+    /// A required query parameter checked against `schema` (`missing` at
+    /// `["query", name]` when absent).
+    pub fn query_required(&mut self, query: &Query, name: &str, schema: &Value) -> Option<Value> {
+        let raw = query.all(name);
+        self.param(ParamSource::Query, name, schema, true, &raw)
+    }
+
     /// An integer query parameter with a default.
     pub fn query_int(&mut self, query: &Query, name: &str, default: i64) -> i64 {
         self.query(query, name, &json!({"type": "integer", "default": default}))

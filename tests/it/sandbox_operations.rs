@@ -9,7 +9,7 @@
 
 use crate::sandbox_support;
 
-use evalctl::sandbox::fixture::ids;
+use evalctl::sandbox::fixture::{catalog, ids};
 use sandbox_support::*;
 use serde_json::{Value, json};
 
@@ -29,85 +29,51 @@ fn reference_operations() -> Vec<(String, String, Value)> {
     out
 }
 
-/// The operations the reference gained for the kinds evalctl does not manage
-/// yet (custom scorers, prompt templates, projects and log streams, Protect
-/// stages): the sandbox does not serve them until those kinds are added, so
-/// nothing of today changes because the reference grew. Each is answered 404
-/// or 405, or 422 for a path parameter where an older route captures the path
-/// (checked below); one served by mistake fails a test.
-const NOT_YET_SERVED: &[(&str, &str)] = &[
-    ("PUT", "/v2/projects/{project_id}"),
-    ("DELETE", "/v2/projects/{project_id}"),
-    (
-        "PUT",
-        "/v2/projects/{project_id}/log_streams/{log_stream_id}",
-    ),
-    (
-        "DELETE",
-        "/v2/projects/{project_id}/log_streams/{log_stream_id}",
-    ),
-    ("PATCH", "/v2/scorers/{scorer_id}"),
-    ("DELETE", "/v2/scorers/{scorer_id}"),
-    ("POST", "/v2/scorers"),
-    ("POST", "/v2/scorers/{scorer_id}/version/llm"),
-    ("POST", "/v2/scorers/{scorer_id}/version/code"),
-    ("GET", "/v2/scorers/{scorer_id}/version/code"),
-    ("POST", "/v2/scorers/{scorer_id}/version/preset"),
-    ("POST", "/v2/scorers/code/validate"),
-    ("GET", "/v2/scorers/code/validate/{task_id}"),
-    ("PUT", "/v2/scorers/{scorer_id}/scope"),
-    ("GET", "/v2/scorers/tags"),
-    (
-        "POST",
-        "/v2/scorers/{scorer_id}/versions/{version_number}/restore",
-    ),
-    ("GET", "/v2/scorers/{scorer_id}/projects"),
-    ("POST", "/v2/projects/{project_id}/templates"),
-    ("GET", "/v2/projects/{project_id}/templates"),
-    ("GET", "/v2/projects/{project_id}/templates/versions"),
-    ("GET", "/v2/projects/{project_id}/templates/{template_id}"),
-    (
-        "DELETE",
-        "/v2/projects/{project_id}/templates/{template_id}",
-    ),
-    (
-        "POST",
-        "/v2/projects/{project_id}/templates/{template_id}/versions",
-    ),
-    (
-        "GET",
-        "/v2/projects/{project_id}/templates/{template_id}/versions/{version}",
-    ),
-    (
-        "PUT",
-        "/v2/projects/{project_id}/templates/{template_id}/versions/{version}",
-    ),
-    ("POST", "/v2/templates"),
-    ("POST", "/v2/templates/query"),
-    ("GET", "/v2/templates/{template_id}"),
-    ("PATCH", "/v2/templates/{template_id}"),
-    ("DELETE", "/v2/templates/{template_id}"),
-    ("POST", "/v2/templates/{template_id}/versions"),
-    ("POST", "/v2/templates/{template_id}/versions/query"),
-    ("GET", "/v2/templates/{template_id}/versions/{version}"),
-    ("PUT", "/v2/templates/{template_id}/versions/{version}"),
-    ("POST", "/v2/projects"),
-    ("POST", "/v2/projects/{project_id}/stages"),
-    ("GET", "/v2/projects/{project_id}/stages"),
-    ("POST", "/v2/projects/{project_id}/stages/{stage_id}"),
-    ("PUT", "/v2/projects/{project_id}/stages/{stage_id}"),
-];
+/// Operations of the reference the sandbox does not serve (none since the
+/// kinds of issue 20): each must answer 404 or 405, or 422 for a path
+/// parameter where another route captures the path (checked below). An
+/// operation added to the reference goes here until it is served.
+const NOT_YET_SERVED: &[(&str, &str)] = &[];
 
-/// One request: path (with query), body, and requests to send first.
+/// One request: path (with query), body, and requests to send first. In a
+/// path or a text body, `$ID` is the `id` (or `task_id`) answered by the
+/// last setup request, `$RESULT` its `result` as JSON text.
 struct Sample {
     path: String,
     body: Option<Body>,
-    setup: Vec<(&'static str, String, Value)>,
+    setup: Vec<(&'static str, String, Body)>,
 }
 
+#[derive(Clone)]
 enum Body {
     Json(Value),
     Form(&'static str),
+    /// `multipart/form-data` text fields.
+    Multipart(Vec<(&'static str, String)>),
+}
+
+/// A code scorer file the sandbox's validation accepts.
+const SCORER_FILE: &str =
+    "def scorer_fn(*, index, node_input, node_output, **kwargs) -> bool:\n    return True\n";
+
+/// The boundary of the multipart bodies sent here.
+const BOUNDARY: &str = "evalctl-test-boundary";
+
+/// A multipart body of text fields (`file` sent as a file).
+pub fn multipart(fields: &[(&str, String)]) -> Vec<u8> {
+    let mut out = String::new();
+    for (name, value) in fields {
+        let filename = if *name == "file" {
+            "; filename=\"scorer.py\""
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"{filename}\r\n\r\n{value}\r\n"
+        ));
+    }
+    out.push_str(&format!("--{BOUNDARY}--\r\n"));
+    out.into_bytes()
 }
 
 /// The path template with every parameter replaced by an id of the demo
@@ -117,8 +83,21 @@ fn fill(template: &str) -> String {
     let prod = log_stream(demo, "production");
     let template_id = if template.contains("/annotation/") {
         template_id_of("star-annotation")
-    } else {
+    } else if template.contains("/feedback/") {
         template_id_of("star-feedback")
+    } else {
+        // A prompt template, created by the sample's setup.
+        "$ID".to_owned()
+    };
+    let scorer_name = if template.contains("/version/code") {
+        catalog::CODE_SCORER
+    } else if template.contains("/version/preset") || !template.starts_with("/v2/scorers/{") {
+        "correctness"
+    } else if template == "/v2/scorers/{scorer_id}" {
+        // PATCH and DELETE: a custom scorer no metric settings use.
+        catalog::LUNA_SCORER
+    } else {
+        catalog::LLM_SCORER
     };
     let trends_dashboard_id = if template.ends_with("/trends/dashboards/{trends_dashboard_id}") {
         ids::dashboard(&prod, "on-call")
@@ -135,21 +114,15 @@ fn fill(template: &str) -> String {
         ("{log_stream_id}", prod.clone()),
         ("{experiment_id}", experiment(demo, "baseline-eval")),
         ("{user_id}", user("alice@example.com")),
-        ("{scorer_id}", scorer("correctness")),
+        ("{scorer_id}", scorer(scorer_name)),
         ("{scorer_version_id}", version("correctness", 1)),
         ("{template_id}", template_id),
         ("{section_id}", ids::section("production:quality")),
         ("{widget_id}", ids::widget("production:top:traces")),
         ("{trends_dashboard_id}", trends_dashboard_id),
         ("{name}", name),
-        (
-            "{task_id}",
-            "7a1e6f1c-0c1d-4c3e-9a57-2f8d2d0f9b11".to_owned(),
-        ),
-        (
-            "{stage_id}",
-            "5b0c2f5e-3d6a-4e1b-8c47-9e2a6d1f0c22".to_owned(),
-        ),
+        ("{task_id}", "$ID".to_owned()),
+        ("{stage_id}", "$ID".to_owned()),
         ("{version_number}", "1".to_owned()),
         ("{version}", "1".to_owned()),
     ]
@@ -165,9 +138,131 @@ fn template_id_of(name: &str) -> String {
 /// this test does not know (a failure).
 fn sample(method: &str, template: &str) -> Option<Sample> {
     let json_body = |v: Value| Some(Body::Json(v));
-    let openai = json!({"token": "s-openai"});
-    let (body, setup): (Option<Body>, Vec<(&'static str, String, Value)>) = match (method, template)
+    let openai = Body::Json(json!({"token": "s-openai"}));
+    let demo = project("demo-project");
+    let project_templates = format!("/v2/projects/{demo}/templates");
+    let new_project_template = (
+        "POST",
+        project_templates.clone(),
+        Body::Json(json!({"name": "story", "template": "tell me about {topic}"})),
+    );
+    let new_global_template = (
+        "POST",
+        "/v2/templates".to_owned(),
+        Body::Json(json!({"name": "story", "template": [{"role": "user", "content": "hi {x}"}]})),
+    );
+    let new_stage = (
+        "POST",
+        format!("/v2/projects/{demo}/stages"),
+        Body::Json(json!({
+            "name": "guard", "project_id": demo,
+            "prioritized_rulesets": [{
+                "rules": [{"metric": "toxicity", "operator": "gt", "target_value": 0.5}],
+                "action": {"type": "OVERRIDE", "choices": ["Sorry, I cannot answer that."]}
+            }]
+        })),
+    );
+    let validate = (
+        "POST",
+        "/v2/scorers/code/validate".to_owned(),
+        Body::Multipart(vec![("file", SCORER_FILE.to_owned())]),
+    );
+    let poll = (
+        "GET",
+        "/v2/scorers/code/validate/$ID".to_owned(),
+        Body::Json(Value::Null),
+    );
+    let (body, setup): (Option<Body>, Vec<(&'static str, String, Body)>) = match (method, template)
     {
+        ("POST", "/v2/projects") => (json_body(json!({"name": "new-team"})), vec![]),
+        ("PUT", "/v2/projects/{project_id}") => (
+            json_body(json!({"name": "renamed", "labels": ["sample"], "description": "d"})),
+            vec![],
+        ),
+        ("PUT", "/v2/projects/{project_id}/log_streams/{log_stream_id}") => {
+            (json_body(json!({"name": "renamed"})), vec![])
+        }
+        ("POST", "/v2/scorers") => (
+            json_body(json!({"name": "new-judge", "scorer_type": "llm", "tags": ["team"]})),
+            vec![],
+        ),
+        ("PATCH", "/v2/scorers/{scorer_id}") => (
+            json_body(json!({"description": "d", "tags": ["x"]})),
+            vec![],
+        ),
+        ("POST", "/v2/scorers/{scorer_id}/version/llm")
+        | ("POST", "/v2/scorers/{scorer_id}/version/preset") => (json_body(json!({})), vec![]),
+        ("POST", "/v2/scorers/code/validate") => (
+            Some(Body::Multipart(vec![("file", SCORER_FILE.to_owned())])),
+            vec![],
+        ),
+        ("GET", "/v2/scorers/code/validate/{task_id}") => (None, vec![validate]),
+        ("POST", "/v2/scorers/{scorer_id}/version/code") => (
+            Some(Body::Multipart(vec![
+                ("file", SCORER_FILE.to_owned()),
+                ("validation_result", "$RESULT".to_owned()),
+            ])),
+            vec![validate, poll.clone(), poll],
+        ),
+        ("PUT", "/v2/scorers/{scorer_id}/scope") => (
+            json_body(json!({"is_global": false, "project_ids": [demo]})),
+            vec![],
+        ),
+        ("POST", "/v2/scorers/{scorer_id}/versions/{version_number}/restore") => (None, vec![]),
+        ("POST", "/v2/projects/{project_id}/templates") => (
+            json_body(json!({"name": "story", "template": "tell me about {topic}"})),
+            vec![],
+        ),
+        ("POST", "/v2/templates") => (
+            json_body(
+                json!({"name": {"value": "story"}, "template": "hi", "settings": {"temperature": 0.2}}),
+            ),
+            vec![],
+        ),
+        ("GET", "/v2/projects/{project_id}/templates/versions") => {
+            let mut sample = sample_plain(template, vec![new_project_template]);
+            sample.path.push_str("?template_name=story");
+            return Some(sample);
+        }
+        ("POST", "/v2/projects/{project_id}/templates/{template_id}/versions") => (
+            json_body(json!({"template": "tell me more about {topic}"})),
+            vec![new_project_template],
+        ),
+        (_, p) if p.starts_with("/v2/projects/{project_id}/templates/{template_id}") => {
+            (None, vec![new_project_template])
+        }
+        ("POST", "/v2/templates/query") => (json_body(json!({})), vec![new_global_template]),
+        ("POST", "/v2/templates/{template_id}/versions") => (
+            json_body(json!({"template": "hello again"})),
+            vec![new_global_template],
+        ),
+        ("POST", "/v2/templates/{template_id}/versions/query") => (
+            json_body(json!({"sort": {"name": "version", "ascending": false}})),
+            vec![new_global_template],
+        ),
+        ("PATCH", "/v2/templates/{template_id}") => (
+            json_body(json!({"name": "renamed"})),
+            vec![new_global_template],
+        ),
+        (_, p) if p.starts_with("/v2/templates/{template_id}") => (None, vec![new_global_template]),
+        ("POST", "/v2/projects/{project_id}/stages") => {
+            let (_, _, body) = new_stage;
+            (Some(body), vec![])
+        }
+        ("GET", "/v2/projects/{project_id}/stages") => {
+            let mut sample = sample_plain(template, vec![new_stage]);
+            sample.path.push_str("?stage_id=$ID");
+            return Some(sample);
+        }
+        ("POST", "/v2/projects/{project_id}/stages/{stage_id}") => (
+            json_body(json!({"prioritized_rulesets": []})),
+            vec![new_stage],
+        ),
+        ("PUT", "/v2/projects/{project_id}/stages/{stage_id}") => {
+            let mut sample = sample_plain(template, vec![new_stage]);
+            sample.path.push_str("?pause=true");
+            return Some(sample);
+        }
         ("POST", "/login" | "/v2/login") => (
             Some(Body::Form(
                 "grant_type=password&username=demo%40example.com&password=demo-password",
@@ -254,6 +349,15 @@ fn sample(method: &str, template: &str) -> Option<Sample> {
     })
 }
 
+/// A sample with no body, after `setup`.
+fn sample_plain(template: &str, setup: Vec<(&'static str, String, Body)>) -> Sample {
+    Sample {
+        path: fill(template),
+        body: None,
+        setup,
+    }
+}
+
 /// The reference's success status of an operation and its response schema
 /// (`None` for a response without content).
 fn success(op: &Value) -> (u16, Option<Value>) {
@@ -282,29 +386,68 @@ const SPEC_NO_BASIC: &[(&str, &str)] = &[
     ),
 ];
 
-async fn send(cx: &Ctx, method: &str, sample: &Sample, auth: &Auth) -> Reply {
-    for (m, path, body) in &sample.setup {
-        let r = cx.call(m, path, &Auth::demo(), Some(body.clone())).await;
-        assert!(
-            (200..300).contains(&r.status),
-            "setup {m} {path}: {}",
-            r.body
-        );
-    }
-    match &sample.body {
-        None => cx.call(method, &sample.path, auth, None).await,
-        Some(Body::Json(v)) => cx.call(method, &sample.path, auth, Some(v.clone())).await,
-        Some(Body::Form(form)) => {
+/// `$ID` and `$RESULT` of `text` from the last setup reply (see [`Sample`]).
+fn substitute(text: &str, last: &Value) -> String {
+    let id = last["id"]
+        .as_str()
+        .or_else(|| last["task_id"].as_str())
+        .unwrap_or("$ID");
+    text.replace("$ID", id)
+        .replace("$RESULT", &last["result"].to_string())
+}
+
+async fn send_one(
+    cx: &Ctx,
+    method: &str,
+    path: &str,
+    body: &Body,
+    auth: &Auth,
+    last: &Value,
+) -> Reply {
+    let path = substitute(path, last);
+    match body {
+        Body::Json(Value::Null) => cx.call(method, &path, auth, None).await,
+        Body::Json(v) => cx.call(method, &path, auth, Some(v.clone())).await,
+        Body::Form(form) => {
             cx.raw(
                 method,
-                &sample.path,
+                &path,
                 auth,
                 Some("application/x-www-form-urlencoded"),
                 Some(form.as_bytes().to_vec()),
             )
             .await
         }
+        Body::Multipart(fields) => {
+            let fields: Vec<(&str, String)> = fields
+                .iter()
+                .map(|(k, v)| (*k, substitute(v, last)))
+                .collect();
+            cx.raw(
+                method,
+                &path,
+                auth,
+                Some(&format!("multipart/form-data; boundary={BOUNDARY}")),
+                Some(multipart(&fields)),
+            )
+            .await
+        }
     }
+}
+
+async fn send(cx: &Ctx, method: &str, sample: &Sample, auth: &Auth) -> Reply {
+    let mut last = Value::Null;
+    for (m, path, body) in &sample.setup {
+        let r = send_one(cx, m, path, body, &Auth::demo(), &last).await;
+        assert!(
+            (200..300).contains(&r.status),
+            "setup {m} {path}: {}",
+            r.body
+        );
+        last = r.body;
+    }
+    let body = sample.body.clone().unwrap_or(Body::Json(Value::Null));
+    send_one(cx, method, &sample.path, &body, auth, &last).await
 }
 
 #[tokio::test]

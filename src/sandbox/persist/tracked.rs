@@ -54,7 +54,7 @@ impl<T: Clone + Serialize + DeserializeOwned> Collection for Records<T> {
 struct Fields<'a> {
     salt: &'a mut String,
     organization: &'a mut Organization,
-    collections: [(&'static str, &'a mut dyn Collection); 10],
+    collections: [(&'static str, &'a mut dyn Collection); 13],
 }
 
 fn fields(state: &mut State) -> Fields<'_> {
@@ -72,6 +72,9 @@ fn fields(state: &mut State) -> Fields<'_> {
         feedback_templates,
         integrations,
         favorites,
+        code_validations,
+        prompt_templates,
+        stages,
     } = state;
     Fields {
         salt,
@@ -87,6 +90,9 @@ fn fields(state: &mut State) -> Fields<'_> {
             ("feedback_templates", feedback_templates),
             ("integrations", integrations),
             ("favorites", favorites),
+            ("code_validations", code_validations),
+            ("prompt_templates", prompt_templates),
+            ("stages", stages),
         ],
     }
 }
@@ -273,7 +279,7 @@ mod tests {
         state = Fixture::demo().into_state();
         state.projects[0].name = "fresh".into();
         let ops = collect(&mut state, &recording).unwrap();
-        assert_eq!(ops.len(), 10, "every collection, whole");
+        assert_eq!(ops.len(), 13, "every collection, whole");
         assert!(ops.iter().all(|o| matches!(o.change, Change::All { .. })));
         finish(&mut state);
     }

@@ -30,6 +30,7 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::app::{App, fault_layer};
+use super::kinds;
 use super::reply::{ApiError, ApiResult};
 use super::validation::BODY_LIMIT;
 
@@ -197,6 +198,10 @@ pub fn router(app: Arc<App>) -> Router {
                 .patch(templates::update_feedback)
                 .delete(templates::delete_feedback),
         )
+        .merge(kinds::custom_scorers::routes::router())
+        .merge(kinds::prompt_templates::routes::router())
+        .merge(kinds::projects::routes::router())
+        .merge(kinds::stages::routes::router())
         .fallback(|| async { ApiError::NoRoute })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(axum::middleware::from_fn_with_state(

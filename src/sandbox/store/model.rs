@@ -18,6 +18,9 @@ use crate::api::{
 };
 use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints, Template};
 use crate::sandbox::fingerprint::new_id;
+pub use crate::sandbox::kinds::custom_scorers::CodeValidationRecord;
+pub use crate::sandbox::kinds::prompt_templates::PromptTemplateRecord;
+pub use crate::sandbox::kinds::stages::StageRecord;
 use crate::sandbox::persist::Records;
 
 /// Everything the sandbox holds. See the module docs of `store`. Each
@@ -60,6 +63,17 @@ pub struct State {
     /// Favorited dashboards.
     #[serde(default)]
     pub favorites: Records<FavoriteRecord>,
+    /// Code-scorer validation tasks (kind `custom_scorers`; the scorers and
+    /// their versions are in `scorers`).
+    #[serde(default)]
+    pub code_validations: Records<CodeValidationRecord>,
+    /// Prompt templates of projects and global ones, with their versions
+    /// (kind `prompt_templates`).
+    #[serde(default)]
+    pub prompt_templates: Records<PromptTemplateRecord>,
+    /// Protect stages of all projects (kind `stages`).
+    #[serde(default)]
+    pub stages: Records<StageRecord>,
 }
 
 /// The organization.
@@ -291,6 +305,9 @@ pub struct ScorerRecord {
     /// The default version, when not the latest.
     #[serde(default)]
     pub default_version_id: Option<String>,
+    /// The projects a scoped (not global) custom scorer is shared with.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub project_ids: Vec<String>,
 }
 
 impl ScorerRecord {
@@ -312,6 +329,9 @@ pub struct VersionRecord {
     /// Creator.
     #[serde(default)]
     pub created_by: Option<String>,
+    /// The Python file of a code scorer's version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 /// A trends dashboard of a log stream.

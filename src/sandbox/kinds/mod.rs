@@ -1,0 +1,38 @@
+//! The sandbox's kinds added for issue 20, one folder each: its records and
+//! store operations (`mod.rs`, functions on the one [`State`]) and its HTTP
+//! handlers (`routes.rs`, registered by one line in `routes::router`).
+//!
+//! - [`custom_scorers`]: creating, changing and deleting custom scorers,
+//!   their append-only versions (LLM, code through the asynchronous
+//!   validation, preset), scope, tags and restores;
+//! - [`prompt_templates`]: prompt templates of a project and global ones,
+//!   with immutable versions and one selected version;
+//! - [`projects`]: creating, changing and deleting projects (everything
+//!   under a project goes with it), renaming and deleting log streams;
+//! - [`stages`]: Protect stages (created, read, rulesets replaced with a
+//!   version bump, paused; never deleted).
+//!
+//! The collections they add to [`State`] are plain [`crate::sandbox::persist::Records`],
+//! declared in `store::model` and listed in `persist::tracked` like the others.
+//!
+//! [`State`]: crate::sandbox::store::State
+
+pub mod custom_scorers;
+pub mod projects;
+pub mod prompt_templates;
+pub mod stages;
+
+use serde_json::Value;
+
+use crate::api::{LocItem, ValidationError};
+use crate::sandbox::reply::ApiError;
+
+/// A 422 with one pydantic `value_error` at `loc` (keys), as the service
+/// answers a request its models accept but its rules refuse.
+pub fn refuse(loc: &[&str], input: Option<Value>, message: &str) -> ApiError {
+    ApiError::invalid(vec![ValidationError::value_error(
+        loc.iter().map(|k| LocItem::Key((*k).to_owned())).collect(),
+        input,
+        message,
+    )])
+}
