@@ -26,7 +26,7 @@ spread() {
   fi
 }
 
-spread templates 'Template(Spec|State|Kind|Constraints|Address|Body)|AnnotationTemplate|FeedbackTemplate|Address::Template'
+spread templates 'Template(Spec|State|Kind|Constraints|Address|Body|Op)|AnnotationTemplate|FeedbackTemplate|Address::Template'
 spread metric_settings 'MetricSettings'
 spread integrations 'IntegrationSpec|IntegrationState|IntegrationAddress|CustomIntegration|Address::Integration'
 spread dashboards 'Dashboard(Spec|State|Address)|Address::Dashboard'

@@ -27,7 +27,13 @@
 //! this by reading the tree.
 //!
 //! Module map:
-//! - [`api`]: wire types of the service (serde), one module per resource kind;
+//! - [`kinds`]: resource kinds, each in a folder of its own (its wire types,
+//!   client calls, live state, reader, comparable form, address, planner,
+//!   operations and export), reached by the core through small traits
+//!   (`plan::address::KindAddress`, a kind's operations sending themselves);
+//!   annotation and feedback templates are there, the other kinds follow.
+//! - [`api`]: wire types of the service (serde), one module per resource kind
+//!   not yet in [`kinds`];
 //!   the service's OpenAPI reference, a crate asset (`reference/`), embedded
 //!   once ([`api::reference`]); the fingerprint manifests and plans share.
 //! - [`client`]: the HTTP client: auth, retries, pagination, a byte budget on

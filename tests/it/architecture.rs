@@ -93,3 +93,56 @@ fn clap_lives_in_the_command_layer_only() {
         .collect();
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// The files `scripts/kind-spread.sh -v` lists for `kind`: those of `src/`
+/// outside the kind's folders that name its types or address kind.
+fn spread_of(kind: &str) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("sh")
+        .arg("scripts/kind-spread.sh")
+        .arg("-v")
+        .current_dir(root)
+        .output()
+        .expect("sh runs scripts/kind-spread.sh");
+    assert!(out.status.success(), "kind-spread.sh failed: {out:?}");
+    let text = String::from_utf8(out.stdout).expect("UTF-8 output");
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.starts_with(&format!("{kind} ")));
+    assert!(
+        lines.next().is_some(),
+        "kind-spread.sh knows no kind {kind}"
+    );
+    lines
+        .take_while(|l| l.starts_with("    "))
+        .map(|l| l.trim().to_owned())
+        .collect()
+}
+
+/// The files docs/development.md lists for `kind` between its markers.
+fn guide_lists(kind: &str) -> Vec<String> {
+    let guide = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/development.md");
+    let text = std::fs::read_to_string(guide).expect("docs/development.md");
+    let start = format!("<!-- kind-files:{kind} -->");
+    let body = text
+        .split_once(&start)
+        .and_then(|(_, rest)| rest.split_once("<!-- /kind-files -->"))
+        .map(|(body, _)| body)
+        .unwrap_or_else(|| panic!("docs/development.md has no {start} list"));
+    body.lines()
+        .filter_map(|l| l.trim().strip_prefix("- `"))
+        .map(|l| l.trim_end_matches('`').to_owned())
+        .collect()
+}
+
+#[test]
+fn the_guide_lists_the_files_a_kind_touches() {
+    // The guide's "Adding a resource kind" names, for the kind ported first,
+    // exactly the files outside its folder that still name it.
+    assert_eq!(
+        guide_lists("templates"),
+        spread_of("templates"),
+        "docs/development.md's list for templates differs from `sh scripts/kind-spread.sh -v`; \
+         update the list between its markers"
+    );
+}
