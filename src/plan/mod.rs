@@ -6,7 +6,7 @@
 //! manifests the way live state was normalized as it was read
 //! ([`normalize`]), resolves references ([`resolve`]), and asks each
 //! resource kind's planner for its changes ([`metric_settings`], [`trends`]:
-//! dashboards, sections, widgets, settings and favorites; [`templates`],
+//! dashboards, sections, widgets, settings and favorites; templates (in [`crate::kinds::templates`]),
 //! [`integrations`], named custom integrations included). The result is ordered by address, so the
 //! same inputs always give the same plan.
 //!

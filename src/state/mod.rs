@@ -13,7 +13,7 @@
 //! - [`metric_settings`]: a run's scorers and sampling rules, normalized.
 //! - [`trends`]: a log stream's dashboards: the default one and the others,
 //!   their sections, widgets and settings.
-//! - [`templates`]: feedback and annotation templates.
+//! - templates: in [`crate::kinds::templates`].
 //! - [`integrations`]: the caller's model-provider integrations, and its
 //!   named custom integrations (as the listing shows them).
 //! - [`wire`]: the same state as the service returns it, normalized by the
