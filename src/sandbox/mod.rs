@@ -15,8 +15,8 @@
 //! - [`validation`]: requests against the reference, the 422 bodies.
 //! - [`store`]: the state and its semantics, one module per resource.
 //! - [`fixture`]: the built-in demo fixture and the scaled one.
-//! - [`persist`]: the `--state` file: a snapshot and a journal of the
-//!   writes, each flushed to disk before it is answered.
+//! - [`persist`]: the `--state` file: a SQLite database, one table per
+//!   collection, each write committed and flushed before it is answered.
 //! - [`faults`]: latency, 5xx, 429, rate limit, dropped connections; the
 //!   request log.
 //! - [`serve`]: `evalctl sandbox`: serve until Ctrl-C.
