@@ -157,7 +157,7 @@ impl FileLock {
 
 /// Options that create a file readable and writable by its owner only (mode
 /// 0600, as exports are written).
-fn owner_only_options() -> OpenOptions {
+pub(super) fn owner_only_options() -> OpenOptions {
     #[allow(unused_mut)] // Only Unix sets a mode.
     let mut options = OpenOptions::new();
     #[cfg(unix)]

@@ -308,42 +308,7 @@ impl StateDb {
         if !head.is_empty() && head != SQLITE_HEADER {
             let mut bytes = head;
             (&file_lock.file).read_to_end(&mut bytes).map_err(io)?;
-            let state = legacy::read(&bytes, sealer.as_deref()).map_err(|e| match e {
-                legacy::NotRead::Damaged { line, reason } => SandboxError::StateDamaged {
-                    path: path.to_owned(),
-                    line,
-                    reason,
-                },
-                legacy::NotRead::NotState(e) => SandboxError::Fixture {
-                    path: Some(path.to_owned()),
-                    reason: e.to_string(),
-                },
-                legacy::NotRead::Unopened(n) => key_error(if sealer.is_some() {
-                    format!("does not open {n} of them")
-                } else {
-                    "is missing".to_owned()
-                }),
-            })?;
-            drop(bytes);
-            let mut state = Fixture::from_state(state).into_state();
-            let conn = Connection::open(&migrating).map_err(|e| db_error(&migrating, e))?;
-            create(&conn, &mut state, &keys).map_err(|source| db_failed(&migrating, source))?;
-            drop(conn);
-            let kept = path.with_file_name(format!("{name}.pre-sqlite"));
-            keep_beside(path, &kept).map_err(|source| SandboxError::Io {
-                path: kept.clone(),
-                source,
-            })?;
-            std::fs::rename(&migrating, path).map_err(io)?;
-            sync_dir(path).map_err(io)?;
-            // The new file is another file: lock it in place of the old one.
-            file_lock = file_lock.relock(path)?;
-            tracing::warn!(
-                target: "evalctl::sandbox",
-                "{} was a state file of an earlier version: migrated to a SQLite database, the old file kept as {}",
-                path.display(),
-                kept.display()
-            );
+            file_lock = migrate(path, &name, bytes, file_lock, &keys)?;
         }
         let conn = Connection::open(path).map_err(|e| db_error(path, e))?;
         let mode: String = conn
@@ -486,6 +451,76 @@ impl StateDb {
             }
         }
     }
+}
+
+/// Migrates the state file of an earlier version at `path` (locked by
+/// `file_lock`, holding `bytes`): writes its state to `FILE.migrating`,
+/// keeps the old file as `FILE.pre-sqlite`, renames the new one over FILE
+/// and locks it.
+fn migrate(
+    path: &Path,
+    name: &str,
+    bytes: Vec<u8>,
+    file_lock: FileLock,
+    keys: &KeyStore,
+) -> Result<FileLock, SandboxError> {
+    let io = |source| SandboxError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let sealer = keys.to_open();
+    let key_error = |reason: String| SandboxError::StateKey {
+        path: path.to_owned(),
+        key: keys.path.clone(),
+        reason,
+    };
+    let state = legacy::read(&bytes, sealer.as_deref()).map_err(|e| match e {
+        legacy::NotRead::Damaged { line, reason } => SandboxError::StateDamaged {
+            path: path.to_owned(),
+            line,
+            reason,
+        },
+        legacy::NotRead::NotState(e) => SandboxError::Fixture {
+            path: Some(path.to_owned()),
+            reason: e.to_string(),
+        },
+        legacy::NotRead::Unopened(n) => key_error(if sealer.is_some() {
+            format!("does not open {n} of them")
+        } else {
+            "is missing".to_owned()
+        }),
+    })?;
+    drop(bytes);
+    let mut state = Fixture::from_state(state).into_state();
+    let migrating = path.with_file_name(format!("{name}.migrating"));
+    // Made first, so that SQLite opens it with the owner's mode only.
+    file::owner_only_options()
+        .write(true)
+        .create_new(true)
+        .open(&migrating)
+        .map_err(|source| SandboxError::Io {
+            path: migrating.clone(),
+            source,
+        })?;
+    let conn = Connection::open(&migrating).map_err(|e| db_error(&migrating, e))?;
+    create(&conn, &mut state, keys).map_err(|source| db_failed(&migrating, source))?;
+    drop(conn);
+    let kept = path.with_file_name(format!("{name}.pre-sqlite"));
+    keep_beside(path, &kept).map_err(|source| SandboxError::Io {
+        path: kept.clone(),
+        source,
+    })?;
+    std::fs::rename(&migrating, path).map_err(io)?;
+    sync_dir(path).map_err(io)?;
+    // The new file is another file: lock it in place of the old one.
+    let file_lock = file_lock.relock(path)?;
+    tracing::warn!(
+        target: "evalctl::sandbox",
+        "{} was a state file of an earlier version: migrated to a SQLite database, the old file kept as {}",
+        path.display(),
+        kept.display()
+    );
+    Ok(file_lock)
 }
 
 /// Reads the state of `conn`'s database, or writes `fixture`'s in it when

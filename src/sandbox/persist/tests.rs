@@ -251,6 +251,8 @@ fn a_journal_of_the_previous_version_is_migrated_and_kept_beside() {
     assert_eq!(std::fs::read(dir.path().join("sandbox.json.pre-sqlite")).unwrap(), bytes);
     assert!(std::fs::read(&path).unwrap().starts_with(SQLITE_HEADER));
     assert!(!contains(&bytes_of(&path), "CANARY"));
+    #[cfg(unix)]
+    assert_eq!(mode(&path), 0o600);
     assert_eq!(
         files(dir.path()),
         vec!["sandbox.json", "sandbox.json.key", "sandbox.json.pre-sqlite"]
