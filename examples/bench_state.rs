@@ -243,7 +243,9 @@ async fn run_one(label: &str, fixture: &Fixture, args: &Args, root: &Path) -> Re
     };
     let mut walls = Vec::new();
     for with_state in [true, false] {
-        let mut builder = Sandbox::builder().fixture(fixture.clone()).faults(faults.clone());
+        let mut builder = Sandbox::builder()
+            .fixture(fixture.clone())
+            .faults(faults.clone());
         if with_state {
             builder = builder.state_file(dir.join("concurrent.json"));
         }
@@ -271,7 +273,11 @@ async fn run_one(label: &str, fixture: &Fixture, args: &Args, root: &Path) -> Re
 
 /// Sends `changes` metric-settings changes from `concurrency` clients at
 /// once; returns the wall time and how many were not answered 200.
-async fn concurrent(handle: &SandboxHandle, changes: usize, concurrency: usize) -> (Duration, usize) {
+async fn concurrent(
+    handle: &SandboxHandle,
+    changes: usize,
+    concurrency: usize,
+) -> (Duration, usize) {
     let runs: Vec<(String, String)> = handle.read_state(|s| {
         s.log_streams
             .iter()
@@ -285,8 +291,12 @@ async fn concurrent(handle: &SandboxHandle, changes: usize, concurrency: usize) 
     let started = Instant::now();
     let tasks: Vec<_> = (0..concurrency.max(1))
         .map(|_| {
-            let (runs, next, http, base) =
-                (Arc::clone(&runs), Arc::clone(&next), http.clone(), base.clone());
+            let (runs, next, http, base) = (
+                Arc::clone(&runs),
+                Arc::clone(&next),
+                http.clone(),
+                base.clone(),
+            );
             tokio::spawn(async move {
                 let mut failed = 0;
                 loop {

@@ -119,7 +119,8 @@ impl App {
         let Some(db) = &self.db else {
             return f(&mut state);
         };
-        let not_saved = |e: persist::PersistError| ApiError::Internal(format!("state not saved: {e}"));
+        let not_saved =
+            |e: persist::PersistError| ApiError::Internal(format!("state not saved: {e}"));
         let recording = persist::begin(&mut state);
         let out = match f(&mut state) {
             Ok(out) => out,

@@ -228,8 +228,7 @@ async fn kill_9_in_a_stream_of_writes_loses_no_acknowledged_write_and_leaves_no_
             ledgers.push(task.await.expect("the writer finished"));
         }
         // The database file itself changes only when the log is checkpointed.
-        checkpointed +=
-            usize::from(std::fs::read(&state).expect("the state file") != round_start);
+        checkpointed += usize::from(std::fs::read(&state).expect("the state file") != round_start);
         // Odd rounds checkpoint after every few writes.
         sandbox.flags = if round.is_multiple_of(2) {
             vec!["--checkpoint-after-bytes".into(), "16384".into()]

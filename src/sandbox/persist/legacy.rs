@@ -111,8 +111,16 @@ fn apply(state: &mut Value, op: Value) -> Result<(), Damage> {
     let Value::Object(mut op) = op else {
         return Err(bad("an op that is not an object"));
     };
-    let part = op.get("c").and_then(Value::as_str).unwrap_or_default().to_owned();
-    let kind = op.get("op").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let part = op
+        .get("c")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let kind = op
+        .get("op")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     let index = |op: &Map<String, Value>, key: &str| {
         op.get(key)
             .and_then(Value::as_u64)

@@ -60,8 +60,8 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::error::SandboxError;
 use super::fixture::Fixture;
 use super::store::{Organization, State};
-use seal::{KeyError, SealError, Sealer};
 use file::{FileLock, keep_beside, owner_only, sync_dir};
+use seal::{KeyError, SealError, Sealer};
 use tables::{Keys, tables};
 
 /// The schema's version (`PRAGMA user_version`).
@@ -327,7 +327,8 @@ impl StateDb {
             conn.pragma_update(None, "wal_autocheckpoint", pages)
                 .map_err(|e| db_error(path, e))?;
         }
-        let state = read_or_create(&conn, fixture, &keys).map_err(|source| db_failed(path, source))?;
+        let state =
+            read_or_create(&conn, fixture, &keys).map_err(|source| db_failed(path, source))?;
         let db = StateDb {
             conn: Mutex::new(conn),
             path: path.to_owned(),
@@ -368,7 +369,11 @@ impl StateDb {
     /// `before`), in one transaction; returns its number for
     /// [`StateDb::sync`], `None` when it changed nothing. On failure
     /// nothing of it is in the database: [`StateDb::restore`] `state`.
-    pub fn commit(&self, state: &mut State, before: &Recording) -> Result<Option<u64>, PersistError> {
+    pub fn commit(
+        &self,
+        state: &mut State,
+        before: &Recording,
+    ) -> Result<Option<u64>, PersistError> {
         self.check_broken()?;
         let mut conn = lock(&self.conn);
         let t = tables(state);
@@ -408,7 +413,8 @@ impl StateDb {
         *t.organization = before.organization;
         for (def, c) in t.collections {
             if let Err(e) = c.restore(def, &conn, &self.keys) {
-                lock(&self.broken).get_or_insert_with(|| format!("restoring after a failed write: {e}"));
+                lock(&self.broken)
+                    .get_or_insert_with(|| format!("restoring after a failed write: {e}"));
                 return Err(self.failed(e));
             }
         }

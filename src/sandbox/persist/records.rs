@@ -429,7 +429,11 @@ mod tests {
         assert_eq!(r.as_slice(), ["a", "b", "c", "d", "e"]);
         r.finish();
         r.push("g".into());
-        assert_eq!(r.rows().last().map(|(row, _)| row), Some(7), "ids are not reused");
+        assert_eq!(
+            r.rows().last().map(|(row, _)| row),
+            Some(7),
+            "ids are not reused"
+        );
     }
 
     #[test]

@@ -189,7 +189,10 @@ impl Sealer {
         let (nonce, rest) = bytes.split_at(NONCE_LEN);
         let nonce = Nonce::try_assume_unique_for_key(nonce).ok()?;
         let mut rest = rest.to_vec();
-        let plain = self.key.open_in_place(nonce, Aad::from(aad), &mut rest).ok()?;
+        let plain = self
+            .key
+            .open_in_place(nonce, Aad::from(aad), &mut rest)
+            .ok()?;
         serde_json::from_slice(plain).ok()
     }
 

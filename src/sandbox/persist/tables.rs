@@ -48,12 +48,20 @@ const PROJECTS: TableDef = TableDef {
 };
 const LOG_STREAMS: TableDef = TableDef {
     name: "log_streams",
-    columns: &[("id", "$.id"), ("project_id", "$.project_id"), ("name", "$.name")],
+    columns: &[
+        ("id", "$.id"),
+        ("project_id", "$.project_id"),
+        ("name", "$.name"),
+    ],
     sealed: &[],
 };
 const EXPERIMENTS: TableDef = TableDef {
     name: "experiments",
-    columns: &[("id", "$.id"), ("project_id", "$.project_id"), ("name", "$.name")],
+    columns: &[
+        ("id", "$.id"),
+        ("project_id", "$.project_id"),
+        ("name", "$.name"),
+    ],
     sealed: &[],
 };
 const SCORERS: TableDef = TableDef {
@@ -201,8 +209,7 @@ pub trait Table {
     /// Reads every record.
     fn load(&mut self, def: &TableDef, db: &Connection, keys: &dyn Keys) -> Result<(), DbError>;
     /// Reads back from the table what the write touched.
-    fn restore(&mut self, def: &TableDef, db: &Connection, keys: &dyn Keys)
-    -> Result<(), DbError>;
+    fn restore(&mut self, def: &TableDef, db: &Connection, keys: &dyn Keys) -> Result<(), DbError>;
 }
 
 fn sql(e: rusqlite::Error) -> DbError {
@@ -318,7 +325,10 @@ impl<T: Serialize + DeserializeOwned> Table for Records<T> {
 
     fn load(&mut self, def: &TableDef, db: &Connection, keys: &dyn Keys) -> Result<(), DbError> {
         let mut stmt = db
-            .prepare(&format!("SELECT row, body, sealed FROM {} ORDER BY row", def.name))
+            .prepare(&format!(
+                "SELECT row, body, sealed FROM {} ORDER BY row",
+                def.name
+            ))
             .map_err(sql)?;
         let mut rows = stmt.query([]).map_err(sql)?;
         let mut out = Vec::new();
@@ -348,7 +358,10 @@ impl<T: Serialize + DeserializeOwned> Table for Records<T> {
                     "SELECT body, sealed FROM {} WHERE row = ?1",
                     def.name
                 ))
-                .and_then(|mut s| s.query_row([row], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+                .and_then(|mut s| {
+                    s.query_row([row], |r| Ok((r.get(0)?, r.get(1)?)))
+                        .optional()
+                })
                 .map_err(sql)?;
             let item = match found {
                 Some((body, sealed)) => Some(from_row(def, &body, sealed.as_deref(), keys)?),
