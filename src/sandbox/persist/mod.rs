@@ -322,6 +322,8 @@ impl StateDb {
             "PRAGMA synchronous = {synchronous}; PRAGMA busy_timeout = 5000;"
         ))
         .map_err(|e| db_error(path, e))?;
+        // Three statements a table (save, delete, read back) stay prepared.
+        conn.set_prepared_statement_cache_capacity(64);
         if let Some(bytes) = checkpoint_after {
             let pages = i64::try_from(bytes / 4096).unwrap_or(i64::MAX).max(1);
             conn.pragma_update(None, "wal_autocheckpoint", pages)
