@@ -220,9 +220,8 @@ fn a_file_readable_by_all_is_tightened() {
 /// sandbox --state`, then a metric settings change, two sections created
 /// and the first deleted, an Azure integration with an Authorization
 /// header and a Mistral one), with its key.
-const JOURNAL: &[u8] = include_bytes!("../../../tests/fixtures/sandbox-state/journal-v1.state");
-const JOURNAL_KEY: &[u8] =
-    include_bytes!("../../../tests/fixtures/sandbox-state/journal-v1.state.key");
+const JOURNAL: &[u8] = include_bytes!("testdata/journal-v1.state");
+const JOURNAL_KEY: &[u8] = include_bytes!("testdata/journal-v1.state.key");
 
 fn integration_names(state: &State) -> Vec<&str> {
     state.integrations.iter().map(|i| i.name.as_str()).collect()
