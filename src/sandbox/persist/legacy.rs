@@ -66,16 +66,17 @@ fn journal(bytes: &[u8]) -> Result<Option<Value>, NotRead> {
     if snapshot.get("evalctl_sandbox_state") != Some(&Value::from(1)) {
         return Ok(None);
     }
-    let mut seq = snapshot.get("seq").and_then(Value::as_u64).unwrap_or(0);
+    let snapshot_seq = snapshot.get("seq").and_then(Value::as_u64).unwrap_or(0);
     let mut state = snapshot.remove("state").unwrap_or_default();
     let rest: Vec<&[u8]> = lines.collect();
-    for (k, line) in rest.iter().enumerate() {
+    // Write `seq` is on line `k + 2`.
+    for (seq, (k, line)) in (snapshot_seq + 1..).zip(rest.iter().enumerate()) {
         let last = k + 1 == rest.len();
         let damaged = |reason| NotRead::Damaged {
             line: k + 2,
             reason,
         };
-        let ops = match entry(line, seq + 1) {
+        let ops = match entry(line, seq) {
             Ok(ops) => ops,
             // A write cut short: never acknowledged.
             Err(_) if last => break,
@@ -84,7 +85,6 @@ fn journal(bytes: &[u8]) -> Result<Option<Value>, NotRead> {
         for op in ops {
             apply(&mut state, op).map_err(damaged)?;
         }
-        seq += 1;
     }
     Ok(Some(state))
 }
