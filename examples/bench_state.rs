@@ -9,7 +9,9 @@
 //! real change), while a second client reads a log stream's settings in a
 //! loop. It prints the latency of the writes (median, p95, max, total) and
 //! of the reads made meanwhile, then the same without a state file, and the
-//! size of the state file before and after. Figures are printed, never
+//! size of the state file before and after. Then it times `--changes`
+//! changes sent by `--concurrency` clients at once (as an apply sends
+//! them), with and without a state file. Figures are printed, never
 //! asserted.
 
 // A benchmark's job is to print its figures.
@@ -22,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use evalctl::sandbox::{Fixture, Sandbox, SandboxHandle};
+use evalctl::sandbox::{Faults, Fixture, Sandbox, SandboxHandle};
 
 /// Command-line flags.
 #[derive(Debug, Clone, Parser)]
@@ -42,10 +44,21 @@ struct Args {
     /// Log streams per project of the large state.
     #[arg(long, default_value_t = 40)]
     log_streams: usize,
-    /// Also measure the writes with compactions this frequent (the journal
-    /// size that triggers one; default: the snapshot's size, at least 1 MiB).
+    /// Also measure the writes with checkpoints this frequent (the size of
+    /// the write-ahead log that triggers one; default: SQLite's, 1,000 pages).
     #[arg(long, value_name = "BYTES")]
-    compact_after_bytes: Option<u64>,
+    checkpoint_after_bytes: Option<u64>,
+    /// Changes sent at once by `--concurrency` clients (as an apply does),
+    /// timed with and without a state file.
+    #[arg(long, default_value_t = 4000)]
+    changes: usize,
+    /// Clients sending those changes (evalctl's default concurrency).
+    #[arg(long, default_value_t = 64)]
+    concurrency: usize,
+    /// Latency the sandbox adds to every request during the concurrent
+    /// changes, in milliseconds (the service's round trip).
+    #[arg(long, default_value_t = 0)]
+    latency_ms: u64,
     /// Where the state files go (default: a temporary directory).
     #[arg(long, value_name = "DIR")]
     dir: Option<std::path::PathBuf>,
@@ -198,17 +211,17 @@ async fn run_one(label: &str, fixture: &Fixture, args: &Args, root: &Path) -> Re
     println!("  restart (load): {}", ms(started.elapsed()));
     handle.shutdown().map_err(|e| e.to_string())?;
 
-    if let Some(bytes) = args.compact_after_bytes {
-        let state = dir.join("compacting.json");
+    if let Some(bytes) = args.checkpoint_after_bytes {
+        let state = dir.join("checkpointing.json");
         let handle = Sandbox::builder()
             .fixture(fixture.clone())
             .state_file(&state)
-            .compact_after_bytes(bytes)
+            .checkpoint_after_bytes(bytes)
             .start()
             .map_err(|e| e.to_string())?;
         let (mut writes, mut reads) = measure(&handle, args.writes).await;
         println!(
-            "  writes compacting after {bytes} bytes of journal {}",
+            "  writes checkpointing after {bytes} bytes of log {}",
             writes.summary()
         );
         println!("  reads meanwhile          {}", reads.summary());
@@ -223,7 +236,99 @@ async fn run_one(label: &str, fixture: &Fixture, args: &Args, root: &Path) -> Re
     println!("  writes without --state   {}", writes.summary());
     println!("  reads meanwhile          {}", reads.summary());
     handle.shutdown().map_err(|e| e.to_string())?;
+
+    let faults = Faults {
+        latency: Duration::from_millis(args.latency_ms),
+        ..Faults::default()
+    };
+    let mut walls = Vec::new();
+    for with_state in [true, false] {
+        let mut builder = Sandbox::builder()
+            .fixture(fixture.clone())
+            .faults(faults.clone());
+        if with_state {
+            builder = builder.state_file(dir.join("concurrent.json"));
+        }
+        let handle = builder.start().map_err(|e| e.to_string())?;
+        let (wall, failed) = concurrent(&handle, args.changes, args.concurrency).await;
+        handle.shutdown().map_err(|e| e.to_string())?;
+        println!(
+            "  {} changes by {} clients {} --state: {} ({failed} failed)",
+            args.changes,
+            args.concurrency,
+            if with_state { "with" } else { "without" },
+            ms(wall)
+        );
+        walls.push(wall);
+    }
+    if let [with, without] = walls[..] {
+        println!(
+            "  with / without: {:.2} (at {} ms of latency)",
+            with.as_secs_f64() / without.as_secs_f64().max(f64::MIN_POSITIVE),
+            args.latency_ms
+        );
+    }
     Ok(())
+}
+
+/// Sends `changes` metric-settings changes from `concurrency` clients at
+/// once; returns the wall time and how many were not answered 200.
+async fn concurrent(
+    handle: &SandboxHandle,
+    changes: usize,
+    concurrency: usize,
+) -> (Duration, usize) {
+    let runs: Vec<(String, String)> = handle.read_state(|s| {
+        s.log_streams
+            .iter()
+            .map(|l| (l.project_id.clone(), l.id.clone()))
+            .collect()
+    });
+    let runs = Arc::new(runs);
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let http = reqwest::Client::new();
+    let base = handle.base_url();
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..concurrency.max(1))
+        .map(|_| {
+            let (runs, next, http, base) = (
+                Arc::clone(&runs),
+                Arc::clone(&next),
+                http.clone(),
+                base.clone(),
+            );
+            tokio::spawn(async move {
+                let mut failed = 0;
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= changes {
+                        return failed;
+                    }
+                    let (pid, lid) = &runs[i % runs.len()];
+                    let rate = ((i % 97) + 1) as f64 / 100.0;
+                    let r = http
+                        .patch(format!(
+                            "{base}/v2/projects/{pid}/log_streams/{lid}/metric_settings"
+                        ))
+                        .header("Service-AO-API-Key", "demo-api-key")
+                        .json(&serde_json::json!({"segment_filters": [{"sample_rate": rate}]}))
+                        .send()
+                        .await;
+                    match r {
+                        Ok(r) if r.status().is_success() => {
+                            let _ = r.bytes().await;
+                        }
+                        _ => failed += 1,
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut failed = 0;
+    for t in tasks {
+        failed += t.await.unwrap_or(0);
+    }
+    (started.elapsed(), failed)
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

@@ -12,18 +12,20 @@ pub struct SandboxArgs {
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     pub listen: String,
 
-    /// Persist every change to FILE (loaded at start when it exists, else
-    /// created from the fixture). Holds no integration secret (token, API key, headers,
-    /// credentials: salted fingerprints only); the other fields of an integration, which
-    /// reads return (default headers, header mappings, init kwargs), are sealed under a key
-    /// in FILE.key. Both are readable by their owner only (mode 0600).
+    /// Persist every change to FILE, a SQLite database (loaded at start when it
+    /// exists, else created from the fixture; a state file of an earlier version is
+    /// migrated, the old file kept as FILE.pre-sqlite). Holds no secret (credentials and
+    /// integration tokens, API keys, headers: salted fingerprints only); those
+    /// fingerprints and the other fields of an integration, which reads return (default
+    /// headers, header mappings, init kwargs), are sealed under a key in FILE.key. Both are
+    /// readable by their owner only (mode 0600).
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
 
-    /// Compact the state file when its journal passes BYTES (default: the
-    /// snapshot's size, at least 1 MiB); for tests of compaction.
+    /// Checkpoint the state file's write-ahead log into it when the log
+    /// passes BYTES (default: SQLite's, 1,000 pages); for tests of checkpoints.
     #[arg(long, value_name = "BYTES", hide = true)]
-    pub compact_after_bytes: Option<u64>,
+    pub checkpoint_after_bytes: Option<u64>,
 
     /// Start from this fixture (JSON, as printed by --dump-fixture) instead
     /// of the built-in demo fixture.
@@ -175,7 +177,7 @@ impl From<SandboxArgs> for ServeOptions {
         let SandboxArgs {
             listen,
             state,
-            compact_after_bytes,
+            checkpoint_after_bytes,
             fixture,
             dump_fixture,
             api_key_header,
@@ -201,7 +203,7 @@ impl From<SandboxArgs> for ServeOptions {
         ServeOptions {
             listen,
             state,
-            compact_after_bytes,
+            checkpoint_after_bytes,
             fixture,
             dump_fixture,
             api_key_header,

@@ -6,9 +6,10 @@
 //! Locks are `std`'s, never held across an `.await`. The state is behind a
 //! read-write lock: reads run a closure under the read lock; writes run a
 //! closure under the write lock and, when a state file is configured (on a
-//! blocking thread), append what it changed to the file before releasing
-//! the lock and flush it to disk after, before the answer is sent (see
-//! `persist`). A write that fails, in the store or in the file, is undone.
+//! blocking thread), commit what it changed to the database in one
+//! transaction before releasing the lock and flush it to disk after, before
+//! the answer is sent (see `persist`). A write that fails, in the store or
+//! in the database, has what it touched read back from the database.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 use super::conn::ConnInfo;
 use super::error::SandboxError;
 use super::faults::{CallerSlot, Fault, FaultState, Faults, RequestRecord};
-use super::persist::{Persistence, StateFile, write};
+use super::persist::{self, StateDb};
 use super::reply::ApiError;
 use super::store::State;
 use super::validation::with_content_type;
@@ -34,14 +35,14 @@ pub const REQUEST_LOG_CAP: usize = 100_000;
 /// The state shared by all handlers of one sandbox.
 #[derive(Debug)]
 pub struct App {
-    state: Arc<RwLock<State>>,
+    state: RwLock<State>,
     /// Bearer tokens issued by `/login`: fingerprint → user id. In memory
     /// only: a restart invalidates them.
     tokens: Mutex<HashMap<String, String>>,
     faults: Mutex<FaultState>,
     log: Mutex<Vec<RequestRecord>>,
     seq: AtomicU64,
-    persistence: Option<Persistence>,
+    db: Option<StateDb>,
     /// The header carrying API keys.
     pub api_key_header: HeaderName,
 }
@@ -64,25 +65,20 @@ fn write_lock<T>(m: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
 }
 
 impl App {
-    /// A new app over `state`, persisted to `state_file` when given.
+    /// A new app over `state`, persisted to `db` when given.
     pub fn new(
         state: State,
         faults: Faults,
-        state_file: Option<StateFile>,
+        db: Option<StateDb>,
         api_key_header: HeaderName,
     ) -> Result<Self, SandboxError> {
-        let state = Arc::new(RwLock::new(state));
-        let persistence = match state_file {
-            Some(file) => Some(Persistence::start(file, &state)?),
-            None => None,
-        };
         Ok(App {
-            state,
+            state: RwLock::new(state),
             tokens: Mutex::new(HashMap::new()),
             faults: Mutex::new(FaultState::new(faults)),
             log: Mutex::new(Vec::new()),
             seq: AtomicU64::new(0),
-            persistence,
+            db,
             api_key_header,
         })
     }
@@ -104,7 +100,7 @@ impl App {
         T: Send + 'static,
         F: FnOnce(&mut State) -> Result<T, ApiError> + Send + 'static,
     {
-        if self.persistence.is_none() {
+        if self.db.is_none() {
             return f(&mut write_lock(&self.state));
         }
         let app = Arc::clone(self);
@@ -120,58 +116,35 @@ impl App {
         f: impl FnOnce(&mut State) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
         let mut state = write_lock(&self.state);
-        let Some(persistence) = &self.persistence else {
+        let Some(db) = &self.db else {
             return f(&mut state);
         };
-        let file = persistence.file();
-        let recording = write::begin(&mut state);
+        let not_saved =
+            |e: persist::PersistError| ApiError::Internal(format!("state not saved: {e}"));
+        let recording = persist::begin(&mut state);
         let out = match f(&mut state) {
             Ok(out) => out,
             Err(e) => {
-                if !write::rollback(&mut state, recording) {
-                    // Part of the state was replaced and cannot be put back:
-                    // keep the file equal to what is served.
-                    let saved = write::whole(&mut state)
-                        .map_err(|e| ApiError::Internal(format!("state not saved: {e}")))
-                        .and_then(|ops| {
-                            file.append(&ops)
-                                .map_err(|e| ApiError::Internal(format!("state not saved: {e}")))
-                        });
-                    drop(state);
-                    if let Ok(seq) = saved {
-                        let _ = file.sync(seq);
-                    }
-                }
+                // What the store changed before refusing is read back.
+                let restored = db.restore(&mut state, recording);
+                persist::finish(&mut state);
+                restored.map_err(not_saved)?;
                 return Err(e);
             }
         };
-        let appended = write::collect(&mut state, &recording)
-            .map_err(|e| ApiError::Internal(format!("state not saved: {e}")))
-            .and_then(|ops| {
-                if ops.is_empty() {
-                    Ok(None)
-                } else {
-                    file.append(&ops)
-                        .map(Some)
-                        .map_err(|e| ApiError::Internal(format!("state not saved: {e}")))
-                }
-            });
-        let seq = match appended {
-            Ok(seq) => {
-                write::finish(&mut state);
-                seq
-            }
+        let seq = match db.commit(&mut state, &recording) {
+            Ok(seq) => seq,
             Err(e) => {
-                write::rollback(&mut state, recording);
-                return Err(e);
+                let _ = db.restore(&mut state, recording);
+                persist::finish(&mut state);
+                return Err(not_saved(e));
             }
         };
+        persist::finish(&mut state);
         // Reads go on while the write is flushed to disk.
         drop(state);
         if let Some(seq) = seq {
-            file.sync(seq)
-                .map_err(|e| ApiError::Internal(format!("state not saved: {e}")))?;
-            persistence.maybe_compact();
+            db.sync(seq).map_err(not_saved)?;
         }
         Ok(out)
     }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::persist::{Damage, PersistError};
+use super::persist::{Damage, DbError, PersistError};
 use super::reply::ApiError;
 
 /// Why a sandbox could not start, run or save its state.
@@ -53,8 +53,9 @@ pub enum SandboxError {
         /// The state file.
         path: PathBuf,
     },
-    /// The state file is damaged before its last line (not a write cut
-    /// short by a crash, which is dropped).
+    /// A state file of an earlier version (a journal), being migrated, is
+    /// damaged before its last line (not a write cut short by a crash,
+    /// which is dropped).
     #[error("{} is damaged at line {line}: {reason}", path.display())]
     StateDamaged {
         /// The state file.
@@ -65,8 +66,16 @@ pub enum SandboxError {
         #[source]
         reason: Damage,
     },
-    /// The state file could not be written (at start: migrating or
-    /// compacting it).
+    /// The state database cannot be opened, read or made.
+    #[error("the state file {} cannot be used: {source}", path.display())]
+    StateDb {
+        /// The state file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: DbError,
+    },
+    /// The state file could not be written.
     #[error("the state could not be saved: {}: {source}", path.display())]
     StateFileNotSaved {
         /// The state file.

@@ -17,8 +17,8 @@
 //! - [`kinds`]: the kinds added for issue 20 (custom scorers, prompt
 //!   templates, project writes, Protect stages), store and routes together.
 //! - [`fixture`]: the built-in demo fixture and the scaled one.
-//! - [`persist`]: the `--state` file: a snapshot and a journal of the
-//!   writes, each flushed to disk before it is answered.
+//! - [`persist`]: the `--state` file: a SQLite database, one table per
+//!   collection, each write committed and flushed before it is answered.
 //! - [`faults`]: latency, 5xx, 429, rate limit, dropped connections; the
 //!   request log.
 //! - [`serve`]: `evalctl sandbox`: serve until Ctrl-C.

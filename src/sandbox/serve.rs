@@ -25,16 +25,18 @@ pub struct ServeOptions {
     /// Address to listen on. Keep it on loopback: the demo credentials are public.
     pub listen: String,
 
-    /// Persist every change to FILE (loaded at start when it exists, else
-    /// created from the fixture). Holds no integration secret (token, API key, headers,
-    /// credentials: salted fingerprints only); the other fields of an integration, which
-    /// reads return (default headers, header mappings, init kwargs), are sealed under a key
-    /// in FILE.key. Both are readable by their owner only (mode 0600).
+    /// Persist every change to FILE, a SQLite database (loaded at start when it
+    /// exists, else created from the fixture; a state file of an earlier version is
+    /// migrated, the old file kept as FILE.pre-sqlite). Holds no secret (credentials and
+    /// integration tokens, API keys, headers: salted fingerprints only); those
+    /// fingerprints and the other fields of an integration, which reads return (default
+    /// headers, header mappings, init kwargs), are sealed under a key in FILE.key. Both are
+    /// readable by their owner only (mode 0600).
     pub state: Option<PathBuf>,
 
-    /// Compact the state file when its journal passes BYTES (default: the
-    /// snapshot's size, at least 1 MiB); for tests of compaction.
-    pub compact_after_bytes: Option<u64>,
+    /// Checkpoint the state file's write-ahead log into it when the log
+    /// passes BYTES (default: SQLite's, 1,000 pages); for tests of checkpoints.
+    pub checkpoint_after_bytes: Option<u64>,
 
     /// Start from this fixture (JSON, as printed by --dump-fixture) instead
     /// of the built-in demo fixture.
@@ -115,7 +117,7 @@ impl Default for ServeOptions {
         ServeOptions {
             listen: "127.0.0.1:8080".to_owned(),
             state: None,
-            compact_after_bytes: None,
+            checkpoint_after_bytes: None,
             fixture: None,
             dump_fixture: false,
             api_key_header: DEFAULT_API_KEY_HEADER.to_owned(),
@@ -222,8 +224,8 @@ pub async fn run_with<W: Write>(
     if let Some(state) = &args.state {
         builder = builder.state_file(state);
     }
-    if let Some(bytes) = args.compact_after_bytes {
-        builder = builder.compact_after_bytes(bytes);
+    if let Some(bytes) = args.checkpoint_after_bytes {
+        builder = builder.checkpoint_after_bytes(bytes);
     }
     let bound = builder.bind().await?;
     let base_url = format!("http://{}", bound.local_addr());

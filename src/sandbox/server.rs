@@ -18,7 +18,7 @@ use super::conn::{ConnInfo, ConnLimits, SandboxListener};
 use super::error::SandboxError;
 use super::faults::{Faults, RequestRecord};
 use super::fixture::Fixture;
-use super::persist::StateFile;
+use super::persist::StateDb;
 use super::routes::router;
 use super::store::State;
 
@@ -49,7 +49,7 @@ pub struct SandboxBuilder {
     api_key_header: Option<String>,
     listen: Option<SocketAddr>,
     limits: ConnLimits,
-    compact_after: Option<u64>,
+    checkpoint_after: Option<u64>,
     basic: BasicPolicy,
 }
 
@@ -81,11 +81,11 @@ impl SandboxBuilder {
         self
     }
 
-    /// Compact the state file when its journal passes this many bytes
-    /// (default: the snapshot's size, at least 1 MiB). Small values make
-    /// compactions frequent: for tests of them.
-    pub fn compact_after_bytes(mut self, bytes: u64) -> Self {
-        self.compact_after = Some(bytes);
+    /// Checkpoint the state database's write-ahead log into the file when
+    /// it passes this many bytes (default: SQLite's, 1,000 pages). Small
+    /// values make checkpoints frequent: for tests of them.
+    pub fn checkpoint_after_bytes(mut self, bytes: u64) -> Self {
+        self.checkpoint_after = Some(bytes);
         self
     }
 
@@ -145,7 +145,7 @@ impl SandboxBuilder {
         let fixture = self.fixture.unwrap_or_default();
         let (state_file, state) = match &self.state_file {
             Some(path) => {
-                let (file, state) = StateFile::open(path, fixture, self.compact_after)?;
+                let (file, state) = StateDb::open(path, fixture, self.checkpoint_after)?;
                 (Some(file), state)
             }
             None => (None, fixture.into_state()),

@@ -377,14 +377,14 @@ fn sandbox_killed_and_restarted_mid_apply() {
     let state = ctx.path("sandbox-state.json");
     let mut sandbox = SandboxProcess::start(&state, free_port(), &["--latency-ms", "40"]);
     let url = sandbox.base_url();
-    let initial = std::fs::read(&state).expect("the sandbox writes its state file at start");
+    let initial = crate::sandbox_support::state_bytes(&state);
 
     let first = std::thread::scope(|scope| {
         let apply = scope.spawn(|| first_apply(&ctx, &url, &["--concurrency", "4"]));
         // Wait for the first acknowledged write: the state file changes
         // before the sandbox answers.
         let deadline = Instant::now() + Duration::from_secs(30);
-        while std::fs::read(&state).is_ok_and(|now| now == initial) {
+        while crate::sandbox_support::state_bytes(&state) == initial {
             assert!(
                 !apply.is_finished(),
                 "the apply ended before any write reached the state file"

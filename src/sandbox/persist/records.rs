@@ -1,96 +1,55 @@
-//! [`Records`]: the collection type of the sandbox's state, a `Vec` that
-//! knows what a write changed.
+//! [`Records`]: the collection type of the sandbox's state, a `Vec` whose
+//! elements are rows of a table of the state database.
+//!
+//! Each element carries the row id it has in its table (ascending in the
+//! collection's order: a push takes the next id, a removal leaves a gap).
+//! During a write (between `begin` and `finish`, driven by `persist`) the
+//! collection notes which rows it handed out to change, pushed or removed:
+//! committing the write saves those rows, and only those, in one SQL
+//! transaction; a write that fails has those rows read back from the
+//! database. Nothing is undone by hand: the database is the record of what
+//! was committed. A mutator that may touch everything (`iter_mut`, sorting,
+//! an insertion in the middle) marks the whole table, which the commit
+//! writes whole.
 //!
 //! Outside a write it is a plain `Vec` (reads through `Deref<Target = [T]>`,
-//! the usual mutators). During a write with a state file (between
-//! `begin` and `finish`/`rollback`, driven by `persist::tracked`) every
-//! mutation is noted as a positional [`Change`] (an element set, pushed,
-//! inserted, removed; the whole collection for the few mutators that can
-//! touch everything, such as `iter_mut`), with what undoes it. So a write
-//! costs the serialization of the records it touched, not of the state,
-//! and a failed write is undone exactly.
-//!
-//! Prefer `position` then `records[i]` to `iter_mut().find(..)`: the first
-//! notes one record, the second the whole collection.
+//! the usual mutators). Prefer `position` then `records[i]` to
+//! `iter_mut().find(..)`: the first notes one row, the second the table.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::ops::{Deref, Index, IndexMut};
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
-
-use super::journal::Change;
 
 /// A collection of the sandbox's state (see the module docs).
 pub struct Records<T> {
     items: Vec<T>,
-    log: Option<Box<Log<T>>>,
+    /// The row id of each element, ascending.
+    rows: Vec<i64>,
+    /// The id the next pushed element gets.
+    next_row: i64,
+    /// What the write under way touched (`None` outside a write).
+    touched: Option<Box<Touched>>,
 }
 
-/// What a write did to one collection so far.
-struct Log<T> {
-    /// Elements changed in place since the last structural change.
-    dirty: Vec<usize>,
-    /// Changes noted so far, in order.
-    changes: Vec<Change>,
-    /// How to undo them, in order.
-    undo: Vec<Undo<T>>,
-    /// The whole collection is written at the end (a mutator that can
-    /// touch every element was used).
-    whole: bool,
-    /// The first element that could not be serialized.
-    error: Option<serde_json::Error>,
+/// What a write touched in one collection.
+#[derive(Debug, Default)]
+pub(super) struct Touched {
+    /// Rows handed out to change, pushed or removed.
+    pub rows: BTreeSet<i64>,
+    /// Every row may have changed (or moved): write the table whole.
+    pub whole: bool,
 }
 
-enum Undo<T> {
-    Slot(usize, T),
-    Pushed,
-    Inserted(usize),
-    Removed(Vec<(usize, T)>),
-    Truncated(Vec<T>),
-    All(Vec<T>),
-}
-
-impl<T> Log<T> {
-    fn new() -> Self {
-        Log {
-            dirty: Vec::new(),
-            changes: Vec::new(),
-            undo: Vec::new(),
-            whole: false,
-            error: None,
-        }
-    }
-}
-
-fn to_value<T: Serialize>(item: &T, error: &mut Option<serde_json::Error>) -> Value {
-    serde_json::to_value(item).unwrap_or_else(|e| {
-        error.get_or_insert(e);
-        Value::Null
-    })
-}
-
-/// Why a change read from the state file cannot be replayed on a
-/// collection.
-#[derive(Debug, thiserror::Error)]
-pub enum ChangeError {
-    /// An element is not of the collection's type.
-    #[error("{0}")]
-    Element(#[source] serde_json::Error),
-    /// The change names a position the collection does not have.
-    #[error("{op} at {index} of a collection of {len}")]
-    OutOfRange {
-        /// The change: `set`, `insert` or `remove`.
-        op: &'static str,
-        /// The position it names.
-        index: usize,
-        /// The collection's length then.
-        len: usize,
-    },
-    /// A change of a single field, not of a collection.
-    #[error("a field change for a collection")]
-    FieldChange,
+/// What a write must save of one collection.
+#[derive(Debug)]
+pub(super) enum Pending<'a> {
+    /// These rows (those no longer in the collection are deleted).
+    Rows(&'a BTreeSet<i64>),
+    /// The whole table (also for a collection replaced during the write,
+    /// which knows nothing of the rows it replaced).
+    Whole,
 }
 
 impl<T> Records<T> {
@@ -98,7 +57,9 @@ impl<T> Records<T> {
     pub fn new() -> Self {
         Records {
             items: Vec::new(),
-            log: None,
+            rows: Vec::new(),
+            next_row: 1,
+            touched: None,
         }
     }
 
@@ -106,7 +67,9 @@ impl<T> Records<T> {
     pub fn with_capacity(n: usize) -> Self {
         Records {
             items: Vec::with_capacity(n),
-            log: None,
+            rows: Vec::with_capacity(n),
+            next_row: 1,
+            touched: None,
         }
     }
 
@@ -119,84 +82,54 @@ impl<T> Records<T> {
     pub fn into_vec(self) -> Vec<T> {
         self.items
     }
-}
 
-impl<T: Clone + Serialize> Records<T> {
-    /// The noted log, when a write is being recorded and the collection is
-    /// not already to be written whole.
-    fn logging(&mut self) -> Option<&mut Log<T>> {
-        self.log.as_deref_mut().filter(|l| !l.whole)
-    }
-
-    /// Notes the elements changed in place as `Set`s (before a structural
-    /// change moves them).
-    fn flush(&mut self) {
-        let Some(log) = self.log.as_deref_mut() else {
-            return;
-        };
-        for i in std::mem::take(&mut log.dirty) {
-            if let Some(item) = self.items.get(i) {
-                let v = to_value(item, &mut log.error);
-                log.changes.push(Change::Set { i, v });
-            }
-        }
-    }
-
-    /// Notes that element `i` may change.
-    fn touch(&mut self, i: usize) {
-        let Some(item) = self.items.get(i) else {
-            return;
-        };
-        if let Some(log) = self.log.as_deref_mut().filter(|l| !l.whole)
-            && !log.dirty.contains(&i)
+    fn note(&mut self, row: i64) {
+        if let Some(t) = self.touched.as_deref_mut()
+            && !t.whole
         {
-            log.dirty.push(i);
-            log.undo.push(Undo::Slot(i, item.clone()));
+            t.rows.insert(row);
         }
     }
 
-    /// Notes that anything may change: the collection is written whole.
+    /// Marks every row as changed and numbers the rows again from 1 (the
+    /// table is written whole, so the old ids do not matter).
     fn touch_all(&mut self) {
-        if let Some(log) = self.log.as_deref_mut()
-            && !log.whole
-        {
-            log.whole = true;
-            log.dirty.clear();
-            log.changes.clear();
-            log.undo.push(Undo::All(self.items.clone()));
+        if let Some(t) = self.touched.as_deref_mut() {
+            t.whole = true;
+            t.rows.clear();
         }
+        self.renumber();
+    }
+
+    fn renumber(&mut self) {
+        self.rows = (1..).take(self.items.len()).collect();
+        self.next_row = i64::try_from(self.items.len()).unwrap_or(i64::MAX - 1) + 1;
     }
 
     /// Appends an element.
     pub fn push(&mut self, item: T) {
-        self.flush();
-        if let Some(log) = self.logging() {
-            let v = to_value(&item, &mut log.error);
-            log.changes.push(Change::Push { v });
-            log.undo.push(Undo::Pushed);
-        }
+        let row = self.next_row;
+        self.next_row += 1;
         self.items.push(item);
+        self.rows.push(row);
+        self.note(row);
     }
 
-    /// Inserts an element at `i`, shifting the rest.
+    /// Inserts an element at `i`, shifting the rest (at the end: a push;
+    /// elsewhere the table is written whole).
     pub fn insert(&mut self, i: usize, item: T) {
-        self.flush();
-        if let Some(log) = self.logging() {
-            let v = to_value(&item, &mut log.error);
-            log.changes.push(Change::Insert { i, v });
-            log.undo.push(Undo::Inserted(i));
+        if i == self.items.len() {
+            return self.push(item);
         }
         self.items.insert(i, item);
+        self.touch_all();
     }
 
     /// Removes and returns the element at `i`.
     pub fn remove(&mut self, i: usize) -> T {
-        self.flush();
         let item = self.items.remove(i);
-        if let Some(log) = self.logging() {
-            log.changes.push(Change::Remove { at: vec![i] });
-            log.undo.push(Undo::Removed(vec![(i, item.clone())]));
-        }
+        let row = self.rows.remove(i);
+        self.note(row);
         item
     }
 
@@ -208,30 +141,19 @@ impl<T: Clone + Serialize> Records<T> {
 
     /// Keeps the elements for which `keep` is true.
     pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
-        self.flush();
         let flags: Vec<bool> = self.items.iter().map(&mut keep).collect();
         if flags.iter().all(|k| *k) {
             return;
         }
-        let mut removed = Vec::new();
-        let mut kept = Vec::with_capacity(self.items.len());
-        for (i, (item, k)) in std::mem::take(&mut self.items)
-            .into_iter()
-            .zip(flags)
-            .enumerate()
-        {
+        let items = std::mem::take(&mut self.items);
+        let rows = std::mem::take(&mut self.rows);
+        for ((item, row), k) in items.into_iter().zip(rows).zip(flags) {
             if k {
-                kept.push(item);
+                self.items.push(item);
+                self.rows.push(row);
             } else {
-                removed.push((i, item));
+                self.note(row);
             }
-        }
-        self.items = kept;
-        if let Some(log) = self.logging() {
-            log.changes.push(Change::Remove {
-                at: removed.iter().map(|(i, _)| *i).collect(),
-            });
-            log.undo.push(Undo::Removed(removed));
         }
     }
 
@@ -240,11 +162,9 @@ impl<T: Clone + Serialize> Records<T> {
         if len >= self.items.len() {
             return;
         }
-        self.flush();
-        let tail = self.items.split_off(len);
-        if let Some(log) = self.logging() {
-            log.changes.push(Change::Truncate { len });
-            log.undo.push(Undo::Truncated(tail));
+        self.items.truncate(len);
+        for row in self.rows.split_off(len) {
+            self.note(row);
         }
     }
 
@@ -262,7 +182,8 @@ impl<T: Clone + Serialize> Records<T> {
 
     /// The element at `i`, to change.
     pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
-        self.touch(i);
+        let row = *self.rows.get(i)?;
+        self.note(row);
         self.items.get_mut(i)
     }
 
@@ -277,138 +198,81 @@ impl<T: Clone + Serialize> Records<T> {
         self.get_mut(last)
     }
 
-    /// Every element, to change (notes the whole collection: prefer
-    /// `position` and an index).
+    /// Every element, to change (notes the whole table: prefer `position`
+    /// and an index).
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
         self.touch_all();
         self.items.iter_mut()
     }
 
-    /// Sorts the collection (notes the whole collection).
+    /// Sorts the collection (notes the whole table).
     pub fn sort_by(&mut self, compare: impl FnMut(&T, &T) -> std::cmp::Ordering) {
-        self.touch_all();
         self.items.sort_by(compare);
-    }
-
-    /// Sorts the collection by a key (notes the whole collection).
-    pub fn sort_by_key<K: Ord>(&mut self, key: impl FnMut(&T) -> K) {
         self.touch_all();
+    }
+
+    /// Sorts the collection by a key (notes the whole table).
+    pub fn sort_by_key<K: Ord>(&mut self, key: impl FnMut(&T) -> K) {
         self.items.sort_by_key(key);
+        self.touch_all();
     }
 
-    /// Starts noting changes (a write begins).
+    /// A collection read from its table: `(row id, element)` in ascending
+    /// row order.
+    pub(super) fn from_rows(rows: Vec<(i64, T)>) -> Self {
+        let mut r = Records::with_capacity(rows.len());
+        for (row, item) in rows {
+            r.next_row = r.next_row.max(row + 1);
+            r.rows.push(row);
+            r.items.push(item);
+        }
+        r
+    }
+
+    /// The elements with their row ids.
+    pub(super) fn rows(&self) -> impl Iterator<Item = (i64, &T)> {
+        self.rows.iter().copied().zip(&self.items)
+    }
+
+    /// The element of row `row`, if the collection holds it.
+    pub(super) fn by_row(&self, row: i64) -> Option<&T> {
+        let i = self.rows.binary_search(&row).ok()?;
+        self.items.get(i)
+    }
+
+    /// Puts row `row` back as the database holds it (`None`: it has no
+    /// such row), at its place in row order.
+    pub(super) fn restore_row(&mut self, row: i64, item: Option<T>) {
+        match (self.rows.binary_search(&row), item) {
+            (Ok(i), Some(item)) => self.items[i] = item,
+            (Ok(i), None) => {
+                self.items.remove(i);
+                self.rows.remove(i);
+            }
+            (Err(i), Some(item)) => {
+                self.items.insert(i, item);
+                self.rows.insert(i, row);
+            }
+            (Err(_), None) => {}
+        }
+    }
+
+    /// Starts noting what a write touches.
     pub(super) fn begin(&mut self) {
-        self.log = Some(Box::new(Log::new()));
+        self.touched = Some(Box::default());
     }
 
-    /// The changes of the write so far, `None` when the collection was
-    /// replaced by another during it (then it is written whole).
-    pub(super) fn collect(&mut self) -> Result<Option<Vec<Change>>, serde_json::Error> {
-        self.flush();
-        let Some(log) = self.log.as_deref_mut() else {
-            return Ok(None);
-        };
-        if let Some(e) = log.error.take() {
-            return Err(e);
-        }
-        if log.whole {
-            let mut error = None;
-            let v = self.items.iter().map(|i| to_value(i, &mut error)).collect();
-            return match error {
-                Some(e) => Err(e),
-                None => Ok(Some(vec![Change::All { v }])),
-            };
-        }
-        Ok(Some(std::mem::take(&mut log.changes)))
-    }
-
-    /// The whole collection as one change.
-    pub(super) fn whole(&self) -> Result<Change, serde_json::Error> {
-        let mut error = None;
-        let v = self.items.iter().map(|i| to_value(i, &mut error)).collect();
-        match error {
-            Some(e) => Err(e),
-            None => Ok(Change::All { v }),
+    /// What the write under way must save.
+    pub(super) fn pending(&self) -> Pending<'_> {
+        match self.touched.as_deref() {
+            Some(t) if !t.whole => Pending::Rows(&t.rows),
+            _ => Pending::Whole,
         }
     }
 
-    /// Stops noting changes, keeping them (the write is done).
+    /// Stops noting (the write was saved or restored).
     pub(super) fn finish(&mut self) {
-        self.log = None;
-    }
-
-    /// Undoes the write's changes; false when they cannot be (the
-    /// collection was replaced during the write).
-    pub(super) fn rollback(&mut self) -> bool {
-        let Some(log) = self.log.take() else {
-            return false;
-        };
-        for undo in log.undo.into_iter().rev() {
-            match undo {
-                Undo::Slot(i, item) => {
-                    if let Some(slot) = self.items.get_mut(i) {
-                        *slot = item;
-                    }
-                }
-                Undo::Pushed => {
-                    self.items.pop();
-                }
-                Undo::Inserted(i) => {
-                    if i < self.items.len() {
-                        self.items.remove(i);
-                    }
-                }
-                Undo::Removed(removed) => {
-                    for (i, item) in removed {
-                        let at = i.min(self.items.len());
-                        self.items.insert(at, item);
-                    }
-                }
-                Undo::Truncated(tail) => self.items.extend(tail),
-                Undo::All(items) => self.items = items,
-            }
-        }
-        true
-    }
-}
-
-impl<T: DeserializeOwned> Records<T> {
-    /// Replays a change read from the journal.
-    pub(super) fn apply(&mut self, change: Change) -> Result<(), ChangeError> {
-        let item = |v: Value| serde_json::from_value::<T>(v).map_err(ChangeError::Element);
-        let out_of_range = |op: &'static str, index: usize, len: usize| {
-            Err(ChangeError::OutOfRange { op, index, len })
-        };
-        match change {
-            Change::Set { i, v } => {
-                let len = self.items.len();
-                match self.items.get_mut(i) {
-                    Some(slot) => *slot = item(v)?,
-                    None => return out_of_range("set", i, len),
-                }
-            }
-            Change::Push { v } => self.items.push(item(v)?),
-            Change::Insert { i, v } => {
-                if i > self.items.len() {
-                    return out_of_range("insert", i, self.items.len());
-                }
-                self.items.insert(i, item(v)?);
-            }
-            Change::Remove { at } => {
-                for i in at.into_iter().rev() {
-                    if i >= self.items.len() {
-                        return out_of_range("remove", i, self.items.len());
-                    }
-                    self.items.remove(i);
-                }
-            }
-            Change::Truncate { len } => self.items.truncate(len),
-            Change::All { v } => {
-                self.items = v.into_iter().map(item).collect::<Result<_, _>>()?;
-            }
-            Change::Field { .. } => return Err(ChangeError::FieldChange),
-        }
-        Ok(())
+        self.touched = None;
     }
 }
 
@@ -419,11 +283,13 @@ impl<T> Default for Records<T> {
 }
 
 impl<T: Clone> Clone for Records<T> {
-    /// A copy of the elements (not of a write in progress).
+    /// A copy of the elements and their row ids (not of a write in progress).
     fn clone(&self) -> Self {
         Records {
             items: self.items.clone(),
-            log: None,
+            rows: self.rows.clone(),
+            next_row: self.next_row,
+            touched: None,
         }
     }
 }
@@ -460,17 +326,25 @@ impl<T> Index<usize> for Records<T> {
     }
 }
 
-impl<T: Clone + Serialize> IndexMut<usize> for Records<T> {
+impl<T> IndexMut<usize> for Records<T> {
     /// The element at `i`, to change (noted).
     fn index_mut(&mut self, i: usize) -> &mut T {
-        self.touch(i);
+        let row = self.rows[i];
+        self.note(row);
         &mut self.items[i]
     }
 }
 
 impl<T> From<Vec<T>> for Records<T> {
     fn from(items: Vec<T>) -> Self {
-        Records { items, log: None }
+        let mut r = Records {
+            items,
+            rows: Vec::new(),
+            next_row: 1,
+            touched: None,
+        };
+        r.renumber();
+        r
     }
 }
 
@@ -496,7 +370,7 @@ impl<'a, T> IntoIterator for &'a Records<T> {
     }
 }
 
-impl<'a, T: Clone + Serialize> IntoIterator for &'a mut Records<T> {
+impl<'a, T> IntoIterator for &'a mut Records<T> {
     type Item = &'a mut T;
     type IntoIter = std::slice::IterMut<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
@@ -526,63 +400,58 @@ mod tests {
         r
     }
 
-    fn replay(start: &[&str], changes: Vec<Change>) -> Vec<String> {
-        let mut r: Records<String> = start.iter().map(|s| (*s).to_owned()).collect();
-        for c in changes {
-            r.apply(c).unwrap();
+    fn noted(r: &Records<String>) -> Vec<i64> {
+        match r.pending() {
+            Pending::Rows(rows) => rows.iter().copied().collect(),
+            Pending::Whole => panic!("whole"),
         }
-        r.into_vec()
     }
 
     #[test]
-    fn replaying_the_noted_changes_gives_the_same_collection() {
-        let start = ["a", "b", "c", "d", "e"];
-        let mut r = tracked(&start);
+    fn a_write_notes_the_rows_it_touched_and_row_ids_stay_ascending() {
+        let mut r = tracked(&["a", "b", "c", "d", "e"]);
+        let _ = &r[0];
         r[1].push('1');
         r.push("f".into());
-        r[1].push('2');
         r.retain(|s| s != "c" && s != "e");
-        r.insert(0, "z".into());
-        r.remove(2);
-        r[3].push('3');
-        r.truncate(4);
-        let changes = r.collect().unwrap().unwrap();
-        let after = r.clone().into_vec();
-        assert_eq!(after, vec!["z", "a", "d", "f3"]);
-        assert_eq!(replay(&start, changes), after);
-        // Undone exactly.
-        assert!(r.rollback());
-        assert_eq!(r.into_vec(), start);
+        r.remove(0);
+        assert_eq!(r.as_slice(), ["b1", "d", "f"]);
+        assert_eq!(noted(&r), vec![1, 2, 3, 5, 6], "a read is not a change");
+        assert_eq!(r.rows().map(|(row, _)| row).collect::<Vec<_>>(), [2, 4, 6]);
+        assert_eq!(r.by_row(4).map(String::as_str), Some("d"));
+        assert_eq!(r.by_row(3), None);
+        // Put back as a database would hold them before the write.
+        r.restore_row(1, Some("a".into()));
+        r.restore_row(2, Some("b".into()));
+        r.restore_row(3, Some("c".into()));
+        r.restore_row(5, Some("e".into()));
+        r.restore_row(6, None);
+        assert_eq!(r.as_slice(), ["a", "b", "c", "d", "e"]);
+        r.finish();
+        r.push("g".into());
+        assert_eq!(
+            r.rows().last().map(|(row, _)| row),
+            Some(7),
+            "ids are not reused"
+        );
     }
 
     #[test]
-    fn a_mutator_that_can_touch_everything_writes_the_whole_collection() {
-        let start = ["b", "a"];
-        let mut r = tracked(&start);
-        r.push("c".into());
-        r.sort_by(|a, b| a.cmp(b));
-        for s in r.iter_mut() {
-            s.push('!');
+    fn a_mutator_that_can_touch_everything_marks_the_table_whole() {
+        for f in [
+            (|r: &mut Records<String>| r.sort_by(|a, b| a.cmp(b))) as fn(&mut Records<String>),
+            |r| r.iter_mut().for_each(|s| s.push('!')),
+            |r| r.insert(0, "z".into()),
+        ] {
+            let mut r = tracked(&["b", "a"]);
+            r.push("c".into());
+            f(&mut r);
+            assert!(matches!(r.pending(), Pending::Whole));
+            let rows: Vec<i64> = r.rows().map(|(row, _)| row).collect();
+            assert!(rows.windows(2).all(|w| w[0] < w[1]), "{rows:?}");
         }
-        let changes = r.collect().unwrap().unwrap();
-        assert!(matches!(changes.as_slice(), [Change::All { .. }]));
-        assert_eq!(replay(&start, changes), vec!["a!", "b!", "c!"]);
-        assert!(r.rollback());
-        assert_eq!(r.into_vec(), start);
-    }
-
-    #[test]
-    fn outside_a_write_nothing_is_noted_and_a_replaced_collection_says_so() {
-        let mut r: Records<String> = Records::new();
-        r.push("x".into());
-        r[0].push('y');
-        assert!(r.log.is_none());
-        r.begin();
-        let mut replaced: Records<String> = vec!["q".to_owned()].into();
-        std::mem::swap(&mut r, &mut replaced);
-        assert_eq!(r.collect().unwrap(), None);
-        assert!(!r.rollback());
-        let untouched = tracked(&["a"]).collect().unwrap().unwrap();
-        assert!(untouched.is_empty());
+        // A collection made during a write knows nothing of the old rows.
+        let replaced: Records<String> = vec!["q".to_owned()].into();
+        assert!(matches!(replaced.pending(), Pending::Whole));
     }
 }

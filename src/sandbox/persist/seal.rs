@@ -1,45 +1,48 @@
-//! Integration settings sealed at rest: what the state file holds of an
-//! integration's non-secret fields.
+//! Fields sealed at rest: what the state database holds of the values that
+//! must not be readable from the file alone.
 //!
-//! The service returns an integration's non-secret fields (an Azure
-//! integration's `default_headers`, a custom one's `init_kwargs`, an
-//! `organization_id`), so the sandbox must keep them to answer reads as it
-//! does, across restarts; yet they are often values taken from the
-//! environment (`Authorization: Bearer ${TOKEN}`). Like the service, which
-//! keeps such settings encrypted at rest, the state file holds them sealed:
-//! each record's `fields` is `"sealed:v1:" + base64(nonce || AES-256-GCM
-//! ciphertext and tag)` of their JSON text, under a key kept apart in
-//! `FILE.key` (32 random bytes as hex, mode 0600, written the first time an
-//! integration is). The state file alone, copied, shared or committed, shows
-//! no value of an integration. (Secret fields themselves are never kept at
-//! all: a salted fingerprint only, see `store::integrations`.)
+//! Two kinds of record hold them: users (the salted fingerprints of their
+//! password and API keys) and integrations (the salted fingerprint of their
+//! secret fields, and their other settings: an Azure integration's
+//! `default_headers`, a custom one's `init_kwargs`, often values taken from
+//! the environment such as `Authorization: Bearer ${TOKEN}`). The service
+//! returns an integration's settings, so the sandbox must keep them to answer
+//! reads across restarts; like the service, which keeps them encrypted at
+//! rest, the file holds them sealed. Each table names its sealed fields
+//! (`tables`); a row keeps them, as one JSON object, in its `sealed` column:
+//! `"sealed:v2:" + base64(nonce || AES-256-GCM ciphertext and tag)`, bound to
+//! the table's name, under a key kept apart in `FILE.key` (32 random bytes as
+//! hex, mode 0600, written the first time a sealed field is). The other
+//! columns stay in the clear, for `sqlite3`. (Secret values themselves are
+//! never kept at all: salted fingerprints only, see `store::integrations`.)
 //!
-//! The snapshot line is written and read through serde (the `fields` hook
-//! [`fields`], active only in [`scope`]); journal lines are sealed and opened
-//! as JSON ([`seal_op`], [`open_op`]). A record read in the clear (a file of
-//! an earlier version) is counted, so that the file can be rewritten sealed.
+//! A journal file of the previous version sealed an integration's `fields`
+//! alone, as `"sealed:v1:..."` under the same key file ([`Sealer::open_v1`]),
+//! which migrating it reads.
 
-use std::cell::RefCell;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use aws_lc_rs::aead::{AES_256_GCM, Aad, NONCE_LEN, Nonce, RandomizedNonceKey};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
-use super::journal::{Change, Op};
+/// What a sealed column starts with.
+const PREFIX: &str = "sealed:v2:";
 
-/// What a sealed `fields` value starts with.
-const PREFIX: &str = "sealed:v1:";
+/// What an integration's sealed `fields` started with in a journal file.
+const PREFIX_V1: &str = "sealed:v1:";
 
-/// Bound to every sealed value, so a sealed text means nothing elsewhere.
-const AAD: &[u8] = b"evalctl sandbox: integration fields, v1";
+/// Bound to every sealed value of a journal file.
+const AAD_V1: &[u8] = b"evalctl sandbox: integration fields, v1";
 
-/// The collection whose records are sealed.
-const INTEGRATIONS: &str = "integrations";
+/// Bound to every sealed column, with its table's name, so a sealed text
+/// means nothing in another table.
+fn aad(table: &str) -> Vec<u8> {
+    format!("evalctl sandbox: sealed fields of {table}, v2").into_bytes()
+}
 
 /// Why the key cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -155,21 +158,31 @@ impl Sealer {
         Ok(sealer)
     }
 
-    /// The sealed text of `fields`.
-    fn seal(&self, fields: &Map<String, Value>) -> Result<String, String> {
-        let mut buf = serde_json::to_vec(fields).map_err(|e| e.to_string())?;
+    /// The sealed text of the fields of a row of `table`.
+    pub fn seal(&self, table: &str, fields: &Map<String, Value>) -> Result<String, SealError> {
+        let mut buf = serde_json::to_vec(fields).map_err(|_| SealError)?;
         let nonce = self
             .key
-            .seal_in_place_append_tag(Aad::from(AAD), &mut buf)
-            .map_err(|_| "the integration's settings could not be sealed".to_owned())?;
+            .seal_in_place_append_tag(Aad::from(aad(table).as_slice()), &mut buf)
+            .map_err(|_| SealError)?;
         let mut out = nonce.as_ref().to_vec();
         out.extend_from_slice(&buf);
         Ok(format!("{PREFIX}{}", STANDARD.encode(out)))
     }
 
-    /// The fields of a sealed text; `None` when it was not sealed with this key.
-    fn open(&self, sealed: &str) -> Option<Map<String, Value>> {
-        let bytes = STANDARD.decode(sealed.strip_prefix(PREFIX)?).ok()?;
+    /// The fields of a sealed text of `table`; `None` when it was not sealed
+    /// with this key for that table.
+    pub fn open(&self, table: &str, sealed: &str) -> Option<Map<String, Value>> {
+        self.open_with(sealed.strip_prefix(PREFIX)?, &aad(table))
+    }
+
+    /// An integration's `fields` as a journal file sealed them.
+    pub fn open_v1(&self, sealed: &str) -> Option<Map<String, Value>> {
+        self.open_with(sealed.strip_prefix(PREFIX_V1)?, AAD_V1)
+    }
+
+    fn open_with(&self, base64: &str, aad: &[u8]) -> Option<Map<String, Value>> {
+        let bytes = STANDARD.decode(base64).ok()?;
         if bytes.len() < NONCE_LEN {
             return None;
         }
@@ -178,143 +191,29 @@ impl Sealer {
         let mut rest = rest.to_vec();
         let plain = self
             .key
-            .open_in_place(nonce, Aad::from(AAD), &mut rest)
+            .open_in_place(nonce, Aad::from(aad), &mut rest)
             .ok()?;
         serde_json::from_slice(plain).ok()
     }
-}
 
-/// What reading sealed records found.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Opened {
-    /// Records read in the clear (to be rewritten sealed).
-    pub clear: usize,
-    /// Sealed records that could not be opened: no key, or another key.
-    pub unopened: usize,
-}
-
-thread_local! {
-    /// The key of the serialization under way in [`scope`], and what reading found.
-    static CURRENT: RefCell<Option<(Option<Arc<Sealer>>, Opened)>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` (which writes or reads a snapshot) with `sealer` sealing and
-/// opening the integration records it meets; returns what reading found.
-pub fn scope<R>(sealer: Option<Arc<Sealer>>, f: impl FnOnce() -> R) -> (R, Opened) {
-    let previous = CURRENT.with(|c| c.replace(Some((sealer, Opened::default()))));
-    let out = f();
-    let found = CURRENT.with(|c| c.replace(previous));
-    (out, found.map(|(_, opened)| opened).unwrap_or_default())
-}
-
-/// The serde hook of `IntegrationRecord::fields`: sealed in [`scope`] when it
-/// has a key, as a map everywhere else (responses, fixtures, tests).
-pub mod fields {
-    use serde::de::Error as _;
-    use serde::ser::Error as _;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    use serde_json::{Map, Value};
-
-    use super::CURRENT;
-
-    /// Serializes `fields`, sealed in a scope with a key.
-    pub fn serialize<S: Serializer>(
-        fields: &Map<String, Value>,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        let sealer = CURRENT.with(|c| c.borrow().as_ref().and_then(|(s, _)| s.clone()));
-        match sealer {
-            Some(sealer) => sealer
-                .seal(fields)
-                .map_err(S::Error::custom)?
-                .serialize(serializer),
-            None => fields.serialize(serializer),
-        }
-    }
-
-    /// Reads `fields`, sealed or (from an earlier version) in the clear.
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Map<String, Value>, D::Error> {
-        match Value::deserialize(deserializer)? {
-            Value::Object(map) => {
-                CURRENT.with(|c| {
-                    if let Some((_, opened)) = c.borrow_mut().as_mut() {
-                        opened.clear += 1;
-                    }
-                });
-                Ok(map)
-            }
-            Value::String(sealed) => CURRENT.with(|c| {
-                let mut current = c.borrow_mut();
-                let Some((sealer, opened)) = current.as_mut() else {
-                    return Err(D::Error::custom(
-                        "sealed integration settings outside a state file",
-                    ));
-                };
-                match sealer.as_ref().and_then(|s| s.open(&sealed)) {
-                    Some(map) => Ok(map),
-                    None => {
-                        opened.unopened += 1;
-                        Err(D::Error::custom(
-                            "sealed integration settings that this key does not open",
-                        ))
-                    }
-                }
-            }),
-            _ => Err(D::Error::custom("integration fields must be an object")),
-        }
+    /// Seals `fields` as a journal file did (for tests of migrating one).
+    #[cfg(test)]
+    pub fn seal_v1(&self, fields: &Map<String, Value>) -> String {
+        let mut buf = serde_json::to_vec(fields).unwrap();
+        let nonce = self
+            .key
+            .seal_in_place_append_tag(Aad::from(AAD_V1), &mut buf)
+            .unwrap();
+        let mut out = nonce.as_ref().to_vec();
+        out.extend_from_slice(&buf);
+        format!("{PREFIX_V1}{}", STANDARD.encode(out))
     }
 }
 
-/// Whether `ops` write integration records.
-pub fn writes_integrations(ops: &[Op]) -> bool {
-    ops.iter().any(|op| op.c == INTEGRATIONS)
-}
-
-/// The records an op carries, to change.
-fn records(op: &mut Op) -> Vec<&mut Value> {
-    if op.c != INTEGRATIONS {
-        return Vec::new();
-    }
-    match &mut op.change {
-        Change::Set { v, .. } | Change::Push { v } | Change::Insert { v, .. } => vec![v],
-        Change::All { v } => v.iter_mut().collect(),
-        Change::Remove { .. } | Change::Truncate { .. } | Change::Field { .. } => Vec::new(),
-    }
-}
-
-/// Seals the integration records of a journal line's op.
-pub fn seal_op(sealer: &Sealer, op: &mut Op) -> Result<(), String> {
-    for record in records(op) {
-        if let Some(slot) = record.get_mut("fields")
-            && let Value::Object(map) = slot
-        {
-            *slot = Value::String(sealer.seal(map)?);
-        }
-    }
-    Ok(())
-}
-
-/// Opens the integration records of an op read from the file (in place),
-/// counting those in the clear and those that cannot be opened.
-pub fn open_op(sealer: Option<&Sealer>, op: &mut Op, found: &mut Opened) {
-    for record in records(op) {
-        match record.get_mut("fields") {
-            Some(Value::Object(_)) => found.clear += 1,
-            Some(slot @ Value::String(_)) => {
-                let opened = slot
-                    .as_str()
-                    .and_then(|sealed| sealer.and_then(|s| s.open(sealed)));
-                match opened {
-                    Some(map) => *slot = Value::Object(map),
-                    None => found.unopened += 1,
-                }
-            }
-            _ => {}
-        }
-    }
-}
+/// Sealing failed (the cipher refused; not expected in practice).
+#[derive(Debug, thiserror::Error)]
+#[error("a sealed field could not be sealed")]
+pub struct SealError;
 
 #[cfg(test)]
 mod tests {
@@ -330,21 +229,25 @@ mod tests {
         let map: Map<String, Value> =
             serde_json::from_value(json!({"default_headers": {"Authorization": "Bearer CANARY"}}))
                 .unwrap();
-        let sealed = sealer.seal(&map).unwrap();
+        let sealed = sealer.seal("integrations", &map).unwrap();
         assert!(sealed.starts_with(PREFIX) && !sealed.contains("CANARY"));
         assert_ne!(
             sealed,
-            sealer.seal(&map).unwrap(),
+            sealer.seal("integrations", &map).unwrap(),
             "a fresh nonce each time"
         );
         let again = Sealer::load(&path).unwrap().unwrap();
-        assert_eq!(again.open(&sealed), Some(map.clone()));
+        assert_eq!(again.open("integrations", &sealed), Some(map.clone()));
+        assert_eq!(again.open("users", &sealed), None, "bound to its table");
         let other = Sealer::create(&dir.path().join("other.key")).unwrap();
-        assert_eq!(other.open(&sealed), None);
+        assert_eq!(other.open("integrations", &sealed), None);
         let mut tampered = sealed.clone();
         tampered.pop();
         tampered.push('A');
-        assert_eq!(again.open(&tampered), None);
+        assert_eq!(again.open("integrations", &tampered), None);
+        let v1 = again.seal_v1(&map);
+        assert_eq!(again.open_v1(&v1), Some(map.clone()));
+        assert_eq!(again.open("integrations", &v1), None);
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

@@ -24,8 +24,10 @@ pub use crate::sandbox::kinds::stages::StageRecord;
 use crate::sandbox::persist::Records;
 
 /// Everything the sandbox holds. See the module docs of `store`. Each
-/// collection is a [`Records`]: a `Vec` that notes what a write changed,
-/// so the state file records only that.
+/// collection is a [`Records`]: a `Vec` whose elements are rows of a table
+/// of the state database, noting which rows a write touched, so the state
+/// file saves only those (a new collection is also listed in
+/// `persist::tables`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct State {
     /// Salt of every fingerprint in this state (credentials, tokens).
@@ -426,7 +428,7 @@ pub struct IntegrationRecord {
     /// The non-secret fields of the last create/update body, with the
     /// create schema's defaults filled in (sealed in the state file: see
     /// `persist::seal`).
-    #[serde(default, with = "crate::sandbox::persist::seal::fields")]
+    #[serde(default)]
     pub fields: serde_json::Map<String, serde_json::Value>,
     /// Salted fingerprint of the secret fields as last sent.
     pub secret_fingerprint: String,

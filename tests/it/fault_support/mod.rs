@@ -209,6 +209,17 @@ impl SandboxProcess {
         }
     }
 
+    /// Stops it as Ctrl-C does (a graceful shutdown) and reaps it.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = Command::new("kill")
+                .arg("-INT")
+                .arg(child.id().to_string())
+                .status();
+            let _ = child.wait();
+        }
+    }
+
     /// Starts it again on the same port, with the same state file, and waits
     /// until it listens (retrying while the port is still held).
     pub fn restart(&mut self) {

@@ -329,3 +329,13 @@ pub fn provider_bodies() -> Vec<(&'static str, &'static str, Value)> {
         ),
     ]
 }
+
+/// Every byte a state database holds: its file and its write-ahead log
+/// (`FILE-wal`, where committed writes stay until a checkpoint).
+pub fn state_bytes(state: &std::path::Path) -> Vec<u8> {
+    let mut bytes = std::fs::read(state).unwrap_or_default();
+    let mut wal = state.as_os_str().to_os_string();
+    wal.push("-wal");
+    bytes.extend(std::fs::read(wal).unwrap_or_default());
+    bytes
+}
