@@ -66,6 +66,41 @@ impl From<Planned> for Printable {
 pub struct ManifestSource {
     paths: Vec<PathBuf>,
     digest: u64,
+    /// The mass-change guard's limits the repo's Settings give.
+    guard: crate::plan::GuardLimits,
+    /// What a plan of these manifests notes ([`crate::policy::plan_notes`]).
+    notes: Vec<String>,
+}
+
+impl ManifestSource {
+    /// The mass-change guard's limits these manifests set (`kind: Settings`).
+    pub fn guard(&self) -> crate::plan::GuardLimits {
+        self.guard
+    }
+
+    /// `options` with the guard's limits these manifests set.
+    fn options(&self, options: &PlanOptions) -> PlanOptions {
+        PlanOptions {
+            guard: self.guard,
+            ..options.clone()
+        }
+    }
+
+    /// `plan` with the notes the manifests add: policy warnings, a loosened guard.
+    fn noted(&self, mut plan: Plan) -> Plan {
+        if self.notes.is_empty() {
+            return plan;
+        }
+        plan.notes
+            .extend(self.notes.iter().map(|message| crate::plan::Note {
+                address: None,
+                kind: crate::plan::NoteKind::Info,
+                message: message.clone(),
+                created_by: None,
+            }));
+        plan.notes.sort();
+        plan
+    }
 }
 
 impl ManifestSource {
@@ -171,6 +206,8 @@ pub fn load_manifests_for(
     let source = ManifestSource {
         paths: args.paths.clone(),
         digest: outcome.digest,
+        guard: crate::policy::settings::guard_limits(&outcome.set),
+        notes: crate::policy::plan_notes(&outcome.set),
     };
     Ok((outcome.set, source))
 }
@@ -187,6 +224,7 @@ pub async fn plan_from_manifests(
     printer: &Printer,
 ) -> Result<Planned, Error> {
     let (desired, source) = load_manifests_for(manifests, secrets, printer)?;
+    let options = &source.options(options);
     let pruned = target::unmatched(&desired, options.targets.as_slice(), options.prune)?;
     let connection = connect(live_args)?;
     let shown = Progress::start(printer, &connection.client, "Loading live state");
@@ -194,6 +232,7 @@ pub async fn plan_from_manifests(
     drop(shown);
     let planned = enriched(&connection, read, printer).await;
     let (state, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
+    let plan = source.noted(plan);
     if !pruned.is_empty() {
         let addresses: Vec<crate::plan::Address> = (0..plan.changes.len())
             .map(|i| plan.changes.address(i).into_owned())
@@ -336,7 +375,8 @@ pub async fn plan_three_way(
     }
     overlap("--base", &manifests.paths, &three_way.base)?;
     overlap("--applied", &manifests.paths, &three_way.applied)?;
-    let (desired, _) = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
+    let (desired, source) = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
+    let options = &source.options(options);
     // Here a target names a declared object (a pruned object's address is for plain plans).
     target::unmatched(&desired, options.targets.as_slice(), false)?;
     let base = load_other("--base", "the base manifests", &three_way.base, printer);
@@ -359,7 +399,7 @@ pub async fn plan_three_way(
             let planned = plan_with(&connection, &desired, options, printer).await;
             let (_, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
             return Ok(Printable {
-                plan: attribution::unattributed(plan, &why),
+                plan: source.noted(attribution::unattributed(plan, &why)),
                 enrichment,
                 connection,
             });
@@ -416,6 +456,7 @@ pub async fn plan_three_way(
             plan
         }
     };
+    let plan = source.noted(plan);
     log_details(&plan);
     let touched = TouchedVersions::of_state(&three.state, &plan)?;
     let (enrichment, warning) = enrich(&connection.client, &touched, &plan).await;
@@ -561,6 +602,8 @@ mod tests {
         ManifestSource {
             paths,
             digest: outcome.digest,
+            guard: crate::plan::GuardLimits::default(),
+            notes: Vec::new(),
         }
     }
 

@@ -356,7 +356,14 @@ fn check_object(
         Ok(cel::Value::Bool(true)) => return,
         Ok(cel::Value::Bool(false)) => (
             format!("{}: {}", object.described, rule.rule.message),
-            format!("{at}: `{}`", one_line(&rule.rule.expression)),
+            {
+                let expression = one_line(&rule.rule.expression);
+                if expression.chars().count() <= 80 {
+                    format!("{at}: `{expression}`")
+                } else {
+                    at.clone()
+                }
+            },
         ),
         Ok(other) => (
             format!(
@@ -441,6 +448,43 @@ pub fn diagnostics(violations: &[Violation]) -> (Vec<Diagnostic>, BTreeMap<Strin
         out.push(diagnostic.with_help_opt(violation.help.clone()));
     }
     (out, masked)
+}
+
+/// What a plan of `set` notes for reviewers (its pull-request comment shows the notes):
+/// each policy warning, at its `file:line:column`, and a guard loosened by the repo's
+/// Settings. Errors are not here: they stop the command before it plans.
+#[must_use]
+pub fn plan_notes(set: &ManifestSet) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(warning) = set.settings.as_ref().and_then(settings::loosening_warning) {
+        out.push(warning);
+    }
+    let warnings: Vec<Violation> = evaluate(set)
+        .into_iter()
+        .filter(|v| v.severity == RuleSeverity::Warning)
+        .collect();
+    let (diagnostics, _) = diagnostics(&warnings);
+    out.extend(diagnostics.iter().map(note_text));
+    out
+}
+
+/// A policy diagnostic as one line of a plan's notes.
+#[must_use]
+pub fn note_text(diagnostic: &Diagnostic) -> String {
+    let place = match diagnostic.span {
+        Some(span) => format!("{}:{}:{}", diagnostic.file, span.line, span.column),
+        None => diagnostic.file.clone(),
+    };
+    let help = diagnostic
+        .help
+        .as_ref()
+        .map(|h| format!(" ({h})"))
+        .unwrap_or_default();
+    format!(
+        "policy {} at {place}: {}{help}",
+        diagnostic.severity.label(),
+        diagnostic.message
+    )
 }
 
 /// The text of `file` with its literal secrets masked, as loading masks them.
