@@ -497,8 +497,9 @@ fn typed(
         }
     }
     let result = match kind {
-        "Integration" => serde_json::from_value::<IntegrationSpec>(value)
-            .map(|s| Spec::Integration(Box::new(s))),
+        "Integration" => {
+            serde_json::from_value::<IntegrationSpec>(value).map(|s| Spec::Integration(Box::new(s)))
+        }
         "Policy" => serde_json::from_value(value).map(Spec::Policy),
         "Settings" => serde_json::from_value(value).map(Spec::Settings),
         _ => serde_json::from_value::<ProjectSpec>(value).map(Spec::Project),

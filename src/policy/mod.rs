@@ -117,7 +117,8 @@ pub fn compile(expression: &str, target: Target) -> Result<cel::Program, Compile
                 position: first.and_then(|e| {
                     let line = usize::try_from(e.pos.0).ok()?;
                     let column = usize::try_from(e.pos.1).ok()?;
-                    Some((line.max(1), column + 1))
+                    // Both 1-based.
+                    Some((line.max(1), column.max(1)))
                 }),
             }
         })?;
@@ -154,11 +155,7 @@ fn bound_in(expression: &str, name: &str) -> bool {
 fn position_of(text: &str, at: usize) -> (usize, usize) {
     let before = text.get(..at).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
-    let column = before
-        .rsplit('\n')
-        .next()
-        .map_or(0, |l| l.chars().count())
-        + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
 }
 
@@ -251,10 +248,12 @@ fn expression_span(
     if line != 1 || expression.contains('\n') {
         return value;
     }
+    // Past the last character (an expression that ends too soon): its end.
     let Some((byte, ch)) = expression
         .char_indices()
-        .nth(column.saturating_sub(1))
         .map(|(b, c)| (b, c.len_utf8()))
+        .chain(std::iter::once((expression.len(), 0)))
+        .nth(column.saturating_sub(1))
     else {
         return value;
     };
@@ -347,24 +346,18 @@ fn check_object(
     let result = program.execute(&context);
     let at = format!(
         "rule `{}` of policy `{}` ({}, rules[{}])",
-        rule.rule.name,
-        rule.policy,
-        rule.origin,
-        rule.index
+        rule.rule.name, rule.policy, rule.origin, rule.index
     );
     let (message, help) = match result {
         Ok(cel::Value::Bool(true)) => return,
-        Ok(cel::Value::Bool(false)) => (
-            format!("{}: {}", object.described, rule.rule.message),
-            {
-                let expression = one_line(&rule.rule.expression);
-                if expression.chars().count() <= 80 {
-                    format!("{at}: `{expression}`")
-                } else {
-                    at.clone()
-                }
-            },
-        ),
+        Ok(cel::Value::Bool(false)) => (format!("{}: {}", object.described, rule.rule.message), {
+            let expression = one_line(&rule.rule.expression);
+            if expression.chars().count() <= 80 {
+                format!("{at}: `{expression}`")
+            } else {
+                at.clone()
+            }
+        }),
         Ok(other) => (
             format!(
                 "{}: rule `{}` gives {}, not true or false",
@@ -416,9 +409,7 @@ pub fn diagnostics(violations: &[Violation]) -> (Vec<Diagnostic>, BTreeMap<Strin
     for violation in violations {
         let file = files
             .entry(violation.origin.file.as_path())
-            .or_insert_with(|| {
-                ManifestFile::read(&violation.origin.file, &Limits::default()).ok()
-            });
+            .or_insert_with(|| ManifestFile::read(&violation.origin.file, &Limits::default()).ok());
         let severity = match violation.severity {
             RuleSeverity::Error => Severity::Error,
             RuleSeverity::Warning => Severity::Warning,

@@ -134,7 +134,10 @@ fn project_objects(origin: &Origin, spec: &ProjectSpec, target: Target, out: &mu
     let project = identity(spec.name.as_deref(), spec.id.as_deref());
     let project_named = project_named(spec);
     let whole = normalized(spec);
-    let runs = [("log_streams", "log_stream", "log stream"), ("experiments", "experiment", "experiment")];
+    let runs = [
+        ("log_streams", "log_stream", "log stream"),
+        ("experiments", "experiment", "experiment"),
+    ];
     for (list, variable, noun) in runs {
         let Some(items) = whole.get(list).and_then(Value::as_array) else {
             continue;
@@ -152,7 +155,10 @@ fn project_objects(origin: &Origin, spec: &ProjectSpec, target: Target, out: &mu
                     origin: origin.clone(),
                     field: field.clone(),
                     described: run_named.clone(),
-                    variables: vec![(variable, cel(run.clone())), ("project", cel(project.clone()))],
+                    variables: vec![
+                        (variable, cel(run.clone())),
+                        ("project", cel(project.clone())),
+                    ],
                 });
             }
             if target != Target::Scorers {
@@ -285,8 +291,7 @@ fn normalized(spec: &ProjectSpec) -> Value {
                             sort_strings(items);
                         }
                     }
-                    if let Some(filters) = scorer.get_mut("filters").and_then(Value::as_array_mut)
-                    {
+                    if let Some(filters) = scorer.get_mut("filters").and_then(Value::as_array_mut) {
                         filters.iter_mut().for_each(normalize_filter);
                     }
                 }

@@ -72,7 +72,9 @@ fn each_target_sees_its_objects_and_reports_at_them() {
         (
             Target::Scorers,
             "!has(scorer.num_judges) || scorer.num_judges <= 3 || run.kind == 'experiment'",
-            &["Error log_streams[0].metric_settings.scorers[0] scorer `toxicity` of log stream `production` of project `demo`: broken"],
+            &[
+                "Error log_streams[0].metric_settings.scorers[0] scorer `toxicity` of log stream `production` of project `demo`: broken",
+            ],
         ),
         (
             Target::Experiments,
@@ -82,7 +84,9 @@ fn each_target_sees_its_objects_and_reports_at_them() {
         (
             Target::Templates,
             "template.kind == 'feedback'",
-            &["Error annotation_templates[0] annotation template `quality` of project `demo`: broken"],
+            &[
+                "Error annotation_templates[0] annotation template `quality` of project `demo`: broken",
+            ],
         ),
     ];
     for (target, expression, expected) in cases {
@@ -110,9 +114,17 @@ fn warnings_non_bools_and_evaluation_errors_are_reported() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].severity, RuleSeverity::Warning);
     assert!(found[0].message.contains("`staging`"), "{found:?}");
-    assert!(found[0].message.contains("cannot be evaluated: no field `metric_settings` here"));
+    assert!(
+        found[0]
+            .message
+            .contains("cannot be evaluated: no field `metric_settings` here")
+    );
     set.policies = vec![policy(Target::Projects, "project.name", None)];
-    assert!(evaluate(&set)[0].message.contains("gives a string, not true or false"));
+    assert!(
+        evaluate(&set)[0]
+            .message
+            .contains("gives a string, not true or false")
+    );
 }
 
 #[test]
@@ -136,7 +148,10 @@ fn forecast_rules_run_only_on_figures() {
     let found = evaluate_forecast(&set.policies, &figures);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].field.to_string(), "rules[0]");
-    assert_eq!(found[0].origin.file, std::path::PathBuf::from("policy.yaml"));
+    assert_eq!(
+        found[0].origin.file,
+        std::path::PathBuf::from("policy.yaml")
+    );
 }
 
 #[test]
@@ -149,4 +164,10 @@ fn compile_errors_say_where() {
     compile("project.log_streams.all(l, l.name != '')", Target::Projects).expect("bound variable");
     let deep = format!("{}1{}", "(".repeat(200), ")".repeat(200));
     assert!(compile(&deep, Target::Projects).is_err());
+}
+
+#[test]
+fn parse_error_positions_are_within_the_expression() {
+    let error = compile("scorer.num_judges <= )", Target::Scorers).expect_err("parse error");
+    assert_eq!(error.position, Some((1, 22)), "{error:?}");
 }

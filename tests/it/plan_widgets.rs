@@ -42,6 +42,7 @@ fn desired(trends: Value) -> ManifestSet {
             spec,
         }],
         integrations: vec![],
+        ..ManifestSet::default()
     }
 }
 
@@ -554,6 +555,7 @@ fn custom(rotate: bool) -> ManifestSet {
             origin: origin(),
             spec,
         }],
+        ..ManifestSet::default()
     }
 }
 
