@@ -220,13 +220,11 @@ pub fn load_on(
                     });
                 }
                 Some(Spec::Policy(spec)) => outcome.set.policies.push(Located { origin, spec }),
-                Some(Spec::Settings(spec)) => {
-                    // A second one is an error (`Across`); the first is kept.
-                    if outcome.set.settings.is_none() {
-                        outcome.set.settings = Some(Located { origin, spec });
-                    }
+                // A second one is an error (`Across`); the first is kept.
+                Some(Spec::Settings(spec)) if outcome.set.settings.is_none() => {
+                    outcome.set.settings = Some(Located { origin, spec });
                 }
-                None => {}
+                _ => {}
             }
         }
         if outcome.diagnostics.len() > shown {
