@@ -46,7 +46,7 @@ pub use spec::{PolicySpec, RuleSeverity, RuleSpec, SettingsSpec, Target};
 /// and a hostile expression must not exhaust the stack.
 pub const MAX_NESTING: usize = 64;
 
-/// The longest expression, in bytes.
+/// The longest expression, in characters (as the schema counts them).
 pub const MAX_EXPRESSION: usize = 4096;
 
 /// One object that breaks one rule (or a rule that could not be evaluated on it).
@@ -78,11 +78,11 @@ pub struct CompileError {
 /// [`MAX_NESTING`], and refer to no variable its target does not have (comprehension
 /// variables aside).
 pub fn compile(expression: &str, target: Target) -> Result<cel::Program, CompileError> {
-    if expression.len() > MAX_EXPRESSION {
+    let length = expression.chars().count();
+    if length > MAX_EXPRESSION {
         return Err(CompileError {
             message: format!(
-                "the expression is {} bytes long; at most {MAX_EXPRESSION} are allowed",
-                expression.len()
+                "the expression is {length} characters long; at most {MAX_EXPRESSION} are allowed"
             ),
             position: None,
         });
@@ -299,10 +299,15 @@ pub fn evaluate(set: &ManifestSet) -> Vec<Violation> {
     }
     let rules = compiled(&set.policies, false);
     let env = Arc::new(cel::Env::stdlib());
+    // Each target's objects built once, however many rules read them.
+    let mut by_target: BTreeMap<Target, Vec<objects::Object>> = BTreeMap::new();
     let mut out = Vec::new();
     for rule in &rules {
-        for object in objects::of(set, rule.rule.target) {
-            check_object(&env, rule, &object, &mut out);
+        let objects = by_target
+            .entry(rule.rule.target)
+            .or_insert_with(|| objects::of(set, rule.rule.target));
+        for object in objects.iter() {
+            check_object(&env, rule, object, &mut out);
         }
     }
     out

@@ -32,8 +32,8 @@ pub struct RuleSpec {
     /// each target sees.
     pub target: Target,
     /// A CEL expression that is `true` for an object that follows the rule, e.g.
-    /// `scorer.num_judges <= 3`.
-    #[schemars(length(min = 1))]
+    /// `scorer.num_judges <= 3`. At most 4,096 characters, brackets nested at most 64 deep.
+    #[schemars(length(min = 1, max = 4096))]
     pub expression: String,
     /// What a violation says, shown at the object that breaks the rule.
     #[schemars(length(min = 1))]
