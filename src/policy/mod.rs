@@ -58,10 +58,25 @@ pub struct Violation {
     pub origin: Origin,
     /// The object within that document (for a forecast rule: the rule).
     pub field: FieldPath,
-    /// What is wrong: the object, the rule's message, the rule.
+    /// What is wrong: the object, the rule's message.
     pub message: String,
-    /// Where the rule is, or what to do.
-    pub help: Option<String>,
+    /// The rule broken.
+    pub rule: RuleAt,
+    /// After the rule's place in the help line: its expression, or what to do.
+    pub detail: String,
+}
+
+/// A rule, by name and place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleAt {
+    /// The rule's name.
+    pub name: String,
+    /// Its policy's name.
+    pub policy: String,
+    /// The Policy document.
+    pub origin: Origin,
+    /// The rule's index in `rules`.
+    pub index: usize,
 }
 
 /// Why an expression does not compile, and where in it (1-based line and column of the
@@ -349,18 +364,14 @@ fn check_object(
         context.add_variable_from_value(*name, value.clone());
     }
     let result = program.execute(&context);
-    let at = format!(
-        "rule `{}` of policy `{}` ({}, rules[{}])",
-        rule.rule.name, rule.policy, rule.origin, rule.index
-    );
-    let (message, help) = match result {
+    let (message, detail) = match result {
         Ok(cel::Value::Bool(true)) => return,
         Ok(cel::Value::Bool(false)) => (format!("{}: {}", object.described, rule.rule.message), {
             let expression = one_line(&rule.rule.expression);
             if expression.chars().count() <= 80 {
-                format!("{at}: `{expression}`")
+                format!(": `{expression}`")
             } else {
-                at.clone()
+                String::new()
             }
         }),
         Ok(other) => (
@@ -370,7 +381,7 @@ fn check_object(
                 rule.rule.name,
                 objects::type_name(&other)
             ),
-            format!("{at}: an expression gives a bool"),
+            ": an expression gives a bool".to_owned(),
         ),
         Err(error) => (
             format!(
@@ -379,7 +390,7 @@ fn check_object(
                 rule.rule.name,
                 objects::error_text(&error)
             ),
-            format!("{at}: test optional fields with `has(...)` before reading them"),
+            ": test optional fields with `has(...)` before reading them".to_owned(),
         ),
     };
     out.push(Violation {
@@ -387,7 +398,13 @@ fn check_object(
         origin: object.origin.clone(),
         field: object.field.clone(),
         message,
-        help: Some(help),
+        rule: RuleAt {
+            name: rule.rule.name.clone(),
+            policy: rule.policy.to_owned(),
+            origin: rule.origin.clone(),
+            index: rule.index,
+        },
+        detail,
     });
 }
 
@@ -412,27 +429,28 @@ pub fn diagnostics(violations: &[Violation]) -> (Vec<Diagnostic>, BTreeMap<Strin
     let mut masked: BTreeMap<String, Masked> = BTreeMap::new();
     let mut out = Vec::with_capacity(violations.len());
     for violation in violations {
-        let file = files
-            .entry(violation.origin.file.as_path())
-            .or_insert_with(|| ManifestFile::read(&violation.origin.file, &Limits::default()).ok());
         let severity = match violation.severity {
             RuleSeverity::Error => Severity::Error,
             RuleSeverity::Warning => Severity::Warning,
         };
-        let located = file.as_ref().and_then(|file| {
-            let document = file
-                .documents()
-                .iter()
-                .find(|d| d.root().value.line as usize == violation.origin.line)?;
-            let node = document.locate(&violation.field.to_pointer());
-            Some((file, node.key_or_value()))
-        });
-        let diagnostic = match located {
-            Some((file, span)) => {
-                if !masked.contains_key(&file.name) {
-                    masked.insert(file.name.clone(), masked_text(file));
+        let rule = &violation.rule;
+        let rule_field = FieldPath::root().key("rules").index(rule.index);
+        let rule_place = match place(&mut files, &rule.origin, &rule_field) {
+            Some((name, span)) => format!("{name}:{}:{}", span.line, span.column),
+            None => format!("{}, {rule_field}", rule.origin),
+        };
+        let help = format!(
+            "rule `{}` of policy `{}` at {rule_place}{}",
+            rule.name, rule.policy, violation.detail
+        );
+        let diagnostic = match place(&mut files, &violation.origin, &violation.field) {
+            Some((name, span)) => {
+                if !masked.contains_key(&name)
+                    && let Some(Some(file)) = files.get(violation.origin.file.as_path())
+                {
+                    masked.insert(name.clone(), masked_text(file));
                 }
-                Diagnostic::new(severity, file.name.clone(), Some(span), &violation.message)
+                Diagnostic::new(severity, name, Some(span), &violation.message)
             }
             None => Diagnostic::new(
                 severity,
@@ -441,9 +459,28 @@ pub fn diagnostics(violations: &[Violation]) -> (Vec<Diagnostic>, BTreeMap<Strin
                 &violation.message,
             ),
         };
-        out.push(diagnostic.with_help_opt(violation.help.clone()));
+        out.push(diagnostic.with_help(help));
     }
     (out, masked)
+}
+
+/// The file name and span of `field` of the document at `origin`, its file read once
+/// into `files`; `None` when the file or the document is gone.
+fn place<'p>(
+    files: &mut BTreeMap<&'p std::path::Path, Option<ManifestFile>>,
+    origin: &'p Origin,
+    field: &FieldPath,
+) -> Option<(String, Span)> {
+    let file = files
+        .entry(origin.file.as_path())
+        .or_insert_with(|| ManifestFile::read(&origin.file, &Limits::default()).ok())
+        .as_ref()?;
+    let document = file
+        .documents()
+        .iter()
+        .find(|d| d.root().value.line as usize == origin.line)?;
+    let node = document.locate(&field.to_pointer());
+    Some((file.name.clone(), node.key_or_value()))
 }
 
 /// What a plan of `set` notes for reviewers (its pull-request comment shows the notes):
