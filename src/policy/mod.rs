@@ -390,7 +390,12 @@ fn check_object(
                 rule.rule.name,
                 objects::error_text(&error)
             ),
-            ": test optional fields with `has(...)` before reading them".to_owned(),
+            match error {
+                cel::ExecutionError::NoSuchKey(_) => {
+                    ": test optional fields with `has(...)` before reading them".to_owned()
+                }
+                _ => ": docs/policies.md says what each field holds".to_owned(),
+            },
         ),
     };
     out.push(Violation {

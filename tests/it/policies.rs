@@ -320,3 +320,50 @@ fn two_settings_documents_are_an_error_at_both() {
     let _bound = settings.bind_to_scope();
     insta::assert_snapshot!("two_settings", out.stderr);
 }
+
+#[test]
+fn a_rule_over_an_integration_never_shows_its_secret() {
+    let ctx = TestContext::new();
+    let policy = "\
+kind: Policy
+name: secrets
+rules:
+  - name: reads-the-token
+    target: integrations
+    expression: integration.token.size() > 1000
+    message: a long token
+    severity: warning
+  - name: breaks-on-the-token
+    target: integrations
+    expression: integration.token > 5
+    message: m
+    severity: warning
+  - name: gives-the-token
+    target: integrations
+    expression: integration.token
+    message: m
+    severity: warning
+";
+    repo(&ctx, policy);
+    for format in ["text", "json", "github"] {
+        let out = run(&ctx, &["validate", "config", "-o", format]);
+        out.expect(0);
+        let all = out.all_output();
+        let shown = if format == "text" {
+            &out.stderr
+        } else {
+            &out.stdout
+        };
+        assert_eq!(shown.matches("integration `openai`").count(), 3, "{all}");
+        assert!(!all.contains("sk-policy-test-secret"), "{all}");
+    }
+    let plan = run(&ctx, &["plan", "config", "-o", "markdown"]);
+    plan.expect(0);
+    assert!(!plan.all_output().contains("sk-policy-test-secret"));
+    assert!(
+        plan.stdout
+            .contains("rule `breaks-on-the-token` cannot be evaluated"),
+        "{}",
+        plan.stdout
+    );
+}
