@@ -305,8 +305,8 @@ fn compiled(policies: &[Located<PolicySpec>], forecast: bool) -> Vec<Compiled<'_
     out
 }
 
-/// The violations of every rule of `set`'s policies except the forecast's, in policy
-/// order, then object order. Pure: reads no file.
+/// The violations of every rule of `set`'s policies except the forecast's, by target,
+/// then in policy order, then object order. Pure: reads no file.
 #[must_use]
 pub fn evaluate(set: &ManifestSet) -> Vec<Violation> {
     if set.policies.is_empty() {
@@ -314,15 +314,18 @@ pub fn evaluate(set: &ManifestSet) -> Vec<Violation> {
     }
     let rules = compiled(&set.policies, false);
     let env = Arc::new(cel::Env::stdlib());
-    // Each target's objects built once, however many rules read them.
-    let mut by_target: BTreeMap<Target, Vec<objects::Object>> = BTreeMap::new();
+    // Each target's objects built once for all its rules, and dropped before the
+    // next target's are built.
+    let mut targets: Vec<Target> = rules.iter().map(|r| r.rule.target).collect();
+    targets.sort_unstable();
+    targets.dedup();
     let mut out = Vec::new();
-    for rule in &rules {
-        let objects = by_target
-            .entry(rule.rule.target)
-            .or_insert_with(|| objects::of(set, rule.rule.target));
-        for object in objects.iter() {
-            check_object(&env, rule, object, &mut out);
+    for target in targets {
+        let objects = objects::of(set, target);
+        for rule in rules.iter().filter(|r| r.rule.target == target) {
+            for object in &objects {
+                check_object(&env, rule, object, &mut out);
+            }
         }
     }
     out
