@@ -68,6 +68,7 @@ pub mod logging;
 pub mod manifest;
 pub mod output;
 pub mod plan;
+pub mod policy;
 pub mod progress;
 pub mod reconcile;
 pub mod render;

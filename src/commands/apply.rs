@@ -110,7 +110,10 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
     if !plan.mass_changes.is_empty() && !args.allow_mass_changes {
         return Err(Error::MassChanges {
             changes: plan.mass_changes.clone(),
-            limits: crate::plan::GuardLimits::default(),
+            // A saved plan's were the defaults or the repo's when it was planned.
+            limits: source
+                .as_ref()
+                .map_or_else(crate::plan::GuardLimits::default, ManifestSource::guard),
         });
     }
     interruptible(&stop, confirm(args)).await??;

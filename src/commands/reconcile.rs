@@ -66,6 +66,89 @@ impl From<Planned> for Printable {
 pub struct ManifestSource {
     paths: Vec<PathBuf>,
     digest: u64,
+    /// The mass-change guard's limits the repo's Settings give.
+    guard: crate::plan::GuardLimits,
+    /// What a plan of these manifests notes ([`crate::policy::plan_notes`]).
+    notes: Vec<String>,
+    /// The Policy documents, for their forecast rules ([`ManifestSource::check_forecast`]).
+    policies: Vec<crate::manifest::set::Located<crate::policy::PolicySpec>>,
+}
+
+impl ManifestSource {
+    /// The mass-change guard's limits these manifests set (`kind: Settings`).
+    pub fn guard(&self) -> crate::plan::GuardLimits {
+        self.guard
+    }
+
+    /// `options` with the guard's limits these manifests set.
+    fn options(&self, options: &PlanOptions) -> PlanOptions {
+        PlanOptions {
+            guard: self.guard,
+            ..options.clone()
+        }
+    }
+
+    /// The forecast rules of these manifests' policies on a plan's forecast
+    /// `figures`: the seam the judge-call forecast calls once it has them (a plan
+    /// without a forecast calls nothing, and no forecast rule is evaluated).
+    /// Violations are printed on stderr at their rules, as loading prints manifest
+    /// problems (and as GitHub annotations with `annotate`); an error-severity one
+    /// ends the command (exit 65, [`Error::InvalidManifests`]); the warnings come back
+    /// as notes for the plan (`plan.notes`, then sorted), which every format shows.
+    pub fn check_forecast(
+        &self,
+        figures: &crate::policy::ForecastFigures,
+        printer: &Printer,
+        annotate: bool,
+    ) -> Result<Vec<crate::plan::Note>, Error> {
+        let violations = crate::policy::evaluate_forecast(&self.policies, figures);
+        if violations.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (diagnostics, sources) = crate::policy::diagnostics(&violations);
+        let rendered = diagnostic::render_all(
+            &diagnostics,
+            |d| {
+                let masked = sources.get(&d.file)?;
+                Some((masked.text(), masked.shown(d.span?)))
+            },
+            printer.color_stderr(),
+        );
+        printer.diagnostics(rendered.trim_end_matches('\n'));
+        if annotate {
+            let annotations = github::annotations(&diagnostics);
+            printer.diagnostics(annotations.trim_end_matches('\n'));
+        }
+        let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+        if errors > 0 {
+            return Err(Error::InvalidManifests { count: errors });
+        }
+        Ok(diagnostics
+            .iter()
+            .map(|d| crate::plan::Note {
+                address: None,
+                kind: crate::plan::NoteKind::Info,
+                message: crate::policy::note_text(d),
+                created_by: None,
+            })
+            .collect())
+    }
+
+    /// `plan` with the notes the manifests add: policy warnings, a loosened guard.
+    fn noted(&self, mut plan: Plan) -> Plan {
+        if self.notes.is_empty() {
+            return plan;
+        }
+        plan.notes
+            .extend(self.notes.iter().map(|message| crate::plan::Note {
+                address: None,
+                kind: crate::plan::NoteKind::Info,
+                message: message.clone(),
+                created_by: None,
+            }));
+        plan.notes.sort();
+        plan
+    }
 }
 
 impl ManifestSource {
@@ -171,6 +254,9 @@ pub fn load_manifests_for(
     let source = ManifestSource {
         paths: args.paths.clone(),
         digest: outcome.digest,
+        guard: crate::policy::settings::guard_limits(&outcome.set),
+        notes: crate::policy::plan_notes(&outcome.set),
+        policies: outcome.set.policies.clone(),
     };
     Ok((outcome.set, source))
 }
@@ -187,6 +273,7 @@ pub async fn plan_from_manifests(
     printer: &Printer,
 ) -> Result<Planned, Error> {
     let (desired, source) = load_manifests_for(manifests, secrets, printer)?;
+    let options = &source.options(options);
     let pruned = target::unmatched(&desired, options.targets.as_slice(), options.prune)?;
     let connection = connect(live_args)?;
     let shown = Progress::start(printer, &connection.client, "Loading live state");
@@ -194,6 +281,7 @@ pub async fn plan_from_manifests(
     drop(shown);
     let planned = enriched(&connection, read, printer).await;
     let (state, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
+    let plan = source.noted(plan);
     if !pruned.is_empty() {
         let addresses: Vec<crate::plan::Address> = (0..plan.changes.len())
             .map(|i| plan.changes.address(i).into_owned())
@@ -336,7 +424,8 @@ pub async fn plan_three_way(
     }
     overlap("--base", &manifests.paths, &three_way.base)?;
     overlap("--applied", &manifests.paths, &three_way.applied)?;
-    let (desired, _) = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
+    let (desired, source) = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
+    let options = &source.options(options);
     // Here a target names a declared object (a pruned object's address is for plain plans).
     target::unmatched(&desired, options.targets.as_slice(), false)?;
     let base = load_other("--base", "the base manifests", &three_way.base, printer);
@@ -359,7 +448,7 @@ pub async fn plan_three_way(
             let planned = plan_with(&connection, &desired, options, printer).await;
             let (_, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
             return Ok(Printable {
-                plan: attribution::unattributed(plan, &why),
+                plan: source.noted(attribution::unattributed(plan, &why)),
                 enrichment,
                 connection,
             });
@@ -416,6 +505,7 @@ pub async fn plan_three_way(
             plan
         }
     };
+    let plan = source.noted(plan);
     log_details(&plan);
     let touched = TouchedVersions::of_state(&three.state, &plan)?;
     let (enrichment, warning) = enrich(&connection.client, &touched, &plan).await;
@@ -561,7 +651,56 @@ mod tests {
         ManifestSource {
             paths,
             digest: outcome.digest,
+            guard: crate::plan::GuardLimits::default(),
+            notes: Vec::new(),
+            policies: outcome.set.policies,
         }
+    }
+
+    /// The forecast's seam: no violation, nothing; a warning, a plan note at the rule;
+    /// an error, exit 65.
+    #[test]
+    fn forecast_rules_run_on_the_figures_given() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("demo.yaml"), PROJECT).expect("write");
+        let policy = "kind: Policy\nname: budget\nrules:\n  - name: soft\n    target: forecast\n    expression: forecast.llm_judge_calls_per_day <= 1000.0\n    message: over the soft budget\n    severity: warning\n  - name: hard\n    target: forecast\n    expression: forecast.projects.all(p, forecast.projects[p].llm_judge_calls_per_day <= 5000.0)\n    message: a project is over its budget\n";
+        std::fs::write(dir.path().join("policy.yaml"), policy).expect("write");
+        let source = source_of(dir.path());
+        let printer = Printer::new(crate::output::ColorChoice::Never, true);
+        let mut figures = crate::policy::ForecastFigures {
+            llm_judge_calls_per_day: 900.0,
+            ..Default::default()
+        };
+        let notes = source.check_forecast(&figures, &printer, false);
+        assert!(notes.as_ref().is_ok_and(Vec::is_empty), "{notes:?}");
+
+        figures.llm_judge_calls_per_day = 4200.0;
+        let notes = source
+            .check_forecast(&figures, &printer, false)
+            .expect("a warning");
+        assert_eq!(notes.len(), 1);
+        let file = dir.path().join("policy.yaml").display().to_string();
+        assert!(
+            notes[0].message.starts_with(&format!(
+                "policy warning at {file}:4:5: the judge-call forecast: over the soft budget"
+            )),
+            "{notes:?}"
+        );
+
+        figures.projects.insert(
+            "demo-project".into(),
+            crate::policy::objects::ProjectForecast {
+                llm_judge_calls_per_day: 6000.0,
+                ..Default::default()
+            },
+        );
+        let error = source
+            .check_forecast(&figures, &printer, false)
+            .expect_err("over the hard budget");
+        assert!(
+            matches!(error, Error::InvalidManifests { count: 1 }),
+            "{error:?}"
+        );
     }
 
     #[test]

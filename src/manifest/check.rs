@@ -12,7 +12,9 @@ use serde_json::Value;
 use super::diagnostic::{Diagnostic, LineIndex, Span};
 use super::interpolate::tokens::Tokens;
 use super::interpolate::{self, Level, Reference};
-use super::schema::{self, INTEGRATION_DOCUMENT, KINDS, PROJECT_DOCUMENT};
+use super::schema::{
+    self, INTEGRATION_DOCUMENT, KINDS, POLICY_DOCUMENT, PROJECT_DOCUMENT, SETTINGS_DOCUMENT,
+};
 use super::semantic::{self, Anchor};
 use super::types::{API_VERSION, EnvField, EnvFields, IntegrationSpec, ProjectSpec};
 use super::violations;
@@ -26,6 +28,10 @@ pub enum Spec {
     Project(ProjectSpec),
     /// `kind: Integration`.
     Integration(Box<IntegrationSpec>),
+    /// `kind: Policy`.
+    Policy(crate::policy::PolicySpec),
+    /// `kind: Settings`.
+    Settings(crate::policy::SettingsSpec),
 }
 
 /// What checking one document found.
@@ -71,6 +77,11 @@ pub enum Claim {
         /// The name or id.
         identity: String,
         /// The value's place.
+        at: Span,
+    },
+    /// A `kind: Settings` document: there is one per repo.
+    Settings {
+        /// Where the document starts.
         at: Span,
     },
     /// A `kind: Integration` document's `provider`.
@@ -139,7 +150,7 @@ pub fn check(
                         describe(&value)
                     ),
                 )
-                .with_help("start the document with `kind: Project` or `kind: Integration`"),
+                .with_help("start the document with its kind, e.g. `kind: Project`"),
         );
         return out;
     };
@@ -164,6 +175,9 @@ pub fn check(
         out.hidden = hidden_spans(input, &value, &hidden);
         return out;
     };
+    // Owned: `value` is taken apart below.
+    let kind = kind.to_owned();
+    let kind = kind.as_str();
     let integration = kind == "Integration";
 
     let mut working = value;
@@ -206,10 +220,11 @@ pub fn check(
         });
     }
 
-    let pointer = if integration {
-        INTEGRATION_DOCUMENT
-    } else {
-        PROJECT_DOCUMENT
+    let pointer = match kind {
+        "Integration" => INTEGRATION_DOCUMENT,
+        "Policy" => POLICY_DOCUMENT,
+        "Settings" => SETTINGS_DOCUMENT,
+        _ => PROJECT_DOCUMENT,
     };
     // In an Azure integration, `api_version` is Azure's own field (the schema checks it,
     // as it checks the format version everywhere else). The provider may be a variable.
@@ -258,7 +273,10 @@ pub fn check(
                 hidden.push(v.pointer());
             }
         }
-    } else {
+    } else if kind == "Policy" {
+        out.diagnostics
+            .extend(crate::policy::check_document(input, &working));
+    } else if kind == "Project" {
         for finding in semantic::check_project(&working) {
             let mut message = finding.message;
             if let Some(first) = &finding.first {
@@ -281,9 +299,28 @@ pub fn check(
                 env.insert(kept.pointer, kept.field);
             }
         }
-        out.spec = typed(input, working, integration, azure, &mut out.diagnostics);
+        out.spec = typed(input, working, kind, azure, &mut out.diagnostics);
         if let Some(Spec::Integration(spec)) = &mut out.spec {
             spec.env = env;
+        }
+        if let Some(Spec::Settings(spec)) = &out.spec {
+            let loosened =
+                crate::policy::settings::loosened(crate::policy::settings::limits_of(spec));
+            if !loosened.is_empty() {
+                out.diagnostics.push(
+                    Diagnostic::warning(
+                        input.file,
+                        Some(input.at("/guard", Anchor::Key)),
+                        format!(
+                            "the mass-change guard is loosened: {}",
+                            loosened.join(", ")
+                        ),
+                    )
+                    .with_help(
+                        "plans say so every time; apply refuses more than the defaults only without these settings",
+                    ),
+                );
+            }
         }
     }
     out
@@ -303,6 +340,9 @@ fn claims(input: &Input<'_>, value: &Value) -> Vec<Claim> {
                 })
             })
             .collect(),
+        Some("Settings") => vec![Claim::Settings {
+            at: input.document.root().value,
+        }],
         Some("Integration") => get("provider")
             .map(|provider| Claim::Provider {
                 // A named custom integration is its own (`custom/<name>`, its path).
@@ -357,7 +397,7 @@ fn check_kind<'v>(
     kind: Option<&'v Value>,
     out: &mut Vec<Diagnostic>,
 ) -> Option<&'v str> {
-    let expected = "`kind: Project` or `kind: Integration`";
+    let expected = "`kind: Project`, `kind: Integration`, `kind: Policy` or `kind: Settings`";
     match kind {
         None => {
             out.push(
@@ -446,7 +486,7 @@ impl<'i, 'a> ReferenceSpans<'i, 'a> {
 fn typed(
     input: &Input<'_>,
     mut value: Value,
-    integration: bool,
+    kind: &str,
     azure: bool,
     out: &mut Vec<Diagnostic>,
 ) -> Option<Spec> {
@@ -456,10 +496,13 @@ fn typed(
             map.remove("api_version");
         }
     }
-    let result = if integration {
-        serde_json::from_value::<IntegrationSpec>(value).map(|s| Spec::Integration(Box::new(s)))
-    } else {
-        serde_json::from_value::<ProjectSpec>(value).map(Spec::Project)
+    let result = match kind {
+        "Integration" => {
+            serde_json::from_value::<IntegrationSpec>(value).map(|s| Spec::Integration(Box::new(s)))
+        }
+        "Policy" => serde_json::from_value(value).map(Spec::Policy),
+        "Settings" => serde_json::from_value(value).map(Spec::Settings),
+        _ => serde_json::from_value::<ProjectSpec>(value).map(Spec::Project),
     };
     match result {
         Ok(spec) => Some(spec),

@@ -136,6 +136,11 @@ pub const UNSENT: &[&str] = &[
     "ExperimentSpec",
     "IntegrationDocument",
     "EnvRef",
+    // Read by evalctl alone (`crate::policy`): never sent to the service.
+    "PolicyDocument",
+    "RuleSpec",
+    "SettingsDocument",
+    "GuardSettings",
 ];
 
 /// One limit of the service found for a manifest field.

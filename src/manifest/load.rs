@@ -26,7 +26,7 @@ use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
 use super::check::{Claim, Spec, UsedVariable};
-use super::diagnostic::{self, Diagnostic};
+use super::diagnostic::{self, Diagnostic, Span};
 use super::files::{self, FileError, ManifestFile};
 use super::mask::Masked;
 use super::pipeline::{self, Threads};
@@ -219,7 +219,12 @@ pub fn load_on(
                         spec: *spec,
                     });
                 }
-                None => {}
+                Some(Spec::Policy(spec)) => outcome.set.policies.push(Located { origin, spec }),
+                // A second one is an error (`Across`); the first is kept.
+                Some(Spec::Settings(spec)) if outcome.set.settings.is_none() => {
+                    outcome.set.settings = Some(Located { origin, spec });
+                }
+                _ => {}
             }
         }
         if outcome.diagnostics.len() > shown {
@@ -237,6 +242,27 @@ pub fn load_on(
         }
     }
     outcome.digest = digest.finish();
+    // The policies' rules, over what loaded: each violation at its object.
+    let (violations, quoted) = crate::policy::diagnostics(&crate::policy::evaluate(&outcome.set));
+    outcome.diagnostics.extend(violations);
+    for (name, text) in quoted {
+        outcome.sources.entry(name).or_insert(text);
+    }
+    // A diagnostic across documents may be at a file that had none of its own (the
+    // first of two Settings documents): quoted as read again.
+    let unquoted: std::collections::BTreeSet<String> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.span.is_some() && !outcome.sources.contains_key(&d.file))
+        .map(|d| d.file.clone())
+        .collect();
+    for name in unquoted {
+        if let Ok(file) = ManifestFile::read(std::path::Path::new(&name), &Limits::default()) {
+            outcome
+                .sources
+                .insert(name, crate::policy::masked_text(&file));
+        }
+    }
     diagnostic::sort(&mut outcome.diagnostics);
     outcome
 }
@@ -349,6 +375,9 @@ struct Across {
     projects: BTreeMap<String, Origin>,
     /// Each provider seen, with its origin.
     providers: BTreeMap<String, Origin>,
+    /// The first Settings document: its file, where it starts, and whether the
+    /// error at it was given.
+    settings: Option<(String, Span, bool)>,
 }
 
 impl Across {
@@ -378,6 +407,37 @@ impl Across {
                     self.projects.insert(key, origin.clone());
                 }
             }
+            Claim::Settings { at } => match &mut self.settings {
+                None => self.settings = Some((file.to_owned(), at, false)),
+                Some((first_file, first_at, told)) => {
+                    let help = "a repo has one Settings document: merge the two";
+                    if !*told {
+                        *told = true;
+                        out.push(
+                            Diagnostic::error(
+                                first_file.clone(),
+                                Some(*first_at),
+                                format!(
+                                    "a second Settings document is at {file}:{}; which one applies cannot be told",
+                                    at.line
+                                ),
+                            )
+                            .with_help(help),
+                        );
+                    }
+                    out.push(
+                        Diagnostic::error(
+                            file,
+                            Some(at),
+                            format!(
+                                "a second Settings document (the first is at {first_file}:{})",
+                                first_at.line
+                            ),
+                        )
+                        .with_help(help),
+                    );
+                }
+            },
             Claim::Provider { provider, at } => {
                 if let Some(first) = self.providers.get(&provider) {
                     out.push(

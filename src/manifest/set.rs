@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::types::{IntegrationSpec, ProjectSpec};
+use crate::policy::{PolicySpec, SettingsSpec};
 
 /// Where a document came from.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -38,4 +39,8 @@ pub struct ManifestSet {
     pub projects: Vec<Located<ProjectSpec>>,
     /// `kind: Integration` documents, one per provider.
     pub integrations: Vec<Located<IntegrationSpec>>,
+    /// `kind: Policy` documents ([`crate::policy`]).
+    pub policies: Vec<Located<PolicySpec>>,
+    /// The `kind: Settings` document, at most one.
+    pub settings: Option<Located<SettingsSpec>>,
 }

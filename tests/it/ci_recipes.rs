@@ -525,6 +525,41 @@ fn apply_gets_the_integration_tokens_of_the_full_example() {
     }
 }
 
+/// The plan recipe fails on a policy of severity error: its validate line and its
+/// plan line both exit 65 (which the recipe's gate turns into a failed job), at the
+/// object that breaks the rule, as an annotation too; nothing is planned.
+#[test]
+fn the_plan_recipe_fails_on_an_error_severity_policy() {
+    let ctx = TestContext::new();
+    let secrets = secrets(&ctx.sandbox.base_url());
+    let all = all_invocations(&secrets);
+    let dir = config_dir(&all);
+    ctx.copy_dir("examples/full", &dir);
+    let project = format!("{dir}/demo-project.yaml");
+    let original = std::fs::read_to_string(ctx.path(&project)).expect("read");
+    ctx.write(
+        &project,
+        &original.replace("num_judges: 3", "num_judges: 5"),
+    );
+
+    let validate = run(line(&all, "plan.yml", "validate"), &ctx);
+    validate.expect(65);
+    assert!(
+        validate.stdout.contains(&format!(
+            "::error file={dir}/demo-project.yaml,line=28,col=11::scorer `correctness`"
+        )),
+        "{}",
+        validate.all_output()
+    );
+    let plan = run(line(&all, "plan.yml", "plan"), &ctx);
+    plan.expect(65);
+    assert!(
+        plan.stderr.contains("at most 3 judges per scorer"),
+        "{}",
+        plan.all_output()
+    );
+}
+
 /// The README's "Adopt an existing setup": a service configured by hand
 /// (projects, and integrations with settings) is exported into a new config
 /// repo; the recipes' lines, with the recipes' environment (only the token

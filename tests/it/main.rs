@@ -54,6 +54,7 @@ mod manifest_yaml;
 mod plan_duplicates;
 mod plan_pure;
 mod plan_widgets;
+mod policies;
 mod property_manifest;
 mod property_reconcile;
 mod property_sandbox;

@@ -58,6 +58,9 @@ fn every_example_loads_without_a_diagnostic() {
         assert_eq!(outcome.set.projects.len(), projects, "{dir}");
         assert_eq!(outcome.set.integrations.len(), integrations, "{dir}");
     }
+    let full = load_paths(&[Path::new("examples/full")], &example_env);
+    assert_eq!(full.set.policies.len(), 1);
+    assert_eq!(full.set.policies[0].spec.rules.len(), 4);
 }
 
 #[test]

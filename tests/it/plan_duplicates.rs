@@ -28,6 +28,7 @@ fn desired(project: serde_json::Value) -> ManifestSet {
             spec,
         }],
         integrations: vec![],
+        ..ManifestSet::default()
     }
 }
 

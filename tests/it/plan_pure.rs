@@ -35,6 +35,7 @@ fn desired(project: serde_json::Value) -> ManifestSet {
             spec,
         }],
         integrations: vec![],
+        ..ManifestSet::default()
     }
 }
 
@@ -462,6 +463,7 @@ fn integrations_compare_declared_public_fields_and_never_the_token() {
             origin: origin(),
             spec,
         }],
+        ..ManifestSet::default()
     };
     let unchanged = plan(&desired, &live, &PlanOptions::default()).unwrap();
     assert!(

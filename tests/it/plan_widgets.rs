@@ -43,6 +43,7 @@ fn desired(trends: Value) -> ManifestSet {
             spec,
         }],
         integrations: vec![],
+        ..ManifestSet::default()
     }
 }
 
@@ -555,6 +556,7 @@ fn custom(rotate: bool) -> ManifestSet {
             origin: origin(),
             spec,
         }],
+        ..ManifestSet::default()
     }
 }
 

@@ -225,6 +225,7 @@ fn real_planner_output() {
                 json!({"provider": "openai", "token": "${OPENAI_API_KEY}", "organization_id": "org-1"}),
             ),
         }],
+        ..ManifestSet::default()
     };
     let options = evalctl::plan::PlanOptions {
         prune: true,

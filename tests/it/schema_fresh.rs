@@ -57,6 +57,7 @@ fn every_example_document_conforms_to_it() {
         "examples/quickstart/demo-project.yaml",
         "examples/full/demo-project.yaml",
         "examples/full/integrations.yaml",
+        "examples/full/policies.yaml",
     ] {
         let text = std::fs::read_to_string(file).expect("read example");
         for document in parse(&text, &Limits::default()).expect("the example parses") {
@@ -65,7 +66,7 @@ fn every_example_document_conforms_to_it() {
             documents += 1;
         }
     }
-    assert_eq!(documents, 4);
+    assert_eq!(documents, 5);
 }
 
 #[test]
