@@ -12,7 +12,8 @@ use serde_json::Value;
 use super::diagnostic::{Diagnostic, LineIndex, Span};
 use super::interpolate::tokens::Tokens;
 use super::interpolate::{self, Level, Reference};
-use super::schema::{self, INTEGRATION_DOCUMENT, KINDS, PROJECT_DOCUMENT};
+use super::pricing::PricingSpec;
+use super::schema::{self, INTEGRATION_DOCUMENT, KINDS, PRICING_DOCUMENT, PROJECT_DOCUMENT};
 use super::semantic::{self, Anchor};
 use super::types::{API_VERSION, EnvField, EnvFields, IntegrationSpec, ProjectSpec};
 use super::violations;
@@ -26,6 +27,8 @@ pub enum Spec {
     Project(ProjectSpec),
     /// `kind: Integration`.
     Integration(Box<IntegrationSpec>),
+    /// `kind: Pricing`.
+    Pricing(PricingSpec),
 }
 
 /// What checking one document found.
@@ -71,6 +74,11 @@ pub enum Claim {
         /// The name or id.
         identity: String,
         /// The value's place.
+        at: Span,
+    },
+    /// A `kind: Pricing` document (a repo has one).
+    Pricing {
+        /// The document's `kind` value.
         at: Span,
     },
     /// A `kind: Integration` document's `provider`.
@@ -165,6 +173,7 @@ pub fn check(
         return out;
     };
     let integration = kind == "Integration";
+    let pricing = kind == "Pricing";
 
     let mut working = value;
     if !integration {
@@ -208,6 +217,8 @@ pub fn check(
 
     let pointer = if integration {
         INTEGRATION_DOCUMENT
+    } else if pricing {
+        PRICING_DOCUMENT
     } else {
         PROJECT_DOCUMENT
     };
@@ -258,7 +269,7 @@ pub fn check(
                 hidden.push(v.pointer());
             }
         }
-    } else {
+    } else if !pricing {
         for finding in semantic::check_project(&working) {
             let mut message = finding.message;
             if let Some(first) = &finding.first {
@@ -314,6 +325,9 @@ fn claims(input: &Input<'_>, value: &Value) -> Vec<Claim> {
             })
             .into_iter()
             .collect(),
+        Some("Pricing") => vec![Claim::Pricing {
+            at: input.node("/kind").value,
+        }],
         _ => Vec::new(),
     }
 }
@@ -450,6 +464,7 @@ fn typed(
     azure: bool,
     out: &mut Vec<Diagnostic>,
 ) -> Option<Spec> {
+    let pricing = value.get("kind").and_then(Value::as_str) == Some("Pricing");
     if let Some(map) = value.as_object_mut() {
         map.remove("kind");
         if !azure {
@@ -458,6 +473,8 @@ fn typed(
     }
     let result = if integration {
         serde_json::from_value::<IntegrationSpec>(value).map(|s| Spec::Integration(Box::new(s)))
+    } else if pricing {
+        serde_json::from_value::<PricingSpec>(value).map(Spec::Pricing)
     } else {
         serde_json::from_value::<ProjectSpec>(value).map(Spec::Project)
     };

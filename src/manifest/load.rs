@@ -219,6 +219,12 @@ pub fn load_on(
                         spec: *spec,
                     });
                 }
+                Some(Spec::Pricing(spec)) => {
+                    // A second one is refused by its claim.
+                    if outcome.set.pricing.is_none() {
+                        outcome.set.pricing = Some(Located { origin, spec });
+                    }
+                }
                 None => {}
             }
         }
@@ -349,6 +355,8 @@ struct Across {
     projects: BTreeMap<String, Origin>,
     /// Each provider seen, with its origin.
     providers: BTreeMap<String, Origin>,
+    /// The Pricing document seen, with its origin.
+    pricing: Option<Origin>,
 }
 
 impl Across {
@@ -392,6 +400,20 @@ impl Across {
                     );
                 } else {
                     self.providers.insert(provider, origin.clone());
+                }
+            }
+            Claim::Pricing { at } => {
+                if let Some(first) = &self.pricing {
+                    out.push(
+                        Diagnostic::error(
+                            file,
+                            Some(at),
+                            format!("a second Pricing document (the first is at {first})"),
+                        )
+                        .with_help("a repo has one Pricing document: merge the two"),
+                    );
+                } else {
+                    self.pricing = Some(origin.clone());
                 }
             }
         }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::pricing::PricingSpec;
 use super::types::{IntegrationSpec, ProjectSpec};
 
 /// Where a document came from.
@@ -38,4 +39,7 @@ pub struct ManifestSet {
     pub projects: Vec<Located<ProjectSpec>>,
     /// `kind: Integration` documents, one per provider.
     pub integrations: Vec<Located<IntegrationSpec>>,
+    /// The `kind: Pricing` document, when the repo has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pricing: Option<Located<PricingSpec>>,
 }
