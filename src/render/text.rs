@@ -106,6 +106,9 @@ pub(crate) fn write_plan(
         }
         (None, _) => {}
     }
+    if let Some(forecast) = &plan.forecast {
+        super::forecast::text_block(out, forecast, opts.mode, p);
+    }
     Ok(())
 }
 
