@@ -260,3 +260,42 @@ pub(crate) fn text_block(out: &mut String, forecast: &Forecast, mode: Mode, p: P
         let _ = writeln!(out, "    - {}", sanitize(assumption));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::forecast::tests::issue_example;
+
+    #[test]
+    fn the_comment_line_is_written_as_the_issue_shows_it() {
+        let forecast = issue_example();
+        let lines = headlines(&forecast, Mode::Plan);
+        assert_eq!(
+            lines[0],
+            "LLM-judge calls: 4,200 → 16,600 a day, +12,400 (≈ +$37 a month at the repo's prices)"
+        );
+        assert_eq!(lines[1], "Other evaluations: 0 → 0 a day, ±0");
+        assert_eq!(lines.len(), 2);
+        let drift = headlines(&forecast, Mode::Drift);
+        assert_eq!(
+            drift[0],
+            "LLM-judge calls: 4,200 live → 16,600 declared a day, +12,400 (≈ +$37 a month at the repo's prices)"
+        );
+    }
+
+    #[test]
+    fn a_scorer_side_says_its_share_judges_and_model() {
+        let forecast = issue_example();
+        let run = &forecast.runs[0];
+        let trace = run.scorers.iter().find(|s| s.scorer == "trace_judge");
+        assert_eq!(
+            side(trace.and_then(|s| s.after.as_ref())),
+            "4,200 calls (100% of traces × 3 judges, gpt-4o)"
+        );
+        assert_eq!(side(None), "off");
+        assert_eq!(
+            traffic(run),
+            "1,400 traces and 6,200 spans a day (declared in the manifest)"
+        );
+    }
+}

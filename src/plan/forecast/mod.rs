@@ -614,4 +614,4 @@ pub fn finish(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
