@@ -42,9 +42,11 @@ pub struct PricingSpec {
 pub enum Price {
     /// The price of one call.
     #[serde(rename = "per_call")]
+    #[schemars(title = "per_call")]
     PerCall(#[schemars(range(min = 0))] f64),
     /// The price of 1,000 calls.
     #[serde(rename = "per_1000_calls")]
+    #[schemars(title = "per_1000_calls")]
     Per1000Calls(#[schemars(range(min = 0))] f64),
 }
 

@@ -11,7 +11,9 @@ use super::style::{Painter, Role};
 use super::values::sanitize;
 use crate::plan::RunKind;
 use crate::plan::forecast::display::{change, count, money, money_change, percent};
-use crate::plan::forecast::{Calls, Cost, Forecast, RunForecast, ScorerSide, TrafficSource, Unit};
+use crate::plan::forecast::{
+    Calls, Cost, Forecast, RunForecast, ScorerForecast, ScorerSide, TrafficSource, Unit,
+};
 
 /// "a day" or "once": what a figure counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,17 +49,17 @@ impl Per {
 
 /// `4,200 → 16,600 a day, +12,400` (a drift report: `4,200 live → 16,600
 /// declared a day, +12,400`); `≤` before the figures of an upper bound.
-pub(crate) fn calls(c: Calls, per: Per, upper_bound: bool, mode: Mode) -> String {
-    let bound = |n: u64| if upper_bound && n > 0 { "≤ " } else { "" };
+pub(crate) fn calls(c: Calls, per: Per, (before, after): (bool, bool), mode: Mode) -> String {
+    let bound = |upper: bool, n: u64| if upper && n > 0 { "≤ " } else { "" };
     let (live, wanted) = match mode {
         Mode::Plan => ("", ""),
         Mode::Drift => (" live", " declared"),
     };
     format!(
         "{}{}{live} → {}{}{wanted}{}, {}",
-        bound(c.before),
+        bound(before, c.before),
         count(c.before),
-        bound(c.after),
+        bound(after, c.after),
         count(c.after),
         per.calls(),
         change(c.change())
@@ -76,41 +78,75 @@ fn cost_suffix(cost: Option<Cost>, currency: Option<&str>, per: Per) -> String {
     }
 }
 
+/// Whether the before and after figures of `runs`' LLM-judge calls
+/// (`judge`) or other evaluations are upper bounds: a scorer of that kind
+/// scores a share set by a filtered rule.
+pub(crate) fn bounds<'r>(
+    runs: impl Iterator<Item = &'r RunForecast> + Clone,
+    judge: bool,
+) -> (bool, bool) {
+    let bound = |pick: fn(&ScorerForecast) -> Option<&ScorerSide>| {
+        runs.clone()
+            .flat_map(|r| r.scorers.iter())
+            .filter_map(pick)
+            .any(|s| s.llm_judge == judge && s.upper_bound && s.evaluations > 0)
+    };
+    (bound(|s| s.before.as_ref()), bound(|s| s.after.as_ref()))
+}
+
 /// The headline lines: LLM-judge calls and other evaluations of the log
 /// streams (a day), then of the experiments (once), each only when the
 /// forecast covers such runs. The first is the PR comment's line.
 pub(crate) fn headlines(forecast: &Forecast, mode: Mode) -> Vec<String> {
     let t = &forecast.totals;
     let currency = forecast.currency.as_deref();
-    let bound = |kind: RunKind| {
-        forecast
-            .runs
-            .iter()
-            .any(|r| r.run_kind == kind && r.upper_bound)
+    let bound = |kind: RunKind, judge: bool| {
+        bounds(
+            forecast.runs.iter().filter(move |r| r.run_kind == kind),
+            judge,
+        )
     };
     let mut out = Vec::new();
     if t.log_streams > 0 {
-        let b = bound(RunKind::LogStream);
         out.push(format!(
             "LLM-judge calls: {}{}",
-            calls(t.llm_judge_calls_per_day, Per::Day, b, mode),
+            calls(
+                t.llm_judge_calls_per_day,
+                Per::Day,
+                bound(RunKind::LogStream, true),
+                mode
+            ),
             cost_suffix(t.cost_per_month, currency, Per::Day)
         ));
         out.push(format!(
             "Other evaluations: {}",
-            calls(t.other_evaluations_per_day, Per::Day, b, mode)
+            calls(
+                t.other_evaluations_per_day,
+                Per::Day,
+                bound(RunKind::LogStream, false),
+                mode
+            )
         ));
     }
     if t.experiments > 0 {
-        let b = bound(RunKind::Experiment);
         out.push(format!(
             "LLM-judge calls of experiments: {}{}",
-            calls(t.experiment_llm_judge_calls, Per::Run, b, mode),
+            calls(
+                t.experiment_llm_judge_calls,
+                Per::Run,
+                bound(RunKind::Experiment, true),
+                mode
+            ),
             cost_suffix(t.experiment_cost, currency, Per::Run)
         ));
         out.push(format!(
             "Other evaluations of experiments: {}",
-            calls(t.experiment_other_evaluations, Per::Run, b, mode)
+            calls(
+                t.experiment_other_evaluations,
+                Per::Run,
+                bound(RunKind::Experiment, false),
+                mode
+            )
         ));
     }
     out
@@ -149,8 +185,13 @@ pub(crate) fn run_figures(run: &RunForecast, currency: Option<&str>, mode: Mode)
     let f = &run.figures;
     let mut out = format!(
         "LLM-judge calls {}; other evaluations {}",
-        calls(f.judge_calls(), per, run.upper_bound, mode),
-        calls(f.others(), per, run.upper_bound, mode)
+        calls(
+            f.judge_calls(),
+            per,
+            bounds(std::iter::once(run), true),
+            mode
+        ),
+        calls(f.others(), per, bounds(std::iter::once(run), false), mode)
     );
     if let (Some(cost), Some(currency)) = (f.cost(), currency) {
         let _ = write!(out, "; cost {}", cost_figures(cost, currency, per));

@@ -10,7 +10,7 @@ use super::{Doc, MARKDOWN_BUDGET, code, escape};
 use crate::plan::forecast::Forecast;
 use crate::render::Mode;
 use crate::render::entries::plural;
-use crate::render::forecast::{cost_figures, headlines, per, traffic};
+use crate::render::forecast::{bounds, cost_figures, headlines, per, traffic};
 
 /// The part of the comment the forecast's tables may fill.
 const FORECAST_SHARE: usize = MARKDOWN_BUDGET / 6;
@@ -31,7 +31,6 @@ pub(super) fn details(doc: &mut Doc, forecast: &Forecast, mode: Mode) {
     for line in headlines(forecast, mode) {
         let _ = writeln!(doc.out, "- {}", escape(&line));
     }
-    doc.push("\n");
     let currency = forecast.currency.as_deref();
     let mut rows: Vec<(usize, String)> = Vec::new();
     let mut project: Option<&str> = None;
@@ -53,14 +52,16 @@ pub(super) fn details(doc: &mut Doc, forecast: &Forecast, mode: Mode) {
             crate::plan::RunKind::Experiment => "experiment",
         };
         let per = per(run);
-        let calls = |c| crate::render::forecast::calls(c, per, run.upper_bound, mode);
+        let calls = |c, judge| {
+            crate::render::forecast::calls(c, per, bounds(std::iter::once(run), judge), mode)
+        };
         let _ = write!(
             text,
             "| {kind} {} | {} | {} | {} |",
             code(&run.run, true),
             escape(&traffic(run)),
-            escape(&calls(f.judge_calls())),
-            escape(&calls(f.others())),
+            escape(&calls(f.judge_calls(), true)),
+            escape(&calls(f.others(), false)),
         );
         if let Some(currency) = currency {
             let cost = f
