@@ -26,6 +26,7 @@ fn desired(project: serde_json::Value) -> ManifestSet {
             },
             spec,
         }],
+        pricing: None,
         integrations: vec![],
     }
 }

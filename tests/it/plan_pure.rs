@@ -32,6 +32,7 @@ fn desired(project: serde_json::Value) -> ManifestSet {
             origin: origin(),
             spec,
         }],
+        pricing: None,
         integrations: vec![],
     }
 }
@@ -456,6 +457,7 @@ fn integrations_compare_declared_public_fields_and_never_the_token() {
     .unwrap();
     let desired = ManifestSet {
         projects: vec![],
+        pricing: None,
         integrations: vec![Located {
             origin: origin(),
             spec,

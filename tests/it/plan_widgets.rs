@@ -41,6 +41,7 @@ fn desired(trends: Value) -> ManifestSet {
             origin: origin(),
             spec,
         }],
+        pricing: None,
         integrations: vec![],
     }
 }
@@ -550,6 +551,7 @@ fn custom(rotate: bool) -> ManifestSet {
     .expect("an integration spec");
     ManifestSet {
         projects: vec![],
+        pricing: None,
         integrations: vec![Located {
             origin: origin(),
             spec,
