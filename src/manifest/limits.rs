@@ -136,6 +136,11 @@ pub const UNSENT: &[&str] = &[
     "ExperimentSpec",
     "IntegrationDocument",
     "EnvRef",
+    // The judge-call forecast's (`kind: Pricing`, a log stream's `forecast`):
+    // read by evalctl, never sent.
+    "PricingDocument",
+    "Price",
+    "TrafficSpec",
 ];
 
 /// One limit of the service found for a manifest field.
