@@ -219,13 +219,11 @@ pub fn load_on(
                         spec: *spec,
                     });
                 }
-                Some(Spec::Pricing(spec)) => {
-                    // A second one is refused by its claim.
-                    if outcome.set.pricing.is_none() {
-                        outcome.set.pricing = Some(Located { origin, spec });
-                    }
+                // A second one is refused by its claim.
+                Some(Spec::Pricing(spec)) if outcome.set.pricing.is_none() => {
+                    outcome.set.pricing = Some(Located { origin, spec });
                 }
-                None => {}
+                Some(Spec::Pricing(_)) | None => {}
             }
         }
         if outcome.diagnostics.len() > shown {
