@@ -254,8 +254,11 @@ pub(crate) fn side(side: Option<&ScorerSide>) -> String {
 }
 
 /// The "Forecast" block of a text plan: the headlines, each run with its
-/// traffic, figures and scorers, and the assumptions, once.
-pub(crate) fn text_block(out: &mut String, forecast: &Forecast, mode: Mode, p: Painter) {
+/// traffic, figures and scorers, and the assumptions, once; handed to
+/// `emit` in pieces that end at a line break (a run at a time).
+pub(crate) fn text_block(forecast: &Forecast, mode: Mode, p: Painter, emit: &mut dyn FnMut(&str)) {
+    let mut text = String::new();
+    let out = &mut text;
     let head = match mode {
         Mode::Plan => "Forecast (live settings → settings after this plan):",
         Mode::Drift => "Forecast (live settings → declared settings):",
@@ -295,11 +298,14 @@ pub(crate) fn text_block(out: &mut String, forecast: &Forecast, mode: Mode, p: P
             };
             let _ = writeln!(out, "      {}", p.paint(role, &line));
         }
+        emit(out);
+        out.clear();
     }
     let _ = writeln!(out, "\n  Assumptions:");
     for assumption in &forecast.assumptions {
         let _ = writeln!(out, "    - {}", sanitize(assumption));
     }
+    emit(out);
 }
 
 #[cfg(test)]
