@@ -302,6 +302,8 @@ pub struct Planning<'a> {
     /// The judge-call forecasts of the runs planned so far whose metric
     /// settings change.
     forecast: Vec<forecast::RunForecast>,
+    /// The names the forecasts hold, each once.
+    forecast_names: std::collections::BTreeSet<std::sync::Arc<str>>,
 }
 
 impl<'a> Planning<'a> {
@@ -344,6 +346,7 @@ impl<'a> Planning<'a> {
             texts: SharedTexts::default(),
             mass_changes: Vec::new(),
             forecast: Vec::new(),
+            forecast_names: std::collections::BTreeSet::new(),
         }
     }
 
@@ -373,7 +376,10 @@ impl<'a> Planning<'a> {
                 live_project,
             );
             self.last.append(&mut planner.changes);
-            self.forecast.append(&mut planner.forecast);
+            for mut run in planner.forecast.drain(..) {
+                run.share_names(&mut self.forecast_names);
+                self.forecast.push(run);
+            }
             self.notes = planner.notes;
             self.problems[index] = Some(planner.problems);
             if let Cow::Owned(desired) = &mut self.desired {

@@ -334,7 +334,7 @@ mod tests {
     fn a_scorer_side_says_its_share_judges_and_model() {
         let forecast = issue_example();
         let run = &forecast.runs[0];
-        let trace = run.scorers.iter().find(|s| s.scorer == "trace_judge");
+        let trace = run.scorers.iter().find(|s| &*s.scorer == "trace_judge");
         assert_eq!(
             side(trace.and_then(|s| s.after.as_ref())),
             "4,200 calls (100% of traces × 3 judges, gpt-4o)"

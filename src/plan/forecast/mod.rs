@@ -20,6 +20,7 @@ mod assumptions;
 pub mod display;
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -256,7 +257,7 @@ pub struct ScorerSide {
     pub judges: Option<u64>,
     /// The model its judges run on, when known (LLM judges only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model_name: Option<String>,
+    pub model_name: Option<Arc<str>>,
     /// Its evaluations (a day, or once).
     pub evaluations: u64,
     /// Its LLM-judge calls: evaluations times judges (0 for others).
@@ -267,7 +268,7 @@ pub struct ScorerSide {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ScorerForecast {
     /// The scorer, as the plan shows it.
-    pub scorer: String,
+    pub scorer: Arc<str>,
     /// Live (absent: not enabled).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<ScorerSide>,
@@ -280,7 +281,7 @@ pub struct ScorerForecast {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunForecast {
     /// The project, as the manifests name it.
-    pub project: String,
+    pub project: Arc<str>,
     /// Log stream or experiment.
     pub run_kind: RunKind,
     /// The run, as the manifests name it.
@@ -295,6 +296,32 @@ pub struct RunForecast {
     pub upper_bound: bool,
     /// Its scorers, by name.
     pub scorers: Vec<ScorerForecast>,
+}
+
+impl RunForecast {
+    /// Holds its project, scorer and model names once with equal ones
+    /// `names` has: a forecast of 10,000 runs names the same few thousands
+    /// of times.
+    pub fn share_names(&mut self, names: &mut BTreeSet<Arc<str>>) {
+        let mut share = |name: &mut Arc<str>| match names.get(name) {
+            Some(held) => *name = Arc::clone(held),
+            None => {
+                names.insert(Arc::clone(name));
+            }
+        };
+        share(&mut self.project);
+        for scorer in &mut self.scorers {
+            share(&mut scorer.scorer);
+            for side in [&mut scorer.before, &mut scorer.after]
+                .into_iter()
+                .flatten()
+            {
+                if let Some(model) = &mut side.model_name {
+                    share(model);
+                }
+            }
+        }
+    }
 }
 
 /// What the forecast of a run is computed from.
@@ -346,7 +373,7 @@ pub fn run_forecast(
         .map(|name| ScorerForecast {
             before: before.remove(&name),
             after: after.remove(&name),
-            scorer: name,
+            scorer: Arc::from(name),
         })
         .collect();
     let sum = |judge: bool, pick: fn(&ScorerForecast) -> Option<&ScorerSide>| {
@@ -386,7 +413,7 @@ pub fn run_forecast(
             .any(|side| side.upper_bound && side.evaluations > 0)
     });
     RunForecast {
-        project: input.project.to_owned(),
+        project: Arc::from(input.project),
         run_kind: input.run_kind,
         run: input.run.to_owned(),
         traffic: traffic.0,
@@ -516,8 +543,9 @@ fn side(
     let model_name = if llm_judge {
         scorer
             .model_name
-            .clone()
-            .or_else(|| entry.and_then(|e| e.model_name.clone()))
+            .as_deref()
+            .or_else(|| entry.and_then(|e| e.model_name.as_deref()))
+            .map(Arc::from)
     } else {
         None
     };
@@ -564,11 +592,8 @@ pub fn finish(
                             *slot += arithmetic::cost(side.llm_judge_calls, price, a_month);
                         }
                         None => {
-                            unpriced.insert(
-                                side.model_name
-                                    .clone()
-                                    .unwrap_or_else(|| "(no model)".to_owned()),
-                            );
+                            let model = side.model_name.as_deref().unwrap_or("(no model)");
+                            unpriced.insert(model.to_owned());
                         }
                     }
                 }

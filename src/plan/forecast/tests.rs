@@ -166,7 +166,7 @@ fn the_issue_example_adds_12_400_calls_a_day_and_37_a_month() {
     assert_eq!(run.traffic.source, TrafficSource::Declared);
     assert_eq!((run.traffic.traces, run.traffic.spans), (1400, 6200));
     assert!(!run.upper_bound);
-    let span = run.scorers.iter().find(|s| s.scorer == "span_judge");
+    let span = run.scorers.iter().find(|s| &*s.scorer == "span_judge");
     let span = span.and_then(|s| s.after.as_ref());
     assert_eq!(
         span.map(|s| (s.unit, s.evaluations, s.llm_judge_calls)),

@@ -36,7 +36,7 @@ pub(super) fn details(doc: &mut Doc, forecast: &Forecast, mode: Mode) {
     let mut project: Option<&str> = None;
     for run in &forecast.runs {
         let mut text = String::new();
-        if project != Some(run.project.as_str()) {
+        if project != Some(&*run.project) {
             project = Some(&run.project);
             let _ = write!(
                 text,
