@@ -4,11 +4,14 @@
 use std::path::PathBuf;
 
 use super::*;
-use crate::api::ScorerType;
+use crate::api::{ModelType, ScorerType};
 use crate::manifest::pricing::Price;
 use crate::manifest::set::Origin;
+use crate::manifest::types::TrafficSpec;
 use crate::state::CatalogScorer;
 use crate::state::metric_settings::{NormFilter, NormSegmentFilter, NormValue, NotCompared};
+use crate::state::metric_settings::{NormMetricSettings, NormScorer};
+use crate::state::{Catalog, Traffic};
 
 fn catalog_scorer(id: &str, scorer_type: ScorerType, model: Option<ModelType>) -> CatalogScorer {
     CatalogScorer {
