@@ -71,6 +71,7 @@ fn run(
         ))),
         dashboard: dashboard.map(|d| Box::new(DashboardState::from(&from::<TrendsDashboard>(d)))),
         dashboards: None,
+        traffic: Default::default(),
     }
 }
 

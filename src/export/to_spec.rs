@@ -107,6 +107,8 @@ pub fn project_document(
                         &mut notes,
                     ))
                 }),
+                // The service's counts are read again at each plan.
+                forecast: None,
             }
         })
         .collect();

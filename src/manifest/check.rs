@@ -12,8 +12,10 @@ use serde_json::Value;
 use super::diagnostic::{Diagnostic, LineIndex, Span};
 use super::interpolate::tokens::Tokens;
 use super::interpolate::{self, Level, Reference};
+use super::pricing::PricingSpec;
 use super::schema::{
-    self, INTEGRATION_DOCUMENT, KINDS, POLICY_DOCUMENT, PROJECT_DOCUMENT, SETTINGS_DOCUMENT,
+    self, INTEGRATION_DOCUMENT, KINDS, POLICY_DOCUMENT, PRICING_DOCUMENT, PROJECT_DOCUMENT,
+    SETTINGS_DOCUMENT,
 };
 use super::semantic::{self, Anchor};
 use super::types::{API_VERSION, EnvField, EnvFields, IntegrationSpec, ProjectSpec};
@@ -32,6 +34,8 @@ pub enum Spec {
     Policy(crate::policy::PolicySpec),
     /// `kind: Settings`.
     Settings(crate::policy::SettingsSpec),
+    /// `kind: Pricing`.
+    Pricing(PricingSpec),
 }
 
 /// What checking one document found.
@@ -82,6 +86,11 @@ pub enum Claim {
     /// A `kind: Settings` document: there is one per repo.
     Settings {
         /// Where the document starts.
+        at: Span,
+    },
+    /// A `kind: Pricing` document (a repo has one).
+    Pricing {
+        /// The document's `kind` value.
         at: Span,
     },
     /// A `kind: Integration` document's `provider`.
@@ -224,6 +233,7 @@ pub fn check(
         "Integration" => INTEGRATION_DOCUMENT,
         "Policy" => POLICY_DOCUMENT,
         "Settings" => SETTINGS_DOCUMENT,
+        "Pricing" => PRICING_DOCUMENT,
         _ => PROJECT_DOCUMENT,
     };
     // In an Azure integration, `api_version` is Azure's own field (the schema checks it,
@@ -354,6 +364,9 @@ fn claims(input: &Input<'_>, value: &Value) -> Vec<Claim> {
             })
             .into_iter()
             .collect(),
+        Some("Pricing") => vec![Claim::Pricing {
+            at: input.node("/kind").value,
+        }],
         _ => Vec::new(),
     }
 }
@@ -397,7 +410,8 @@ fn check_kind<'v>(
     kind: Option<&'v Value>,
     out: &mut Vec<Diagnostic>,
 ) -> Option<&'v str> {
-    let expected = "`kind: Project`, `kind: Integration`, `kind: Policy` or `kind: Settings`";
+    let expected =
+        "`kind: Project`, `kind: Integration`, `kind: Policy`, `kind: Settings` or `kind: Pricing`";
     match kind {
         None => {
             out.push(
@@ -502,6 +516,7 @@ fn typed(
         }
         "Policy" => serde_json::from_value(value).map(Spec::Policy),
         "Settings" => serde_json::from_value(value).map(Spec::Settings),
+        "Pricing" => serde_json::from_value::<PricingSpec>(value).map(Spec::Pricing),
         _ => serde_json::from_value::<ProjectSpec>(value).map(Spec::Project),
     };
     match result {

@@ -141,6 +141,11 @@ pub const UNSENT: &[&str] = &[
     "RuleSpec",
     "SettingsDocument",
     "GuardSettings",
+    // The judge-call forecast's (`kind: Pricing`, a log stream's `forecast`):
+    // read by evalctl, never sent.
+    "PricingDocument",
+    "Price",
+    "TrafficSpec",
 ];
 
 /// One limit of the service found for a manifest field.

@@ -224,6 +224,10 @@ pub fn load_on(
                 Some(Spec::Settings(spec)) if outcome.set.settings.is_none() => {
                     outcome.set.settings = Some(Located { origin, spec });
                 }
+                // A second one is refused by its claim.
+                Some(Spec::Pricing(spec)) if outcome.set.pricing.is_none() => {
+                    outcome.set.pricing = Some(Located { origin, spec });
+                }
                 _ => {}
             }
         }
@@ -285,7 +289,7 @@ fn no_manifest_found(paths: &[PathBuf], files: &[&str]) -> Diagnostic {
         ),
     )
     .with_help(
-        "manifests are documents with `kind: Project` or `kind: Integration`; name their files or directories as arguments (the default is `.`), e.g. `evalctl plan config/`",
+        "manifests are documents with a `kind` (`Project`, `Integration`, `Policy`, `Settings`, `Pricing`); name their files or directories as arguments (the default is `.`), e.g. `evalctl plan config/`",
     )
 }
 
@@ -378,6 +382,8 @@ struct Across {
     /// The first Settings document: its file, where it starts, and whether the
     /// error at it was given.
     settings: Option<(String, Span, bool)>,
+    /// The Pricing document seen, with its origin.
+    pricing: Option<Origin>,
 }
 
 impl Across {
@@ -452,6 +458,20 @@ impl Across {
                     );
                 } else {
                     self.providers.insert(provider, origin.clone());
+                }
+            }
+            Claim::Pricing { at } => {
+                if let Some(first) = &self.pricing {
+                    out.push(
+                        Diagnostic::error(
+                            file,
+                            Some(at),
+                            format!("a second Pricing document (the first is at {first})"),
+                        )
+                        .with_help("a repo has one Pricing document: merge the two"),
+                    );
+                } else {
+                    self.pricing = Some(origin.clone());
                 }
             }
         }

@@ -1,6 +1,6 @@
 //! Desired state: the manifest types users write, and loading them from YAML.
 //!
-//! - [`types`]: the manifest format (serde + schemars).
+//! - [`types`]: the manifest format (serde + schemars); [`pricing`]: `kind: Pricing`.
 //! - [`set`]: a loaded set of documents, the input of `plan`.
 //! - [`shared`]: equal run declarations of a set held once.
 //! - [`files`]: finding and reading manifest files, deterministically.
@@ -26,6 +26,7 @@ pub mod load;
 pub mod locate;
 pub mod mask;
 mod pipeline;
+pub mod pricing;
 pub mod reference;
 pub mod schema;
 pub mod semantic;

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::pricing::PricingSpec;
 use super::types::{IntegrationSpec, ProjectSpec};
 use crate::policy::{PolicySpec, SettingsSpec};
 
@@ -43,4 +44,7 @@ pub struct ManifestSet {
     pub policies: Vec<Located<PolicySpec>>,
     /// The `kind: Settings` document, at most one.
     pub settings: Option<Located<SettingsSpec>>,
+    /// The `kind: Pricing` document, when the repo has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pricing: Option<Located<PricingSpec>>,
 }

@@ -98,6 +98,23 @@ pub struct LogStreamSpec {
     // keeps its name and id, not this room.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trends: Option<Arc<TrendsSpec>>,
+    /// The traffic the plan's judge-call forecast assumes, where the log
+    /// stream's past is a bad guide (a new stream, a launch). Left out: its
+    /// traces and spans counted so far, over its age.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forecast: Option<TrafficSpec>,
+}
+
+/// A log stream's expected traffic, for the judge-call forecast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficSpec {
+    /// Traces a day.
+    pub traces_per_day: u64,
+    /// Spans a day. Left out: the traces a day times the spans per trace
+    /// counted so far (one span a trace when nothing was counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spans_per_day: Option<u64>,
 }
 
 /// An experiment's managed configuration.

@@ -3,6 +3,7 @@
 //! authoritative; an absent list is left alone.
 
 use super::address::Address;
+use super::forecast::{self, RunInput};
 use super::normalize::{segment_filters_from_spec, segment_filters_to_wire};
 use super::resolve::resolve_scorer;
 use super::types::{Action, FieldChange, Operation, RunRef};
@@ -10,7 +11,7 @@ use super::{Draft, Planner, fingerprint};
 use crate::api::{Compact, MetricSettingsRequest};
 use crate::manifest::locate::FieldPath;
 use crate::manifest::set::Origin;
-use crate::manifest::types::{MetricSettingsSpec, ScorerSpec};
+use crate::manifest::types::{MetricSettingsSpec, ScorerSpec, TrafficSpec};
 use crate::plan::address::MetricSettingsAddress;
 use crate::state::metric_settings::ScorerSet;
 use crate::state::{NormMetricSettings, ProjectState, RunState};
@@ -22,13 +23,13 @@ pub(crate) fn plan_metric_settings(
     (origin, field): (&Origin, &FieldPath),
     live_project: &ProjectState,
     address: Address,
-    run: &RunState,
+    (run, declared): (&RunState, Option<&TrafficSpec>),
     spec: &MetricSettingsSpec,
 ) {
     let Address::MetricSettings(MetricSettingsAddress {
+        project,
         run_kind,
         run: run_key,
-        ..
     }) = &address
     else {
         return;
@@ -92,6 +93,15 @@ pub(crate) fn plan_metric_settings(
     if after == before {
         return;
     }
+    let input = RunInput {
+        project,
+        run_kind,
+        run: run_key,
+        counted: run.traffic,
+        declared,
+    };
+    let run_forecast = forecast::run_forecast(&input, catalog, &before, &after);
+    planner.forecast.push(run_forecast);
     let reason = describe(&before, &after);
     let operation = Operation::PatchMetricSettings {
         project_id: live_project.id.clone(),

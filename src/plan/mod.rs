@@ -24,6 +24,7 @@ pub mod changes;
 pub mod confirm;
 pub mod diff;
 pub mod fingerprint;
+pub mod forecast;
 pub mod guard;
 pub mod integrations;
 pub mod json_text;
@@ -46,6 +47,7 @@ pub use address::{Address, RunKind, TemplateKind};
 pub use address_key::{AddressKey, AddressKind};
 pub use attribution::Attribution;
 pub use changes::{Changes, ChangesError};
+pub use forecast::Forecast;
 pub use guard::{GuardLimits, MassChange};
 pub use json_text::JsonText;
 pub use report::*;
@@ -146,6 +148,8 @@ pub(crate) struct Planner<'a> {
     pub(crate) changes: Vec<ResourceChange>,
     pub(crate) notes: Vec<Note>,
     pub(crate) problems: Vec<Problem>,
+    /// The judge-call forecasts of the runs whose metric settings change.
+    pub(crate) forecast: Vec<forecast::RunForecast>,
 }
 
 impl Planner<'_> {
@@ -295,6 +299,11 @@ pub struct Planning<'a> {
     /// The collections planned so far that the plan deletes or replaces
     /// too much of.
     mass_changes: Vec<MassChange>,
+    /// The judge-call forecasts of the runs planned so far whose metric
+    /// settings change.
+    forecast: Vec<forecast::RunForecast>,
+    /// The names the forecasts hold, each once.
+    forecast_names: std::collections::BTreeSet<std::sync::Arc<str>>,
 }
 
 impl<'a> Planning<'a> {
@@ -336,6 +345,8 @@ impl<'a> Planning<'a> {
             problems,
             texts: SharedTexts::default(),
             mass_changes: Vec::new(),
+            forecast: Vec::new(),
+            forecast_names: std::collections::BTreeSet::new(),
         }
     }
 
@@ -355,6 +366,7 @@ impl<'a> Planning<'a> {
                 changes: Vec::new(),
                 notes: std::mem::take(&mut self.notes),
                 problems: Vec::new(),
+                forecast: Vec::new(),
             };
             plan_project(
                 &mut planner,
@@ -364,6 +376,10 @@ impl<'a> Planning<'a> {
                 live_project,
             );
             self.last.append(&mut planner.changes);
+            for mut run in planner.forecast.drain(..) {
+                run.share_names(&mut self.forecast_names);
+                self.forecast.push(run);
+            }
             self.notes = planner.notes;
             self.problems[index] = Some(planner.problems);
             if let Cow::Owned(desired) = &mut self.desired {
@@ -403,6 +419,7 @@ impl<'a> Planning<'a> {
             changes: Vec::new(),
             notes: Vec::new(),
             problems: Vec::new(),
+            forecast: Vec::new(),
         };
         for missing in &live.missing {
             let (origin, field) = match declared_at(desired, projects, missing) {
@@ -478,11 +495,16 @@ impl<'a> Planning<'a> {
         let notes = notes::group_per_project(notes);
         let mut mass_changes = std::mem::take(&mut self.mass_changes);
         mass_changes.sort();
+        let forecast = forecast::finish(
+            std::mem::take(&mut self.forecast),
+            self.desired.pricing.as_ref(),
+        );
         Ok(Plan {
             format_version: PLAN_FORMAT_VERSION,
             changes,
             notes,
             mass_changes,
+            forecast,
         })
     }
 }
@@ -569,6 +591,7 @@ fn plan_project(
                 FieldPath::root().key("log_streams").index(i),
                 ls.metric_settings.as_ref(),
                 ls.trends.as_deref(),
+                ls.forecast.as_ref(),
             )
         })
         .chain(spec.experiments.iter().enumerate().map(|(i, e)| {
@@ -579,9 +602,10 @@ fn plan_project(
                 FieldPath::root().key("experiments").index(i),
                 e.metric_settings.as_ref(),
                 None,
+                None,
             )
         }));
-    for (run_kind, run_key, run_field, metric_settings_spec, trends_spec) in runs {
+    for (run_kind, run_key, run_field, metric_settings_spec, trends_spec, declared) in runs {
         if let Some(k) = &run_key
             && !planner
                 .options
@@ -613,7 +637,7 @@ fn plan_project(
                     (origin, &field),
                     live,
                     address,
-                    run,
+                    (run, declared),
                     ms,
                 );
             }

@@ -40,6 +40,10 @@ pub struct Plan {
     /// `--allow-mass-changes`. Ordered; absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mass_changes: Vec<super::MassChange>,
+    /// The judge-call forecast of the runs whose metric settings change
+    /// ([`super::forecast`]; versioned on its own); absent when none do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forecast: Option<super::Forecast>,
 }
 
 impl Plan {
@@ -50,6 +54,7 @@ impl Plan {
             changes: Changes::new(),
             notes: Vec::new(),
             mass_changes: Vec::new(),
+            forecast: None,
         }
     }
 

@@ -22,8 +22,8 @@ use serde::Serialize;
 use super::{Applied, Mode};
 use crate::plan::attribution::AttributionCounts;
 use crate::plan::{
-    BlastRadius, ChangeOutcome, Changes, ChangesError, Enrichment, MassChange, Note, OutcomeCounts,
-    Plan, ResourceChange, Summary, Unconverged,
+    BlastRadius, ChangeOutcome, Changes, ChangesError, Enrichment, Forecast, MassChange, Note,
+    OutcomeCounts, Plan, ResourceChange, Summary, Unconverged,
 };
 
 /// Version of the `-o json` form of an apply report. Bumped on any
@@ -57,6 +57,11 @@ pub(crate) struct PlanDocument<'a> {
     /// (absent when none, and from drift reports).
     #[serde(skip_serializing_if = "<[MassChange]>::is_empty")]
     mass_changes: &'a [MassChange],
+    /// The judge-call forecast of the runs whose metric settings change
+    /// (versioned on its own; absent when none do). In a drift report,
+    /// `before` is live and `after` declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    forecast: Option<&'a Forecast>,
     /// The people that `created_by` fields of changes and notes name: user
     /// id to `Name <email>` (only when the service told who they are).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -168,6 +173,7 @@ fn plan_document<'a>(
             Mode::Plan => &plan.mass_changes,
             Mode::Drift => &[],
         },
+        forecast: plan.forecast.as_ref(),
         people,
     })
 }

@@ -15,6 +15,7 @@
 //! Secrets cannot appear: a plan holds only `${ENV}` references.
 
 mod entries;
+mod forecast;
 mod json;
 mod markdown;
 pub mod schema;

@@ -78,7 +78,8 @@ pub(crate) fn write_plan(
             }
         }
     }
-    let out = &mut out.text;
+    let chunks = out;
+    let out = &mut chunks.text;
     notes(out, &plan.notes, enrichment, p);
     let summary = plan.summary();
     let footer = match (opts.mode, n) {
@@ -105,6 +106,14 @@ pub(crate) fn write_plan(
             );
         }
         (None, _) => {}
+    }
+    if let Some(forecast) = &plan.forecast {
+        // A run at a time, handed on as the changes are: a forecast of
+        // 10,000 runs is megabytes of text.
+        super::forecast::text_block(forecast, opts.mode, p, &mut |text| {
+            chunks.text.push_str(text);
+            chunks.pass_on_when_full();
+        });
     }
     Ok(())
 }

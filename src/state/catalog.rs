@@ -87,11 +87,45 @@ pub struct CatalogScorer {
     /// Default roll-up method.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roll_up_method: Option<RollUpMethod>,
+    /// Default number of judges (its defaults, else its latest version's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_judges: Option<i64>,
+    /// Default model (its defaults, else its latest version's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_name: Option<String>,
+    /// The node types it scores by default (sorted set; empty: not said).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scoreable_node_types: Vec<String>,
+    /// Whether it has multimodal capabilities (what `multimodal_scorers`
+    /// sampling rules select).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub multimodal: bool,
 }
 
 impl From<Scorer> for CatalogScorer {
     fn from(s: Scorer) -> Self {
+        let defaults = s.defaults.as_ref();
+        let latest = s.latest_version.as_ref();
+        let mut scoreable_node_types = s
+            .scoreable_node_types
+            .clone()
+            .or_else(|| defaults.and_then(|d| d.scoreable_node_types.clone()))
+            .or_else(|| latest.and_then(|v| v.scoreable_node_types.clone()))
+            .unwrap_or_default();
+        scoreable_node_types.sort();
+        scoreable_node_types.dedup();
         CatalogScorer {
+            num_judges: defaults
+                .and_then(|d| d.num_judges)
+                .or_else(|| latest.and_then(|v| v.num_judges)),
+            model_name: defaults
+                .and_then(|d| d.model_name.clone())
+                .or_else(|| latest.and_then(|v| v.model_name.clone())),
+            scoreable_node_types,
+            multimodal: s
+                .multimodal_capabilities
+                .as_ref()
+                .is_some_and(|m| !m.is_empty()),
             latest_version: s.latest_version.as_ref().map(VersionRef::from),
             id: s.id,
             name: s.name,

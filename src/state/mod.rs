@@ -14,6 +14,7 @@
 //! - [`trends`]: a log stream's dashboards: the default one and the others,
 //!   their sections, widgets and settings.
 //! - templates: in [`crate::kinds::templates`].
+//! - [`traffic`]: a run's traces and spans as the run search counts them.
 //! - [`integrations`]: the caller's model-provider integrations, and its
 //!   named custom integrations (as the listing shows them).
 //! - [`wire`]: the same state as the service returns it, normalized by the
@@ -24,6 +25,7 @@ pub mod integrations;
 pub mod key;
 pub mod metric_settings;
 pub mod snapshot;
+pub mod traffic;
 pub mod trends;
 pub mod wire;
 
@@ -33,6 +35,7 @@ pub use catalog::{Catalog, CatalogScorer, VersionRef};
 pub use integrations::{CustomIntegrationState, IntegrationState};
 pub use key::{MissingObject, ObjectKey};
 pub use metric_settings::NormMetricSettings;
+pub use traffic::Traffic;
 pub use trends::{DashboardState, SectionState, SettingsState, TrendsParts, WidgetState};
 
 use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints, TemplateState};
@@ -107,4 +110,6 @@ pub struct RunState {
     /// The log stream's other dashboards the caller sees, in the listing's
     /// order, when read.
     pub dashboards: Option<Vec<DashboardState>>,
+    /// What the run search counted of it (for the judge-call forecast).
+    pub traffic: Traffic,
 }

@@ -85,6 +85,9 @@ pub struct WireRun {
     /// The other dashboards, when read.
     #[serde(default)]
     pub dashboards: Option<Vec<TrendsDashboard>>,
+    /// What the run search counted (absent: nothing).
+    #[serde(default)]
+    pub traffic: super::Traffic,
 }
 
 impl WireCatalog {
@@ -120,6 +123,7 @@ impl WireState {
                 .map(|ds| ds.iter().map(DashboardState::from).collect()),
             id: r.id,
             name: r.name,
+            traffic: r.traffic,
         };
         let projects = self
             .projects

@@ -365,6 +365,23 @@ fn the_recipes_gate_a_change_from_pull_request_to_drift() {
         plan.stdout
     );
     assert!(ctx.path("plan.json").is_file(), "the saved plan to upload");
+    // The quickstart turns on completeness (3 judges) on production: the
+    // judge-call forecast is the line under the summary.
+    let lines: Vec<&str> = plan.stdout.lines().collect();
+    let summary = lines
+        .iter()
+        .position(|l| l.starts_with("**Plan:"))
+        .expect("a summary line");
+    assert_eq!(
+        lines.get(summary + 2).copied(),
+        Some("LLM-judge calls: ≤ 29,400 → ≤ 44,100 a day, +14,700"),
+        "{}",
+        plan.stdout
+    );
+    assert!(
+        recipe_text("plan.yml").contains("LLM-judge calls: 4,200 → 16,600 a day, +12,400"),
+        "the recipe shows the forecast line"
+    );
 
     // Merged: apply makes it so; the next pull request plans no changes.
     let apply = run(line(&all, "apply.yml", "apply"), &ctx);

@@ -36,6 +36,7 @@ mod e2e_dashboards_export;
 mod e2e_echo_secrets;
 mod e2e_env_secrets;
 mod e2e_export;
+mod e2e_forecast;
 mod e2e_large_plan;
 mod e2e_mass_changes;
 mod e2e_pr_noise;

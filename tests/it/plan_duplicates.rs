@@ -27,6 +27,7 @@ fn desired(project: serde_json::Value) -> ManifestSet {
             },
             spec,
         }],
+        pricing: None,
         integrations: vec![],
         ..ManifestSet::default()
     }

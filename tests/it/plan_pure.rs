@@ -34,6 +34,7 @@ fn desired(project: serde_json::Value) -> ManifestSet {
             origin: origin(),
             spec,
         }],
+        pricing: None,
         integrations: vec![],
         ..ManifestSet::default()
     }
@@ -459,6 +460,7 @@ fn integrations_compare_declared_public_fields_and_never_the_token() {
     .unwrap();
     let desired = ManifestSet {
         projects: vec![],
+        pricing: None,
         integrations: vec![Located {
             origin: origin(),
             spec,

@@ -42,6 +42,7 @@ fn desired(trends: Value) -> ManifestSet {
             origin: origin(),
             spec,
         }],
+        pricing: None,
         integrations: vec![],
         ..ManifestSet::default()
     }
@@ -552,6 +553,7 @@ fn custom(rotate: bool) -> ManifestSet {
     .expect("an integration spec");
     ManifestSet {
         projects: vec![],
+        pricing: None,
         integrations: vec![Located {
             origin: origin(),
             spec,

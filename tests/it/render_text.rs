@@ -219,6 +219,7 @@ fn real_planner_output() {
                 "trends": {"sections": [{"name": "Latency", "color": "#FF8800"}], "favorite": "project"}
             }]})),
         }],
+        pricing: None,
         integrations: vec![Located {
             origin,
             spec: from(

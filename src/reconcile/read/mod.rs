@@ -14,7 +14,8 @@
 //!
 //! Requests, for P projects with L runs each: one project listing (a
 //! `one_of` name filter, paginated), one log stream search and one
-//! experiment search per project (also `one_of`), one metric-settings read
+//! experiment search per project (also `one_of`; each with
+//! `include_counts`, which brings the traffic the forecast reads), one metric-settings read
 //! and one dashboard read per managed run (and, where other dashboards are
 //! managed, one dashboard listing and one read per other dashboard), one
 //! template listing per managed kind, the scorer catalog once (when metric
@@ -221,6 +222,7 @@ async fn find_selected<'s>(
             let run = FoundRun {
                 id: r.id.clone(),
                 name: r.name.clone(),
+                traffic: r.traffic,
             };
             found.insert(w.key.clone(), run);
         }
@@ -344,5 +346,6 @@ pub async fn read_run(
         metric_settings: metric_settings.map(Box::new),
         dashboard: dashboard.map(Box::new),
         dashboards,
+        traffic: run.traffic,
     })
 }

@@ -1,5 +1,7 @@
 //! Finding a project's log streams or experiments: by the names and ids the
 //! manifests use (one filtered search each way), or all of them (an export).
+//! The searches ask for the runs' counts (`include_counts`): the traffic the
+//! judge-call forecast reads comes with them, at no request of its own.
 
 use std::collections::BTreeMap;
 
@@ -8,16 +10,18 @@ use super::projects::{FoundProject, split_keys};
 use crate::api::{FilterValue, Operator, RunFilter, RunSearchRequest};
 use crate::client::{ApiError, Client};
 use crate::plan::RunKind;
-use crate::state::{MissingObject, ObjectKey};
+use crate::state::{MissingObject, ObjectKey, Traffic};
 use crate::suggest::nearest;
 
-/// A run's id and name.
+/// A run's id and name, and what the search counted of it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FoundRun {
     /// Id.
     pub id: String,
     /// Name.
     pub name: String,
+    /// Traces, spans and age, as the search found them.
+    pub traffic: Traffic,
 }
 
 /// The noun of a run kind in messages.
@@ -34,12 +38,18 @@ async fn search(
     kind: RunKind,
     request: RunSearchRequest,
 ) -> Result<Vec<FoundRun>, ApiError> {
+    let request = RunSearchRequest {
+        include_counts: Some(true),
+        ..request
+    };
+    let now = chrono::Utc::now();
     Ok(match kind {
         RunKind::LogStream => client
             .search_log_streams_all(project_id, request)
             .await?
             .into_iter()
             .map(|r| FoundRun {
+                traffic: Traffic::of(r.num_traces, r.num_spans, Some(&r.created_at), now),
                 id: r.id,
                 name: r.name,
             })
@@ -49,6 +59,7 @@ async fn search(
             .await?
             .into_iter()
             .map(|r| FoundRun {
+                traffic: Traffic::of(r.num_traces, r.num_spans, r.created_at.as_deref(), now),
                 id: r.id,
                 name: r.name,
             })

@@ -14,6 +14,7 @@
 //! holding `|`, `<` or a backtick cannot break the comment.
 
 mod apply;
+mod forecast;
 mod plan;
 
 pub(crate) use apply::apply;

@@ -110,6 +110,9 @@ pub(crate) fn plan(
         (Mode::Drift, _) => format!("**Drift detected in {n} object{}.**", plural(n)),
     };
     let _ = write!(doc.out, "## {}\n\n{sentence}\n\n", words.title);
+    if let Some(forecast) = &plan.forecast {
+        super::forecast::headline(&mut doc, forecast, mode);
+    }
     if mode == Mode::Plan && !plan.mass_changes.is_empty() {
         let _ = write!(
             doc.out,
@@ -132,6 +135,9 @@ pub(crate) fn plan(
     if n > 0 {
         by_project(&mut doc, plan, &words);
         attention(&mut doc, plan, enrichment, &words)?;
+    }
+    if let Some(forecast) = &plan.forecast {
+        super::forecast::details(&mut doc, forecast, mode);
     }
     // The notes come after the changes, in the room they would have had
     // before them: the details stop short of it.

@@ -23,6 +23,7 @@ pub mod search;
 pub mod sections;
 pub mod settings;
 pub mod templates;
+pub mod traffic;
 pub mod trends;
 pub mod users;
 

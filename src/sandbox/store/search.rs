@@ -182,8 +182,10 @@ fn sort_runs<T>(runs: &mut [&T], sort: Option<&RunSort>, view: impl Fn(&T) -> Ru
 }
 
 impl State {
-    /// The `LogStreamResponse` of a log stream; counts only when asked for.
+    /// The `LogStreamResponse` of a log stream; counts only when asked for,
+    /// as they stand now ([`super::traffic`]).
     pub fn log_stream_json(&self, l: &LogStreamRecord, include_counts: bool) -> Value {
+        let now = chrono::Utc::now();
         let shape = LogStream {
             id: l.id.clone(),
             created_at: l.created_at.clone(),
@@ -192,8 +194,16 @@ impl State {
             project_id: l.project_id.clone(),
             created_by: l.created_by.clone(),
             created_by_user: self.user_info(l.created_by.as_deref()),
-            num_spans: Some(l.num_spans),
-            num_traces: Some(l.num_traces),
+            num_spans: Some(super::traffic::served_count(
+                l.num_spans,
+                &l.created_at,
+                now,
+            )),
+            num_traces: Some(super::traffic::served_count(
+                l.num_traces,
+                &l.created_at,
+                now,
+            )),
             has_user_created_sessions: l.has_user_created_sessions,
         };
         let mut v = to_json(&shape).unwrap_or(Value::Null);

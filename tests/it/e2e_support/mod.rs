@@ -206,7 +206,7 @@ impl TestContext {
     }
 
     /// Insta settings that hide what varies between runs: the sandbox's
-    /// address and the temporary directory.
+    /// address, the temporary directory, durations and a log stream's age.
     pub fn insta_settings(&self) -> insta::Settings {
         let mut settings = insta::Settings::clone_current();
         settings.add_filter(&regex::escape(&self.sandbox.base_url()), "[SANDBOX]");
@@ -219,6 +219,9 @@ impl TestContext {
             "[UUID]",
         );
         settings.add_filter(r"\d+(\.\d+)?(ms|s)\b", "[DURATION]");
+        // A log stream's age grows with the clock (its traffic a day does not).
+        settings.add_filter(r"counted over [\d,]+ days?", "counted over [AGE] days");
+        settings.add_filter(r#""age_days": \d+"#, r#""age_days": [AGE]"#);
         settings
     }
 }
