@@ -72,6 +72,9 @@ pub struct ManifestSource {
     notes: Vec<String>,
     /// The Policy documents, for their forecast rules ([`ManifestSource::check_forecast`]).
     policies: Vec<crate::manifest::set::Located<crate::policy::PolicySpec>>,
+    /// Whether problems are also written as GitHub annotations
+    /// (`--github-annotations`).
+    annotate: bool,
 }
 
 impl ManifestSource {
@@ -134,10 +137,19 @@ impl ManifestSource {
             .collect())
     }
 
-    /// `plan` with the notes the manifests add: policy warnings, a loosened guard.
-    fn noted(&self, mut plan: Plan) -> Plan {
+    /// `plan` with the notes the manifests add (policy warnings, a loosened
+    /// guard), its forecast checked against the policies' forecast rules
+    /// ([`ManifestSource::check_forecast`]: an error-severity violation ends
+    /// the command).
+    fn noted(&self, mut plan: Plan, printer: &Printer) -> Result<Plan, Error> {
+        if let Some(forecast) = &plan.forecast {
+            let figures = crate::policy::ForecastFigures::of(forecast);
+            let warnings = self.check_forecast(&figures, printer, self.annotate)?;
+            plan.notes.extend(warnings);
+            plan.notes.sort();
+        }
         if self.notes.is_empty() {
-            return plan;
+            return Ok(plan);
         }
         plan.notes
             .extend(self.notes.iter().map(|message| crate::plan::Note {
@@ -147,7 +159,7 @@ impl ManifestSource {
                 created_by: None,
             }));
         plan.notes.sort();
-        plan
+        Ok(plan)
     }
 }
 
@@ -257,6 +269,7 @@ pub fn load_manifests_for(
         guard: crate::policy::settings::guard_limits(&outcome.set),
         notes: crate::policy::plan_notes(&outcome.set),
         policies: outcome.set.policies.clone(),
+        annotate: args.github_annotations,
     };
     Ok((outcome.set, source))
 }
@@ -281,7 +294,7 @@ pub async fn plan_from_manifests(
     drop(shown);
     let planned = enriched(&connection, read, printer).await;
     let (state, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
-    let plan = source.noted(plan);
+    let plan = source.noted(plan, printer)?;
     if !pruned.is_empty() {
         let addresses: Vec<crate::plan::Address> = (0..plan.changes.len())
             .map(|i| plan.changes.address(i).into_owned())
@@ -448,7 +461,7 @@ pub async fn plan_three_way(
             let planned = plan_with(&connection, &desired, options, printer).await;
             let (_, plan, enrichment) = words_unresolved(planned, manifests, printer)?;
             return Ok(Printable {
-                plan: source.noted(attribution::unattributed(plan, &why)),
+                plan: source.noted(attribution::unattributed(plan, &why), printer)?,
                 enrichment,
                 connection,
             });
@@ -505,7 +518,7 @@ pub async fn plan_three_way(
             plan
         }
     };
-    let plan = source.noted(plan);
+    let plan = source.noted(plan, printer)?;
     log_details(&plan);
     let touched = TouchedVersions::of_state(&three.state, &plan)?;
     let (enrichment, warning) = enrich(&connection.client, &touched, &plan).await;
@@ -654,6 +667,7 @@ mod tests {
             guard: crate::plan::GuardLimits::default(),
             notes: Vec::new(),
             policies: outcome.set.policies,
+            annotate: false,
         }
     }
 

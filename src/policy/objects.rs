@@ -48,6 +48,41 @@ pub struct ForecastFigures {
     pub projects: BTreeMap<String, ProjectForecast>,
 }
 
+impl ForecastFigures {
+    /// The figures a plan's forecast gives: its totals a day (log streams; an
+    /// experiment scores its records once, not a day) and each project's.
+    pub fn of(forecast: &crate::plan::Forecast) -> Self {
+        let totals = &forecast.totals;
+        let mut projects: BTreeMap<String, ProjectForecast> = BTreeMap::new();
+        let mut upper_bound = false;
+        for run in &forecast.runs {
+            upper_bound |= run.upper_bound;
+            if let crate::plan::forecast::Figures::PerDay {
+                llm_judge_calls_per_day: judges,
+                other_evaluations_per_day: others,
+                ..
+            } = &run.figures
+            {
+                let project = projects.entry(run.project.to_string()).or_default();
+                project.llm_judge_calls_per_day += judges.after as f64;
+                project.llm_judge_calls_per_day_before += judges.before as f64;
+                project.other_calls_per_day += others.after as f64;
+                project.other_calls_per_day_before += others.before as f64;
+            }
+        }
+        ForecastFigures {
+            llm_judge_calls_per_day: totals.llm_judge_calls_per_day.after as f64,
+            llm_judge_calls_per_day_before: totals.llm_judge_calls_per_day.before as f64,
+            other_calls_per_day: totals.other_evaluations_per_day.after as f64,
+            other_calls_per_day_before: totals.other_evaluations_per_day.before as f64,
+            cost_per_month: totals.cost_per_month.map(|c| c.after),
+            cost_per_month_before: totals.cost_per_month.map(|c| c.before),
+            upper_bound,
+            projects,
+        }
+    }
+}
+
 /// One project's figures in [`ForecastFigures::projects`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ProjectForecast {

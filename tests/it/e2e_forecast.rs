@@ -314,3 +314,52 @@ fn pricing_documents_are_checked_like_every_manifest() {
         run.all_output()
     );
 }
+
+/// A `target: forecast` policy rule reads the plan's figures: over its
+/// budget, an error rule fails the plan (exit 65, at the rule's line) and a
+/// warning rule is a note of the plan; within it, nothing is said.
+#[test]
+fn policies_on_the_forecast_read_the_plans_figures() {
+    let rule = |severity: &str, limit: f64| {
+        format!(
+            "kind: Policy\nname: budget\nrules:\n  - name: judge-budget\n    target: forecast\n    \
+             expression: forecast.llm_judge_calls_per_day <= {limit:.1}\n    \
+             message: over the judge-call budget\n    severity: {severity}\n"
+        )
+    };
+    let ctx = context();
+    ctx.write("repo/policy.yaml", &rule("error", 10.0));
+    let plan = ctx.evalctl(&["plan", "repo"]);
+    plan.expect(65);
+    assert!(
+        plan.stderr.contains("over the judge-call budget") && plan.stderr.contains("policy.yaml:"),
+        "{}",
+        plan.stderr
+    );
+    assert!(
+        !plan.stdout.contains("Forecast"),
+        "no plan is printed: {}",
+        plan.stdout
+    );
+
+    ctx.write("repo/policy.yaml", &rule("warning", 10.0));
+    let plan = ctx.evalctl(&["plan", "repo", "-o", "json"]);
+    plan.expect(0);
+    let json: Value = serde_json::from_str(&plan.stdout).expect("a JSON plan");
+    let notes = json["notes"].as_array().expect("notes");
+    assert!(
+        notes.iter().any(|n| n["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("over the judge-call budget"))),
+        "{notes:?}"
+    );
+
+    ctx.write("repo/policy.yaml", &rule("error", 1e9));
+    let plan = ctx.evalctl(&["plan", "repo"]);
+    plan.expect(0);
+    assert!(
+        !plan.stderr.contains("judge-call budget"),
+        "{}",
+        plan.stderr
+    );
+}
