@@ -312,6 +312,7 @@ mod tests {
             body: Body::Project(Box::new(ProjectSpec {
                 annotation_templates: None,
                 feedback_templates: None,
+                prompt_templates: None,
                 ..project()
             })),
             comments: BTreeMap::new(),
