@@ -269,3 +269,53 @@ fn a_lost_answer_to_a_version_create_is_settled_without_a_second_version() {
             .expect(0);
     }
 }
+
+#[test]
+fn a_template_file_beside_the_manifest_is_the_template_and_a_missing_one_is_an_error_at_its_line() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "repo/prompts/triage.txt",
+        "Classify the ticket below as bug, question or request.\nTicket: {ticket}\n",
+    );
+    let manifest = "kind: Project\nname: demo-project\nprompt_templates:\n  - name: triage\n    template_file: prompts/triage.txt\n";
+    ctx.write("repo/project.yaml", manifest);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    let triage = template(&ctx, "triage");
+    assert_eq!(
+        triage.selected_version.template,
+        evalctl::kinds::prompt_templates::wire::PromptText::Text(
+            "Classify the ticket below as bug, question or request.\nTicket: {ticket}\n".into()
+        )
+    );
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+
+    // One word changed in the file: one version, its diff in the plan.
+    ctx.write(
+        "repo/prompts/triage.txt",
+        "Classify the ticket below as bug, question or feature.\nTicket: {ticket}\n",
+    );
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    assert!(
+        plan.stdout.contains("prompt_template[triage].version[2]")
+            && plan
+                .stdout
+                .contains("+Classify the ticket below as bug, question or feature."),
+        "{}",
+        plan.stdout
+    );
+
+    ctx.write(
+        "repo/project.yaml",
+        &manifest.replace("prompts/triage.txt", "prompts/missing.txt"),
+    );
+    let run = ctx.evalctl(&["validate", "repo"]);
+    assert_eq!(run.status, 65, "{}", run.all_output());
+    assert!(
+        run.all_output().contains("project.yaml:5:20")
+            && run.all_output().contains("prompts/missing.txt"),
+        "{}",
+        run.all_output()
+    );
+}

@@ -72,7 +72,8 @@ pub fn prompt_templates(
             let what = format!("prompt template `{}` of project `{project}`", t.name);
             PromptTemplateSpec {
                 name: t.name.clone(),
-                template: t.latest.template.clone(),
+                template: Some(t.latest.template.clone()),
+                template_file: None,
                 settings: settings(&t.latest.settings, &what, warnings),
                 selected_version: (t.selected_version != t.latest.version)
                     .then_some(SelectedVersion::Number(t.selected_version)),

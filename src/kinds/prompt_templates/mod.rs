@@ -11,6 +11,7 @@
 pub mod address;
 mod client;
 pub mod export;
+pub mod files;
 pub mod live;
 pub mod normalize;
 pub mod ops;

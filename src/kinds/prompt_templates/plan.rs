@@ -67,6 +67,18 @@ pub(crate) fn plan_prompt_templates(
     let mut used = vec![false; live.len()];
     let field = |i: usize| FieldPath::root().key("prompt_templates").index(i);
     for (i, spec) in wanted.iter().enumerate() {
+        // The loader has read any `template_file` into `template`.
+        let Some(text) = &spec.template else {
+            planner.problem_at(
+                origin,
+                field(i),
+                format!(
+                    "prompt template `{}` has no template: give `template` or `template_file`",
+                    spec.name
+                ),
+            );
+            continue;
+        };
         let declared = spec.declared_settings();
         let found = live
             .iter()
@@ -87,7 +99,7 @@ pub(crate) fn plan_prompt_templates(
             }
             let after = NormTemplate {
                 name: &spec.name,
-                version: NormVersion::declared(&spec.template, &declared),
+                version: NormVersion::declared(text, &declared),
                 selected_version: 1,
             };
             let draft = Draft {
@@ -102,7 +114,7 @@ pub(crate) fn plan_prompt_templates(
                         project_id: live_project.id.clone(),
                         body: PromptTemplateCreate {
                             name: spec.name.clone(),
-                            template: spec.template.clone(),
+                            template: text.clone(),
                             settings: declared,
                         },
                     },
@@ -116,7 +128,7 @@ pub(crate) fn plan_prompt_templates(
         used[index] = true;
         let current = &live[index];
         let before = NormVersion::live(&current.latest, &declared);
-        let after = NormVersion::declared(&spec.template, &declared);
+        let after = NormVersion::declared(text, &declared);
         let new_version = !before.same(&after);
         let max = current.latest.version + u32::from(new_version);
         let wanted_selection = spec.pinned().unwrap_or(max);
@@ -143,7 +155,7 @@ pub(crate) fn plan_prompt_templates(
                     template_id: current.id.clone(),
                     base_version: current.latest.version,
                     body: PromptVersionCreate {
-                        template: spec.template.clone(),
+                        template: text.clone(),
                         settings,
                     },
                 },

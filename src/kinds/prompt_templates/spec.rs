@@ -17,8 +17,15 @@ pub struct PromptTemplateSpec {
     #[schemars(length(min = 1, max = 128))]
     pub name: String,
     /// The template: one string (at least one character), or a list of
-    /// messages `{role, content}`.
-    pub template: PromptText,
+    /// messages `{role, content}`. Give this or `template_file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<PromptText>,
+    /// A file holding the template's text, relative to the manifest's
+    /// directory (e.g. `prompts/answer.txt`), read when the manifest is
+    /// loaded, as written (it is not interpolated). Give this or `template`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub template_file: Option<String>,
     /// Run settings. Only the fields written are managed: one left out keeps
     /// the latest version's value (a new template gets the service's default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
