@@ -14,7 +14,6 @@ use super::wire::PromptText;
 #[serde(deny_unknown_fields)]
 pub struct PromptTemplateSpec {
     /// Name, unique among the project's prompt templates.
-    #[schemars(length(min = 1, max = 128))]
     pub name: String,
     /// The template: one string (at least one character), or a list of
     /// messages `{role, content}`. Give this or `template_file`.
