@@ -616,6 +616,11 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
                 })));
             }
         }
+        for t in spec.prompt_templates.iter().flatten() {
+            out.push(Target::of(&Address::PromptTemplate(
+                crate::kinds::prompt_templates::PromptTemplateAddress::template(&p, &t.name),
+            )));
+        }
     }
     for integration in &desired.integrations {
         out.push(Target::of(&integration_address(&integration.spec)));

@@ -85,6 +85,20 @@ fn created_from_nothing_then_a_second_apply_creates_nothing() {
         "{}",
         plan.stdout
     );
+    // `--target` selects one template.
+    let targeted = ctx.evalctl(&[
+        "plan",
+        "repo",
+        "--target",
+        "project[demo-project].prompt_template[triage]",
+    ]);
+    targeted.expect(0);
+    assert!(
+        targeted.stdout.contains("prompt_template[triage]")
+            && !targeted.stdout.contains("prompt_template[support-answer]"),
+        "{}",
+        targeted.stdout
+    );
     ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
     let triage = template(&ctx, "triage");
     assert_eq!(triage.max_version, 1);
