@@ -333,3 +333,33 @@ fn a_template_file_beside_the_manifest_is_the_template_and_a_missing_one_is_an_e
         run.all_output()
     );
 }
+
+#[test]
+fn a_saved_plan_applies_once_and_applied_again_creates_no_second_version() {
+    let ctx = TestContext::new();
+    ctx.write("repo/project.yaml", REPO);
+    ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
+        .expect(0);
+    let first = ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"]);
+    assert_eq!(first.status, 0, "{}", first.all_output());
+    assert_eq!(version_creates(&ctx), 1);
+    assert_eq!(template(&ctx, "support-answer").max_version, 3);
+    // The same saved plan again: it reads back as applied (the prompt
+    // templates' changes are observed like any other), and nothing is sent.
+    let again = ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"]);
+    again.expect(0);
+    assert!(
+        again.all_output().contains("was already applied"),
+        "{}",
+        again.all_output()
+    );
+    assert_eq!(version_creates(&ctx), 1, "{}", again.all_output());
+    assert_eq!(template(&ctx, "support-answer").max_version, 3);
+    assert_eq!(
+        templates(&ctx)
+            .iter()
+            .filter(|t| t.name == "triage")
+            .count(),
+        1
+    );
+}

@@ -10,6 +10,7 @@
 
 pub mod address;
 mod client;
+pub mod confirm;
 pub mod export;
 pub mod files;
 pub mod live;
