@@ -60,8 +60,9 @@ pub struct PromptTemplateState {
 impl PromptTemplateState {
     /// The template as listed, when the listing holds its latest version
     /// (the selected one is the latest, or every version is included);
-    /// otherwise the template and the number of the version to fetch.
-    pub fn from_wire(t: PromptTemplateWire) -> Result<Self, (PromptTemplateWire, u32)> {
+    /// otherwise the template, whose latest version (`max_version`) is to
+    /// be fetched.
+    pub fn from_wire(t: PromptTemplateWire) -> Result<Self, Box<PromptTemplateWire>> {
         let max = t.max_version;
         let latest = if t.selected_version.version == max {
             Some(t.selected_version.clone())
@@ -72,7 +73,7 @@ impl PromptTemplateState {
         };
         match latest {
             Some(latest) => Ok(Self::with_latest(t, latest)),
-            None => Err((t, max)),
+            None => Err(Box::new(t)),
         }
     }
 
@@ -85,5 +86,32 @@ impl PromptTemplateState {
             latest: latest.into(),
             created_by: t.created_by_user.map(|u| u.id),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn wire(selected: u32, max: u32, all: bool) -> PromptTemplateWire {
+        let version = |n: u32| json!({"id": format!("v{n}"), "version": n, "template": format!("t{n}"), "settings": {"known_models": [], "temperature": 0.5}});
+        let mut t = json!({"id": "t", "name": "n", "selected_version": version(selected), "max_version": max});
+        if all {
+            t["all_versions"] = (1..=max).map(version).collect();
+        }
+        serde_json::from_value(t).expect("a template")
+    }
+
+    #[test]
+    fn the_latest_version_comes_from_the_listing_or_is_to_be_fetched() {
+        let latest = PromptTemplateState::from_wire(wire(2, 2, false)).expect("selected is latest");
+        assert_eq!((latest.selected_version, latest.latest.version), (2, 2));
+        assert!(!latest.latest.settings.contains_key("known_models"));
+        let pinned = PromptTemplateState::from_wire(wire(1, 3, true)).expect("all versions");
+        assert_eq!((pinned.selected_version, pinned.latest.version), (1, 3));
+        assert_eq!(pinned.latest.template, PromptText::Text("t3".into()));
+        let fetch = PromptTemplateState::from_wire(wire(1, 3, false)).map(|_| ());
+        assert_eq!(fetch.map_err(|t| t.max_version), Err(3));
     }
 }

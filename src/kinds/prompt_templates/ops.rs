@@ -10,8 +10,12 @@
 //! made again); after a lost answer, a read: present, it was made once;
 //! absent, it is sent again (at most `MAX_SENDS` in all), unless the
 //! request may still be in the service (the client timed out), which is
-//! reported as failed for the next apply to re-read. So one change never
-//! makes two versions.
+//! reported as failed for the next apply to re-read. A template's create
+//! refused as a duplicate (409: another run made it since the read) is done
+//! when a read finds it. So one change never makes two versions in one
+//! apply. Two applies racing on one change can still each add a version:
+//! the service has no way to make a version's create conditional, and
+//! versions cannot be deleted.
 
 use serde::{Deserialize, Serialize};
 
@@ -200,6 +204,15 @@ where
                 }));
             }
             Err(e @ ApiError::Ambiguous { .. }) => e,
+            // Refused as a duplicate: another run made it since the read above.
+            Err(e @ ApiError::Conflict { .. }) => {
+                return match find().await {
+                    Ok(true) => Ok(Some(format!(
+                        "another run created the {noun} at the same time; not created again"
+                    ))),
+                    _ => Err(e.into()),
+                };
+            }
             Err(e) => return Err(e.into()),
         };
         let cause = short_cause(&error);

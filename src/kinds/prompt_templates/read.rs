@@ -19,12 +19,14 @@ pub async fn read_prompt_templates(
     futures::stream::iter(listed.into_iter().map(|t| async move {
         match PromptTemplateState::from_wire(t) {
             Ok(state) => Ok(state),
-            Err((t, max)) => {
-                let latest = client.get_prompt_version(project_id, &t.id, max).await?;
+            Err(t) => {
+                let latest = client
+                    .get_prompt_version(project_id, &t.id, t.max_version)
+                    .await?;
                 // A latest version the listing names but the service cannot
                 // find: the selected one stands in (the next read corrects it).
                 let latest = latest.unwrap_or_else(|| t.selected_version.clone());
-                Ok(PromptTemplateState::with_latest(t, latest))
+                Ok(PromptTemplateState::with_latest(*t, latest))
             }
         }
     }))
