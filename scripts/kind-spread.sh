@@ -26,7 +26,8 @@ spread() {
   fi
 }
 
-spread templates 'Template(Spec|State|Kind|Constraints|Address|Body|Op)|AnnotationTemplate|FeedbackTemplate|Address::Template'
+spread templates '\bTemplate(Spec|State|Kind|Constraints|Address|Body|Op)|AnnotationTemplate|FeedbackTemplate|Address::Template\b'
+spread prompt_templates 'PromptTemplate(Spec|State|Address|Op)|(Address|Kind|Operation)::Prompt(Template|Version)|prompt_templates::'
 spread metric_settings 'MetricSettings'
 spread integrations 'IntegrationSpec|IntegrationState|IntegrationAddress|CustomIntegration|Address::Integration'
 spread dashboards 'Dashboard(Spec|State|Address)|Address::Dashboard'

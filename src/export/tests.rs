@@ -212,6 +212,7 @@ pub(super) fn project() -> ProjectState {
             "created_at": "t",
             "constraints": {"feedback_type": "choice", "choices": ["yes", "no"], "allow_other": false}}),
         )]),
+        prompt_templates: None,
     }
 }
 

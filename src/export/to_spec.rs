@@ -140,6 +140,9 @@ pub fn project_document(
         .feedback_templates
         .as_ref()
         .map(|ts| templates::export::feedback(&project.name, ts, notes.warnings));
+    let prompt_templates = project.prompt_templates.as_ref().map(|ts| {
+        crate::kinds::prompt_templates::export::prompt_templates(&project.name, ts, notes.warnings)
+    });
     let spec = ProjectSpec {
         name,
         id,
@@ -147,6 +150,7 @@ pub fn project_document(
         experiments,
         annotation_templates,
         feedback_templates,
+        prompt_templates,
     };
     Document {
         preamble: Vec::new(),

@@ -234,6 +234,7 @@ mod tests {
             id: None,
             log_streams: Vec::new(),
             experiments: Vec::new(),
+            prompt_templates: None,
             annotation_templates: Some(vec![TemplateSpec {
                 name: "t".into(),
                 renamed_from: Vec::new(),
@@ -312,6 +313,7 @@ mod tests {
             body: Body::Project(Box::new(ProjectSpec {
                 annotation_templates: None,
                 feedback_templates: None,
+                prompt_templates: None,
                 ..project()
             })),
             comments: BTreeMap::new(),

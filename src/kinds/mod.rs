@@ -3,4 +3,5 @@
 //! (addresses, targets, plans, apply, confirmation, renderers) reaches a kind
 //! only through this registry.
 
+pub mod prompt_templates;
 pub mod templates;

@@ -295,6 +295,11 @@ pub fn check(
             let diagnostic = input.error(input.at(&finding.pointer, finding.anchor), message);
             out.diagnostics.push(diagnostic.with_help_opt(finding.help));
         }
+        let manifest = std::path::Path::new(input.file);
+        for issue in crate::kinds::prompt_templates::files::resolve(manifest, &mut working) {
+            out.diagnostics
+                .push(input.error(input.at(&issue.pointer, Anchor::Value), issue.message));
+        }
     }
 
     out.claims = claims(input, &working);

@@ -126,6 +126,16 @@ pub const BINDINGS: &[Binding] = &[
             Service::Schema("FeedbackTemplateUpdate"),
         ],
     },
+    Binding {
+        manifest: "/$defs/PromptTemplateSpec",
+        service: &[Service::Schema(
+            "CreatePromptTemplateWithVersionRequestBody",
+        )],
+    },
+    Binding {
+        manifest: "/$defs/PromptSettings",
+        service: &[Service::Schema("PromptRunSettings")],
+    },
 ];
 
 /// Manifest definitions that are not sent to the service as such: the documents and runs
@@ -146,6 +156,8 @@ pub const UNSENT: &[&str] = &[
     "PricingDocument",
     "Price",
     "TrafficSpec",
+    // `latest` or a version number: resolved to the number selected.
+    "SelectedVersion",
 ];
 
 /// One limit of the service found for a manifest field.

@@ -56,6 +56,11 @@ pub struct ProjectSpec {
     /// Feedback templates, managed like `annotation_templates`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback_templates: Option<Vec<FeedbackTemplateSpec>>,
+    /// Prompt templates. When present, the project's prompt templates are
+    /// managed: missing ones are created, a changed template or settings is
+    /// one new version, and undeclared ones are deleted with `--prune`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateSpec>>,
 }
 
 impl ProjectSpec {
@@ -73,6 +78,7 @@ impl ProjectSpec {
         }
         self.annotation_templates = None;
         self.feedback_templates = None;
+        self.prompt_templates = None;
     }
 }
 

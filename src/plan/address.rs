@@ -133,6 +133,8 @@ pub enum Address {
     Widget(WidgetAddress),
     /// The settings of a dashboard (interval, time range, group-by).
     Settings(SettingsAddress),
+    /// A project's prompt template, or one of its versions.
+    PromptTemplate(crate::kinds::prompt_templates::PromptTemplateAddress),
 }
 
 impl Address {
@@ -148,6 +150,7 @@ impl Address {
             Address::Favorite(a) => a,
             Address::Widget(a) => a,
             Address::Settings(a) => a,
+            Address::PromptTemplate(a) => a,
         }
     }
 

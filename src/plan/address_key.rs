@@ -116,11 +116,13 @@ pub enum AddressKind {
     Widget,
     /// [`Address::Settings`].
     Settings,
+    /// [`Address::PromptTemplate`].
+    PromptTemplate,
 }
 
 impl AddressKind {
     /// In the order of [`Address`]'s variants, which is the order addresses sort in.
-    const ALL: [AddressKind; 9] = [
+    const ALL: [AddressKind; 10] = [
         AddressKind::Integration,
         AddressKind::CustomIntegration,
         AddressKind::Template,
@@ -130,6 +132,7 @@ impl AddressKind {
         AddressKind::Favorite,
         AddressKind::Widget,
         AddressKind::Settings,
+        AddressKind::PromptTemplate,
     ];
 
     /// The kind of `address`.
@@ -146,6 +149,7 @@ impl AddressKind {
             Address::Favorite(FavoriteAddress { .. }) => AddressKind::Favorite,
             Address::Widget(WidgetAddress { .. }) => AddressKind::Widget,
             Address::Settings(SettingsAddress { .. }) => AddressKind::Settings,
+            Address::PromptTemplate(_) => AddressKind::PromptTemplate,
         }
     }
 
@@ -257,6 +261,17 @@ fn sort_key(address: &Address) -> Vec<u8> {
             string(&mut key, log_stream);
             optional(&mut key, dashboard.as_deref());
         }
+        Address::PromptTemplate(a) => {
+            string(&mut key, &a.project);
+            string(&mut key, &a.name);
+            match a.version {
+                None => key.push(0),
+                Some(v) => {
+                    key.push(1);
+                    key.extend_from_slice(&v.to_be_bytes());
+                }
+            }
+        }
     }
     key
 }
@@ -316,6 +331,14 @@ fn address_of_key(key: &[u8]) -> Address {
             log_stream: r.string(),
             dashboard: r.optional(),
         }),
+        AddressKind::PromptTemplate => {
+            Address::PromptTemplate(crate::kinds::prompt_templates::PromptTemplateAddress {
+                project: r.string(),
+                name: r.string(),
+                version: (r.byte() == 1)
+                    .then(|| u32::from_be_bytes([r.byte(), r.byte(), r.byte(), r.byte()])),
+            })
+        }
     }
 }
 

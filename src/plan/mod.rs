@@ -689,6 +689,15 @@ fn plan_project(
             live.feedback_templates.as_deref(),
         );
     }
+    if let Some(wanted) = &spec.prompt_templates
+        && planner
+            .options
+            .reaches(&crate::kinds::prompt_templates::plan::scope(&project))
+    {
+        crate::kinds::prompt_templates::plan::plan_prompt_templates(
+            planner, origin, &project, live, wanted,
+        );
+    }
 }
 
 /// The live run of `kind` that `key` names in `live`, with its key. `None`

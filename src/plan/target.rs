@@ -71,9 +71,13 @@ pub enum Kind {
     AnnotationTemplate,
     /// `feedback_template[NAME]`.
     FeedbackTemplate,
+    /// `prompt_template[NAME]`.
+    PromptTemplate,
+    /// `version[N]` (of a prompt template).
+    PromptVersion,
 }
 
-const KINDS: [Kind; 14] = [
+const KINDS: [Kind; 16] = [
     Kind::Integration,
     Kind::CustomIntegration,
     Kind::Dashboard,
@@ -88,6 +92,8 @@ const KINDS: [Kind; 14] = [
     Kind::Favorite,
     Kind::AnnotationTemplate,
     Kind::FeedbackTemplate,
+    Kind::PromptTemplate,
+    Kind::PromptVersion,
 ];
 
 impl Kind {
@@ -108,6 +114,8 @@ impl Kind {
             Kind::CustomIntegration => "custom_integration",
             Kind::AnnotationTemplate => "annotation_template",
             Kind::FeedbackTemplate => "feedback_template",
+            Kind::PromptTemplate => "prompt_template",
+            Kind::PromptVersion => "version",
         }
     }
 
@@ -128,7 +136,9 @@ impl Kind {
                 Kind::Experiment,
                 Kind::AnnotationTemplate,
                 Kind::FeedbackTemplate,
+                Kind::PromptTemplate,
             ],
+            Some(Kind::PromptTemplate) => &[Kind::PromptVersion],
             Some(Kind::LogStream) => &[Kind::MetricSettings, Kind::Trends, Kind::Dashboard],
             Some(Kind::Experiment) => &[Kind::MetricSettings],
             Some(Kind::Trends) => &[Kind::Section, Kind::Widget, Kind::Settings, Kind::Favorite],
@@ -605,6 +615,11 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
                     name: name.to_owned(),
                 })));
             }
+        }
+        for t in spec.prompt_templates.iter().flatten() {
+            out.push(Target::of(&Address::PromptTemplate(
+                crate::kinds::prompt_templates::PromptTemplateAddress::template(&p, &t.name),
+            )));
         }
     }
     for integration in &desired.integrations {

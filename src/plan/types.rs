@@ -540,6 +540,11 @@ pub enum Operation {
     /// `delete_template`): written as its own fields beside `op`.
     #[serde(untagged)]
     Template(TemplateOp),
+    /// A prompt template's operation (`create_prompt_template`,
+    /// `create_prompt_version`, `select_prompt_version`,
+    /// `delete_prompt_template`): written as its own fields beside `op`.
+    #[serde(untagged)]
+    PromptTemplate(crate::kinds::prompt_templates::PromptTemplateOp),
 }
 
 impl Operation {

@@ -156,7 +156,7 @@ async fn load_project(
     };
     let found = &found;
     let name = project.name.as_str();
-    let (log_streams, experiments, annotation, feedback) = tokio::try_join!(
+    let (log_streams, experiments, annotation, feedback, prompts) = tokio::try_join!(
         list_runs(client, found, RunKind::LogStream),
         list_runs(client, found, RunKind::Experiment),
         async {
@@ -175,6 +175,16 @@ async fn load_project(
                 .map_err(ctx(|| {
                     format!(
                         "the feedback templates of project `{}`",
+                        escape_controls(name)
+                    )
+                }))
+        },
+        async {
+            crate::kinds::prompt_templates::read::read_prompt_templates(client, &found.id)
+                .await
+                .map_err(ctx(|| {
+                    format!(
+                        "the prompt templates of project `{}`",
                         escape_controls(name)
                     )
                 }))
@@ -220,6 +230,7 @@ async fn load_project(
             experiments: keyed(experiments),
             annotation_templates: Some(annotation),
             feedback_templates: Some(feedback),
+            prompt_templates: Some(prompts),
         },
         warnings,
     ))

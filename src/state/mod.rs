@@ -72,6 +72,8 @@ pub struct ProjectState {
     pub annotation_templates: Option<Vec<TemplateState<AnnotationConstraints>>>,
     /// Feedback templates, when read.
     pub feedback_templates: Option<Vec<TemplateState<FeedbackConstraints>>>,
+    /// Prompt templates, when read.
+    pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
 }
 
 impl ProjectState {
@@ -81,6 +83,7 @@ impl ProjectState {
     pub fn release_compared(&mut self) {
         self.annotation_templates = None;
         self.feedback_templates = None;
+        self.prompt_templates = None;
         for run in self
             .log_streams
             .values_mut()

@@ -148,6 +148,7 @@ impl WireState {
                     feedback_templates: p
                         .feedback_templates
                         .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
+                    prompt_templates: None,
                 };
                 (key, project)
             })

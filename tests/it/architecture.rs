@@ -138,11 +138,18 @@ fn guide_lists(kind: &str) -> Vec<String> {
 #[test]
 fn the_guide_lists_the_files_a_kind_touches() {
     // The guide's "Adding a resource kind" names, for the kind ported first,
-    // exactly the files outside its folder that still name it.
+    // exactly the files outside its folder that still name it; the same for
+    // prompt templates, the first kind built on the new shape.
     assert_eq!(
         guide_lists("templates"),
         spread_of("templates"),
         "docs/development.md's list for templates differs from `sh scripts/kind-spread.sh -v`; \
+         update the list between its markers"
+    );
+    assert_eq!(
+        guide_lists("prompt_templates"),
+        spread_of("prompt_templates"),
+        "docs/development.md's list for prompt_templates differs from `sh scripts/kind-spread.sh -v`; \
          update the list between its markers"
     );
 }

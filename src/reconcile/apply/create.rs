@@ -461,7 +461,7 @@ fn cause(error: &ApiError) -> String {
 /// apply deletes, keeping the first.) Reads the causes the client gives
 /// `ApiError::Ambiguous` (documented there: `502 Bad Gateway`, `timed out`,
 /// `connection closed`, ...).
-pub(super) fn may_still_land(cause: &str) -> bool {
+pub fn may_still_land(cause: &str) -> bool {
     cause.contains("timed out")
 }
 

@@ -231,6 +231,7 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
     match kind {
         AddressKind::Integration | AddressKind::CustomIntegration => 0,
         AddressKind::Template => 10,
+        AddressKind::PromptTemplate => 15,
         AddressKind::MetricSettings => 20,
         AddressKind::Dashboard if matches!(action, Action::Create | Action::Update) => 30,
         AddressKind::Section if !delete => 40,
@@ -945,6 +946,7 @@ async fn send_idempotent(
             None
         }
         Operation::Template(op) => op.send_idempotent(client).await?,
+        Operation::PromptTemplate(op) => op.send(client).await?,
         Operation::PutIntegration { body } => {
             let body = resolve_secrets(body, options.env)?;
             client.put_integration(&body).await?;

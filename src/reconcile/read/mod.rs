@@ -263,11 +263,23 @@ async fn read_project(
                 format!("the feedback templates of project `{}`", project.name)
             }))
     };
-    let (log_streams, experiments, annotation_templates, feedback_templates) = tokio::try_join!(
+    let prompts = async {
+        if !wanted.prompt_templates {
+            return Ok(None);
+        }
+        crate::kinds::prompt_templates::read::read_prompt_templates(client, &project.id)
+            .await
+            .map(Some)
+            .map_err(ctx(|| {
+                format!("the prompt templates of project `{}`", project.name)
+            }))
+    };
+    let (log_streams, experiments, annotation_templates, feedback_templates, prompt_templates) = tokio::try_join!(
         read_runs(client, catalog, project, RunKind::LogStream, log_streams),
         read_runs(client, catalog, project, RunKind::Experiment, experiments),
         annotation,
         feedback,
+        prompts,
     )?;
     Ok(ProjectState {
         id: project.id.clone(),
@@ -276,6 +288,7 @@ async fn read_project(
         experiments: experiments.into_iter().collect(),
         annotation_templates,
         feedback_templates,
+        prompt_templates,
     })
 }
 

@@ -42,6 +42,8 @@ pub struct ProjectSelection {
     pub annotation_templates: bool,
     /// Whether its feedback templates are read.
     pub feedback_templates: bool,
+    /// Whether its prompt templates are read.
+    pub prompt_templates: bool,
 }
 
 /// What to read of one run.
@@ -126,6 +128,8 @@ impl Selection {
                     && options.reaches(&Target::templates(&name, TemplateKind::Annotation)),
                 feedback_templates: spec.feedback_templates.is_some()
                     && options.reaches(&Target::templates(&name, TemplateKind::Feedback)),
+                prompt_templates: spec.prompt_templates.is_some()
+                    && options.reaches(&crate::kinds::prompt_templates::plan::scope(&name)),
             };
             let runs = spec
                 .log_streams
@@ -237,6 +241,7 @@ impl Selection {
                 Some(mine) => {
                     mine.annotation_templates |= project.annotation_templates;
                     mine.feedback_templates |= project.feedback_templates;
+                    mine.prompt_templates |= project.prompt_templates;
                     union_runs(&mut mine.log_streams, project.log_streams);
                     union_runs(&mut mine.experiments, project.experiments);
                 }

@@ -70,6 +70,10 @@ enum ReadKey {
     Integration {
         provider: String,
     },
+    /// A project's prompt templates (the kind observes its own changes).
+    PromptTemplates {
+        project_id: String,
+    },
 }
 
 /// What a read returned.
@@ -80,6 +84,7 @@ enum Fetched {
     Feedback(Vec<TemplateState<FeedbackConstraints>>),
     Integration(Option<IntegrationState>),
     CustomIntegrations(Vec<CustomIntegrationState>),
+    PromptTemplates(Vec<crate::kinds::prompt_templates::PromptTemplateState>),
 }
 
 /// The read of a dashboard an operation names.
@@ -214,6 +219,11 @@ fn dashboard_read(change: &ResourceChange, moment: Moment, name: &str) -> Option
 }
 
 fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
+    if let Some(project_id) = crate::kinds::prompt_templates::confirm::project_id(change) {
+        return Some(ReadKey::PromptTemplates {
+            project_id: project_id.to_owned(),
+        });
+    }
     let first = change.operations.first()?;
     Some(match (&change.address, first) {
         (
@@ -260,6 +270,9 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
 
 async fn fetch(client: &Client, catalog: &Catalog, key: &ReadKey) -> Result<Fetched, ApiError> {
     Ok(match key {
+        ReadKey::PromptTemplates { project_id } => Fetched::PromptTemplates(
+            crate::kinds::prompt_templates::read::read_prompt_templates(client, project_id).await?,
+        ),
         ReadKey::MetricSettings {
             project_id,
             kind,
@@ -469,6 +482,14 @@ pub async fn read_touched(
                     what: change.address.to_string(),
                     source: e.source.clone(),
                 }),
+                Ok(Fetched::PromptTemplates(all)) => {
+                    let (fingerprint, comparable) =
+                        crate::kinds::prompt_templates::confirm::observe(change, all);
+                    Ok(Observation {
+                        fingerprint,
+                        comparable,
+                    })
+                }
                 Ok(f) => {
                     let observed = observe(change, f, moment);
                     Ok(Observation {

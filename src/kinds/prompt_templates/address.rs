@@ -1,0 +1,77 @@
+//! A prompt template's address, `project[P].prompt_template[NAME]`, and one
+//! of its versions, `project[P].prompt_template[NAME].version[N]` (what a
+//! plan creates when the template changes).
+
+use serde::{Deserialize, Serialize};
+
+use crate::plan::address::{Address, KindAddress, project_segment, quote};
+use crate::plan::target::{Kind, Segment};
+use crate::state::ProjectState;
+
+/// A prompt template of a project, or one of its versions.
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct PromptTemplateAddress {
+    /// Project, as the manifest refers to it.
+    pub project: String,
+    /// Template name.
+    pub name: String,
+    /// A version's number (absent: the template itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u32>,
+}
+
+impl PromptTemplateAddress {
+    /// The template `name` of `project`.
+    pub fn template(project: &str, name: &str) -> Self {
+        PromptTemplateAddress {
+            project: project.to_owned(),
+            name: name.to_owned(),
+            version: None,
+        }
+    }
+
+    /// Version `version` of the template `name` of `project`.
+    pub fn version(project: &str, name: &str, version: u32) -> Self {
+        PromptTemplateAddress {
+            version: Some(version),
+            ..Self::template(project, name)
+        }
+    }
+}
+
+impl KindAddress for PromptTemplateAddress {
+    fn segments(&self) -> Vec<Segment> {
+        let mut segments = vec![
+            project_segment(&self.project),
+            Segment::named(Kind::PromptTemplate, &self.name),
+        ];
+        if let Some(v) = self.version {
+            segments.push(Segment::named(Kind::PromptVersion, v.to_string()));
+        }
+        segments
+    }
+
+    fn project(&self) -> Option<&str> {
+        Some(&self.project)
+    }
+
+    fn collection(&self) -> Option<(String, &'static str)> {
+        match self.version {
+            None => Some((
+                format!("project[{}]", quote(&self.project)),
+                "prompt templates",
+            )),
+            Some(_) => None,
+        }
+    }
+
+    fn collection_size(&self, live: &ProjectState) -> usize {
+        live.prompt_templates.as_ref().map_or(0, Vec::len)
+    }
+
+    fn live_identity(&self, _before: &dyn Fn(&str) -> Option<Option<String>>) -> Option<Address> {
+        Some(Address::PromptTemplate(self.clone()))
+    }
+}

@@ -1,0 +1,83 @@
+//! Live prompt templates written as manifest specs (export): sorted by name,
+//! the latest version's template as text (or messages), its settings
+//! without the service's defaults (the reference's `PromptRunSettings`
+//! defaults) and without empty ones, and the selection: left out when the
+//! latest is selected, else its number. Planned against the same live
+//! state, the export is an empty plan.
+
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
+use super::live::PromptTemplateState;
+use super::normalize::same_value;
+use super::spec::{PromptSettings, PromptTemplateSpec, SelectedVersion};
+use crate::api::reference::SERVICE_REFERENCE;
+
+/// The defaults the reference gives `PromptRunSettings`' fields.
+fn defaults() -> &'static Map<String, Value> {
+    static DEFAULTS: OnceLock<Map<String, Value>> = OnceLock::new();
+    DEFAULTS.get_or_init(|| {
+        let reference: Value = serde_json::from_str(SERVICE_REFERENCE).unwrap_or(Value::Null);
+        reference
+            .pointer("/components/schemas/PromptRunSettings/properties")
+            .and_then(Value::as_object)
+            .map(|props| {
+                props
+                    .iter()
+                    .filter_map(|(k, p)| p.get("default").map(|d| (k.clone(), d.clone())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    })
+}
+
+/// A version's settings as a manifest writes them; a field a manifest
+/// cannot write is a warning.
+fn settings(
+    live: &Map<String, Value>,
+    what: &str,
+    warnings: &mut Vec<String>,
+) -> Option<PromptSettings> {
+    let mut kept = Map::new();
+    for (k, v) in live {
+        if v.is_null() || defaults().get(k).is_some_and(|d| same_value(d, v)) {
+            continue;
+        }
+        let one = Value::Object(Map::from_iter([(k.clone(), v.clone())]));
+        if serde_json::from_value::<PromptSettings>(one).is_ok() {
+            kept.insert(k.clone(), v.clone());
+        } else {
+            warnings.push(format!(
+                "{what}: the setting `{k}` cannot be written in a manifest and was left out"
+            ));
+        }
+    }
+    if kept.is_empty() {
+        return None;
+    }
+    serde_json::from_value(Value::Object(kept)).ok()
+}
+
+/// A project's prompt templates as specs.
+pub fn prompt_templates(
+    project: &str,
+    live: &[PromptTemplateState],
+    warnings: &mut Vec<String>,
+) -> Vec<PromptTemplateSpec> {
+    let mut live: Vec<&PromptTemplateState> = live.iter().collect();
+    live.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+    live.into_iter()
+        .map(|t| {
+            let what = format!("prompt template `{}` of project `{project}`", t.name);
+            PromptTemplateSpec {
+                name: t.name.clone(),
+                template: Some(t.latest.template.clone()),
+                template_file: None,
+                settings: settings(&t.latest.settings, &what, warnings),
+                selected_version: (t.selected_version != t.latest.version)
+                    .then_some(SelectedVersion::Number(t.selected_version)),
+            }
+        })
+        .collect()
+}

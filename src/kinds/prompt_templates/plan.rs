@@ -1,0 +1,265 @@
+//! Planning a project's prompt templates: a set keyed by name, each with
+//! append-only, immutable versions.
+//!
+//! - A declared template that does not exist is created with its first
+//!   version (`+ project[P].prompt_template[N]`).
+//! - When the declared template or settings differ from the latest
+//!   version's (settings the manifest leaves out are not compared; a new
+//!   version carries them over from the latest), exactly one version is
+//!   created (`+ project[P].prompt_template[N].version[K]`), its fields
+//!   showing the template's text against the latest version's, long or
+//!   multi-line text as a unified diff. An identical one creates nothing, so
+//!   a second apply never adds a version.
+//! - `selected_version: latest` (the default) follows the new version (the
+//!   service selects a version when it creates it); a pinned number is
+//!   selected again right after a version is created, and a changed pin is
+//!   an update (`~ project[P].prompt_template[N]`).
+//! - An undeclared template is deleted only with `--prune`.
+
+use serde::Serialize;
+
+use super::address::PromptTemplateAddress;
+use super::live::PromptTemplateState;
+use super::normalize::NormVersion;
+use super::ops::PromptTemplateOp;
+use super::spec::PromptTemplateSpec;
+use super::wire::{PromptTemplateCreate, PromptVersionCreate};
+use crate::manifest::locate::FieldPath;
+use crate::manifest::set::Origin;
+use crate::plan::address::Address;
+use crate::plan::target::{Kind, Segment, Target};
+use crate::plan::types::{Action, NoteKind, Operation};
+use crate::plan::{Draft, Planner, fingerprint};
+use crate::state::ProjectState;
+
+/// The scope of a project's prompt templates, for `--target`.
+pub fn scope(project: &str) -> Target {
+    Target::scope(vec![
+        Segment::named(Kind::Project, project),
+        Segment::kind(Kind::PromptTemplate),
+    ])
+}
+
+/// A template as a plan shows it whole (a create or a delete).
+#[derive(Debug, Serialize)]
+struct NormTemplate<'a> {
+    name: &'a str,
+    #[serde(flatten)]
+    version: NormVersion,
+    selected_version: u32,
+}
+
+/// A template's selection, as an update shows it.
+#[derive(Debug, Serialize)]
+struct NormSelection {
+    selected_version: u32,
+}
+
+/// Plans the prompt templates of one project.
+pub(crate) fn plan_prompt_templates(
+    planner: &mut Planner<'_>,
+    origin: &Origin,
+    project: &str,
+    live_project: &ProjectState,
+    wanted: &[PromptTemplateSpec],
+) {
+    let live: &[PromptTemplateState] = live_project.prompt_templates.as_deref().unwrap_or_default();
+    let mut used = vec![false; live.len()];
+    let field = |i: usize| FieldPath::root().key("prompt_templates").index(i);
+    for (i, spec) in wanted.iter().enumerate() {
+        // The loader has read any `template_file` into `template`.
+        let Some(text) = &spec.template else {
+            planner.problem_at(
+                origin,
+                field(i),
+                format!(
+                    "prompt template `{}` has no template: give `template` or `template_file`",
+                    spec.name
+                ),
+            );
+            continue;
+        };
+        let declared = spec.declared_settings();
+        let found = live
+            .iter()
+            .enumerate()
+            .find(|(j, t)| !used[*j] && t.name == spec.name)
+            .map(|(j, _)| j);
+        let Some(index) = found else {
+            if let Some(n) = spec.pinned().filter(|n| *n != 1) {
+                planner.problem_at(
+                    origin,
+                    field(i).key("selected_version"),
+                    format!(
+                        "prompt template `{}` does not exist yet: its first version is 1, so version {n} cannot be selected",
+                        spec.name
+                    ),
+                );
+                continue;
+            }
+            let after = NormTemplate {
+                name: &spec.name,
+                version: NormVersion::declared(text, &declared),
+                selected_version: 1,
+            };
+            let draft = Draft {
+                address: Address::PromptTemplate(PromptTemplateAddress::template(
+                    project, &spec.name,
+                )),
+                action: Action::Create,
+                reason: "declared, does not exist; created with its version 1".to_owned(),
+                live_fingerprint: fingerprint::of::<PromptTemplateState>(None),
+                operations: vec![Operation::PromptTemplate(
+                    PromptTemplateOp::CreatePromptTemplate {
+                        project_id: live_project.id.clone(),
+                        body: PromptTemplateCreate {
+                            name: spec.name.clone(),
+                            template: text.clone(),
+                            settings: declared,
+                        },
+                    },
+                )],
+            };
+            planner
+                .changes
+                .push(draft.change::<NormTemplate<'_>, _>(None, Some(&after)));
+            continue;
+        };
+        used[index] = true;
+        let current = &live[index];
+        let before = NormVersion::live(&current.latest, &declared);
+        let after = NormVersion::declared(text, &declared);
+        let new_version = !before.same(&after);
+        let max = current.latest.version + u32::from(new_version);
+        let wanted_selection = spec.pinned().unwrap_or(max);
+        if wanted_selection > max {
+            planner.problem_at(
+                origin,
+                field(i).key("selected_version"),
+                format!(
+                    "prompt template `{}` has no version {wanted_selection}: its latest {} {max}",
+                    spec.name,
+                    if new_version { "will be" } else { "is" },
+                ),
+            );
+            continue;
+        }
+        if new_version {
+            let version = current.latest.version + 1;
+            // What the manifest leaves out keeps the latest version's value.
+            let mut settings = current.latest.settings.clone();
+            settings.extend(declared.clone());
+            let mut operations = vec![Operation::PromptTemplate(
+                PromptTemplateOp::CreatePromptVersion {
+                    project_id: live_project.id.clone(),
+                    template_id: current.id.clone(),
+                    base_version: current.latest.version,
+                    body: PromptVersionCreate {
+                        template: text.clone(),
+                        settings,
+                    },
+                },
+            )];
+            let mut reason = format!(
+                "the template or its settings differ from the latest version, {}",
+                current.latest.version
+            );
+            if wanted_selection != version {
+                // The service selects a version as it creates it: the pin is
+                // put back right after.
+                operations.push(Operation::PromptTemplate(
+                    PromptTemplateOp::SelectPromptVersion {
+                        project_id: live_project.id.clone(),
+                        template_id: current.id.clone(),
+                        version: wanted_selection,
+                    },
+                ));
+                reason.push_str(&format!("; version {wanted_selection} stays selected"));
+            }
+            let draft = Draft {
+                address: Address::PromptTemplate(PromptTemplateAddress::version(
+                    project, &spec.name, version,
+                )),
+                action: Action::Create,
+                reason,
+                live_fingerprint: fingerprint::of(Some(current)),
+                operations,
+            };
+            let mut c = draft.change(Some(&before), Some(&after));
+            c.created_by = current.created_by.clone();
+            planner.changes.push(c);
+        } else if wanted_selection != current.selected_version {
+            let draft = Draft {
+                address: Address::PromptTemplate(PromptTemplateAddress::template(
+                    project, &spec.name,
+                )),
+                action: Action::Update,
+                reason: format!(
+                    "version {} is selected, {} is declared",
+                    current.selected_version,
+                    match spec.pinned() {
+                        Some(n) => n.to_string(),
+                        None => format!("the latest ({max})"),
+                    }
+                ),
+                live_fingerprint: fingerprint::of(Some(current)),
+                operations: vec![Operation::PromptTemplate(
+                    PromptTemplateOp::SelectPromptVersion {
+                        project_id: live_project.id.clone(),
+                        template_id: current.id.clone(),
+                        version: wanted_selection,
+                    },
+                )],
+            };
+            let mut c = draft.change(
+                Some(&NormSelection {
+                    selected_version: current.selected_version,
+                }),
+                Some(&NormSelection {
+                    selected_version: wanted_selection,
+                }),
+            );
+            c.created_by = current.created_by.clone();
+            planner.changes.push(c);
+        }
+    }
+    for (index, template) in live.iter().enumerate() {
+        if used[index] {
+            continue;
+        }
+        let address =
+            Address::PromptTemplate(PromptTemplateAddress::template(project, &template.name));
+        if planner.options.prune {
+            let before = NormTemplate {
+                name: &template.name,
+                version: NormVersion::live(&template.latest, &template.latest.settings),
+                selected_version: template.selected_version,
+            };
+            let draft = Draft {
+                address,
+                action: Action::Delete,
+                reason: "not declared (--prune); every version goes with it".to_owned(),
+                live_fingerprint: fingerprint::of(Some(template)),
+                operations: vec![Operation::PromptTemplate(
+                    PromptTemplateOp::DeletePromptTemplate {
+                        project_id: live_project.id.clone(),
+                        template_id: template.id.clone(),
+                    },
+                )],
+            };
+            let mut c = draft.change::<_, NormTemplate<'_>>(Some(&before), None);
+            c.created_by = template.created_by.clone();
+            planner.changes.push(c);
+        } else {
+            planner.note_by(
+                template.created_by.clone(),
+                Some(address),
+                NoteKind::Unmanaged,
+                format!(
+                    "prompt template `{}` exists but is not declared (delete it with --prune)",
+                    template.name
+                ),
+            );
+        }
+    }
+}

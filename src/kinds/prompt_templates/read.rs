@@ -1,0 +1,36 @@
+//! Reading a project's prompt templates: one listing, and for a template
+//! whose listing holds neither its latest version (selected) nor every
+//! version, a read of its latest version.
+
+use futures::{StreamExt, TryStreamExt};
+
+use super::live::PromptTemplateState;
+use crate::client::{ApiError, Client};
+
+/// Latest versions read at once.
+const AT_ONCE: usize = 8;
+
+/// The prompt templates of a project.
+pub async fn read_prompt_templates(
+    client: &Client,
+    project_id: &str,
+) -> Result<Vec<PromptTemplateState>, ApiError> {
+    let listed = client.list_prompt_templates(project_id).await?;
+    futures::stream::iter(listed.into_iter().map(|t| async move {
+        match PromptTemplateState::from_wire(t) {
+            Ok(state) => Ok(state),
+            Err(t) => {
+                let latest = client
+                    .get_prompt_version(project_id, &t.id, t.max_version)
+                    .await?;
+                // A latest version the listing names but the service cannot
+                // find: the selected one stands in (the next read corrects it).
+                let latest = latest.unwrap_or_else(|| t.selected_version.clone());
+                Ok(PromptTemplateState::with_latest(*t, latest))
+            }
+        }
+    }))
+    .buffered(AT_ONCE)
+    .try_collect()
+    .await
+}
