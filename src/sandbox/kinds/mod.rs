@@ -1,4 +1,4 @@
-//! The sandbox's kinds added for issue 20, one folder each: its records and
+//! The sandbox's kinds, one folder each (the others follow): its records and
 //! store operations (`mod.rs`, functions on the one [`State`]) and its HTTP
 //! handlers (`routes.rs`, registered by one line in `routes::router`).
 //!
@@ -10,10 +10,12 @@
 //! - [`projects`]: creating, changing and deleting projects (everything
 //!   under a project goes with it), renaming and deleting log streams;
 //! - [`stages`]: Protect stages (created, read, rulesets replaced with a
-//!   version bump, paused; never deleted).
+//!   version bump, paused; never deleted);
+//! - [`templates`]: annotation and feedback templates of a project.
 //!
 //! The collections they add to [`State`] are plain [`crate::sandbox::persist::Records`],
-//! declared in `store::model` and listed in `persist::tracked` like the others.
+//! declared in `store::model`, each a table of the state database
+//! (`persist::tables`).
 //!
 //! [`State`]: crate::sandbox::store::State
 
@@ -21,6 +23,7 @@ pub mod custom_scorers;
 pub mod projects;
 pub mod prompt_templates;
 pub mod stages;
+pub mod templates;
 
 use serde_json::Value;
 

@@ -12,7 +12,6 @@ mod integrations;
 mod runs;
 mod scorers;
 mod sections;
-mod templates;
 mod trends;
 mod users;
 
@@ -178,30 +177,11 @@ pub fn router(app: Arc<App>) -> Router {
             "/v2/scorers/versions/{scorer_version_id}/projects",
             get(scorers::version_projects),
         )
-        .route(
-            &p("/annotation/templates"),
-            get(templates::list_annotation).post(templates::create_annotation),
-        )
-        .route(
-            &p("/annotation/templates/{template_id}"),
-            get(templates::get_annotation)
-                .patch(templates::update_annotation)
-                .delete(templates::delete_annotation),
-        )
-        .route(
-            &p("/feedback/templates"),
-            get(templates::list_feedback).post(templates::create_feedback),
-        )
-        .route(
-            &p("/feedback/templates/{template_id}"),
-            get(templates::get_feedback)
-                .patch(templates::update_feedback)
-                .delete(templates::delete_feedback),
-        )
         .merge(kinds::custom_scorers::routes::router())
         .merge(kinds::prompt_templates::routes::router())
         .merge(kinds::projects::routes::router())
         .merge(kinds::stages::routes::router())
+        .merge(kinds::templates::routes::router())
         .fallback(|| async { ApiError::NoRoute })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(axum::middleware::from_fn_with_state(

@@ -22,7 +22,6 @@ pub mod scorers;
 pub mod search;
 pub mod sections;
 pub mod settings;
-pub mod templates;
 pub mod traffic;
 pub mod trends;
 pub mod users;

@@ -4,20 +4,49 @@
 
 use std::sync::Arc;
 
+use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
 use axum::response::Response;
+use axum::routing;
 use serde_json::json;
 
-use super::{Ids, ok, read_body};
+use super::TemplateKind;
 use crate::kinds::templates::{
     AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate,
 };
 use crate::sandbox::app::App;
 use crate::sandbox::auth::Caller;
 use crate::sandbox::reply::ApiResult;
-use crate::sandbox::store::templates::TemplateKind;
+use crate::sandbox::routes::{Ids, ok, read_body};
 use crate::sandbox::validation::{Checker, deserialize};
+
+/// The routes of annotation and feedback templates (merged into the
+/// sandbox's router).
+pub fn router() -> Router<Arc<App>> {
+    let p = |suffix: &str| format!("/v2/projects/{{project_id}}{suffix}");
+    Router::new()
+        .route(
+            &p("/annotation/templates"),
+            routing::get(list_annotation).post(create_annotation),
+        )
+        .route(
+            &p("/annotation/templates/{template_id}"),
+            routing::get(get_annotation)
+                .patch(update_annotation)
+                .delete(delete_annotation),
+        )
+        .route(
+            &p("/feedback/templates"),
+            routing::get(list_feedback).post(create_feedback),
+        )
+        .route(
+            &p("/feedback/templates/{template_id}"),
+            routing::get(get_feedback)
+                .patch(update_feedback)
+                .delete(delete_feedback),
+        )
+}
 
 /// The reference's schemas of a template kind: (create, update).
 trait Schemas {

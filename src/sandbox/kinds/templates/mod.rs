@@ -10,6 +10,8 @@
 //! the tree wins and the YAML is re-derived from it (so the two never
 //! disagree); given neither, 422.
 
+pub mod routes;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -20,9 +22,10 @@ use crate::kinds::templates::{
     TemplateUpdate,
 };
 
-use super::{ApiError, State, TemplateRecord, UserRecord, now, to_json};
 use crate::sandbox::fingerprint::new_id;
 use crate::sandbox::persist::Records;
+use crate::sandbox::reply::ApiError;
+use crate::sandbox::store::{State, TemplateRecord, UserRecord, now, to_json};
 
 /// What distinguishes the two template kinds in the store.
 pub trait TemplateKind: Clone + Serialize + ConstraintKind + Sized {
