@@ -26,7 +26,7 @@ spread() {
   fi
 }
 
-spread templates '\bTemplate(Spec|State|Kind|Constraints|Address|Body|Op)|AnnotationTemplate|FeedbackTemplate|Address::Template\b'
+spread templates '\bTemplate(Spec|State|Kind|Constraints|Address|Body|Op|Record|Create|Update)\b|(Annotation|Feedback)(Template|Constraints|TreeNode)\b|ConstraintKind|(Address|Operation)::Template\b|kinds::templates\b'
 spread prompt_templates 'PromptTemplate(Spec|State|Address|Op)|(Address|Kind|Operation)::Prompt(Template|Version)|prompt_templates::'
 spread metric_settings 'MetricSettings'
 spread integrations 'IntegrationSpec|IntegrationState|IntegrationAddress|CustomIntegration|Address::Integration'

@@ -49,6 +49,14 @@ pub enum Deleted {
     AlreadyGone,
 }
 
+impl Deleted {
+    /// What an apply says of it: "already deleted" when it was gone, else
+    /// nothing worth saying.
+    pub fn note(self) -> Option<String> {
+        (self == Deleted::AlreadyGone).then(|| "already deleted".to_owned())
+    }
+}
+
 /// The client. Cheap to clone: clones share the connection pool, the token
 /// cache, the throttle and the counters.
 #[derive(Clone)]

@@ -23,7 +23,7 @@ use super::live::PromptTemplateState;
 use super::normalize::holds;
 use super::read::read_prompt_templates;
 use super::wire::{PromptTemplateCreate, PromptVersionCreate};
-use crate::client::{ApiError, Client, Deleted};
+use crate::client::{ApiError, Client};
 use crate::reconcile::ReadError;
 use crate::reconcile::apply::OperationError;
 use crate::reconcile::apply::create::{MAX_SENDS, may_still_land};
@@ -157,7 +157,7 @@ impl PromptTemplateOp {
                 let deleted = client
                     .delete_prompt_template(project_id, template_id)
                     .await?;
-                Ok((deleted == Deleted::AlreadyGone).then(|| "already deleted".to_owned()))
+                Ok(deleted.note())
             }
         }
     }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::address::TemplateKind;
 use super::{AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate};
-use crate::client::{ApiError, Client, Deleted};
+use crate::client::{ApiError, Client};
 
 /// The body of a template create, by kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -128,7 +128,7 @@ impl TemplateOp {
                             .await?
                     }
                 };
-                (deleted == Deleted::AlreadyGone).then(|| "already deleted".to_owned())
+                deleted.note()
             }
             TemplateOp::CreateTemplate { .. } => None,
         })

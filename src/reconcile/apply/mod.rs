@@ -47,7 +47,7 @@ pub use stop::Stop;
 use super::read::ReadError;
 use super::read::trends::find_dashboard_ids;
 use crate::api::{TrendsDashboardDuplicateRequest, WidgetUpdateRequest};
-use crate::client::{ApiError, Client, Deleted};
+use crate::client::{ApiError, Client};
 use crate::plan::{
     Action, Address, AddressKey, AddressKind, ChangeOutcome, Changes, ChangesError, DashboardRef,
     Operation, OutcomeStatus, Plan, ResourceChange, RunKind,
@@ -758,10 +758,6 @@ async fn duplicate_settled(
     Ok((!notes.is_empty()).then(|| notes.join("; ")))
 }
 
-fn already_deleted(d: Deleted) -> Option<String> {
-    (d == Deleted::AlreadyGone).then(|| "already deleted".to_owned())
-}
-
 /// Sends one idempotent operation once (the client retries it as its
 /// policy allows). `Ok(Some(note))` when it succeeded in a way worth saying.
 async fn send_idempotent(
@@ -823,17 +819,16 @@ async fn send_idempotent(
             };
             let dashboard_id = scope.dashboard(client, dashboard_id).await?;
             let section_id = scope.section(client, &dashboard_id, section_id).await?;
-            already_deleted(
-                client
-                    .delete_section(
-                        project_id,
-                        log_stream_id,
-                        &section_id,
-                        Some(&dashboard_id),
-                        false,
-                    )
-                    .await?,
-            )
+            (client
+                .delete_section(
+                    project_id,
+                    log_stream_id,
+                    &section_id,
+                    Some(&dashboard_id),
+                    false,
+                )
+                .await?)
+                .note()
         }
         Operation::UpdateWidget {
             project_id,
@@ -880,11 +875,10 @@ async fn send_idempotent(
             };
             let dashboard_id = scope.dashboard(client, dashboard_id).await?;
             let widget_id = scope.widget(client, &dashboard_id, widget).await?;
-            already_deleted(
-                client
-                    .delete_widget(project_id, log_stream_id, &widget_id, Some(&dashboard_id))
-                    .await?,
-            )
+            (client
+                .delete_widget(project_id, log_stream_id, &widget_id, Some(&dashboard_id))
+                .await?)
+                .note()
         }
         Operation::UpdateDashboard {
             project_id,
@@ -918,11 +912,10 @@ async fn send_idempotent(
                     .await?
                 }
             };
-            already_deleted(
-                client
-                    .delete_dashboard(project_id, log_stream_id, &dashboard_id)
-                    .await?,
-            )
+            (client
+                .delete_dashboard(project_id, log_stream_id, &dashboard_id)
+                .await?)
+                .note()
         }
         Operation::Favorite {
             project_id,
