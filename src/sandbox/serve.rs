@@ -181,28 +181,13 @@ fn listen_addr(listen: &str) -> Result<SocketAddr, SandboxError> {
         })
 }
 
-/// Runs `evalctl sandbox` until Ctrl-C or, on Unix, SIGTERM (what `docker
-/// stop` and service managers send): either stops it gracefully, the state
-/// file checkpointed and closed.
+/// Runs `evalctl sandbox` until Ctrl-C.
 pub async fn run(args: ServeOptions) -> Result<(), SandboxError> {
     let mut stdout = std::io::stdout();
-    run_with(args, &mut stdout, stop_signal()).await
-}
-
-/// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM.
-async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut terminate) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = terminate.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
+    run_with(args, &mut stdout, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
 }
 
 /// [`run`] writing to `out` and stopping when `shutdown` completes.
