@@ -44,6 +44,9 @@ pub enum SandboxError {
     /// The server's runtime or thread could not be started.
     #[error("cannot start the sandbox runtime: {0}")]
     Runtime(#[source] std::io::Error),
+    /// The handler of Ctrl-C or SIGTERM could not be installed.
+    #[error("cannot handle Ctrl-C and SIGTERM: {0}")]
+    Signal(#[source] std::io::Error),
     /// The server stopped with an error.
     #[error("the sandbox server failed: {0}")]
     Serve(#[source] std::io::Error),

@@ -181,13 +181,37 @@ fn listen_addr(listen: &str) -> Result<SocketAddr, SandboxError> {
         })
 }
 
-/// Runs `evalctl sandbox` until Ctrl-C.
+/// Runs `evalctl sandbox` until Ctrl-C or, on Unix, SIGTERM (what `docker
+/// stop` and service managers send): either stops it gracefully, the state
+/// file checkpointed and closed.
 pub async fn run(args: ServeOptions) -> Result<(), SandboxError> {
     let mut stdout = std::io::stdout();
-    run_with(args, &mut stdout, async {
+    run_with(args, &mut stdout, stop_signal()?).await
+}
+
+/// A future that completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM. The
+/// handlers are installed here, before the sandbox says it is listening:
+/// a signal sent as soon as it has said so stops it gracefully (a lazily
+/// installed handler would leave that signal's default action, death).
+#[cfg(unix)]
+fn stop_signal() -> Result<impl Future<Output = ()> + Send + 'static, SandboxError> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(SandboxError::Signal)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(SandboxError::Signal)?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+    })
+}
+
+/// A future that completes on Ctrl-C.
+#[cfg(not(unix))]
+fn stop_signal() -> Result<impl Future<Output = ()> + Send + 'static, SandboxError> {
+    Ok(async {
         let _ = tokio::signal::ctrl_c().await;
     })
-    .await
 }
 
 /// [`run`] writing to `out` and stopping when `shutdown` completes.

@@ -269,3 +269,22 @@ async fn kill_9_in_a_stream_of_writes_loses_no_acknowledged_write_and_leaves_no_
     );
     assert!(acknowledged > 0);
 }
+
+/// SIGTERM (what `docker stop` and service managers send) stops the sandbox
+/// as Ctrl-C does: its write-ahead log checkpointed and removed, the
+/// database and its key left (it used to die at SIGTERM, leaving
+/// `-wal` and `-shm` beside the file).
+#[test]
+fn sigterm_stops_the_sandbox_as_ctrl_c_does() {
+    for signal in ["-TERM", "-INT"] {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let state = dir.path().join("state.json");
+        let mut sandbox = SandboxProcess::start(&state, free_port(), &[]);
+        sandbox.stop_with(signal);
+        assert_eq!(
+            files_beside(&state),
+            vec!["state.json", "state.json.key"],
+            "after kill {signal}"
+        );
+    }
+}

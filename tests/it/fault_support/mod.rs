@@ -211,9 +211,14 @@ impl SandboxProcess {
 
     /// Stops it as Ctrl-C does (a graceful shutdown) and reaps it.
     pub fn stop(&mut self) {
+        self.stop_with("-INT");
+    }
+
+    /// Sends it `signal` (`-INT`, `-TERM`: the `kill` flag) and reaps it.
+    pub fn stop_with(&mut self, signal: &str) {
         if let Some(mut child) = self.child.take() {
             let _ = Command::new("kill")
-                .arg("-INT")
+                .arg(signal)
                 .arg(child.id().to_string())
                 .status();
             let _ = child.wait();
