@@ -132,7 +132,7 @@ impl App {
                 return Err(e);
             }
         };
-        let seq = match db.commit(&mut state, &recording) {
+        let seq = match db.stage(&mut state, &recording) {
             Ok(seq) => seq,
             Err(e) => {
                 let _ = db.restore(&mut state, recording);
@@ -141,10 +141,14 @@ impl App {
             }
         };
         persist::finish(&mut state);
-        // Reads go on while the write is flushed to disk.
+        // Reads and the next writes go on while the write is committed
+        // (with the writes queued meanwhile) and flushed to disk.
         drop(state);
-        if let Some(seq) = seq {
-            db.sync(seq).map_err(not_saved)?;
+        if let Some(seq) = seq
+            && let Err(e) = db.persist(seq)
+        {
+            db.recover(&mut write_lock(&self.state));
+            return Err(not_saved(e));
         }
         Ok(out)
     }

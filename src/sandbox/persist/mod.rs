@@ -6,23 +6,31 @@
 //!   (read under a read lock, as without a state file); the database is the
 //!   record of every acknowledged write. A write (`App::write_blocking`)
 //!   runs under the state's write lock; the collections ([`Records`]) note
-//!   the rows it touched, and [`StateDb::commit`] saves those rows, and only
-//!   those, in one transaction, so a write costs what it changed, not the
-//!   size of the state. A write that fails (the store refused it, or the
-//!   transaction failed) has the rows it touched read back from the
-//!   database ([`StateDb::restore`]): memory and disk agree again without
-//!   an undo log.
+//!   the rows it touched, and [`StateDb::stage`] turns those rows, and only
+//!   those, into row writes (`RowWrite`) queued in the order of the lock,
+//!   so a write costs what it changed, not the size of the state. A write
+//!   that fails in the store has the rows it touched read back from the
+//!   database ([`StateDb::restore`], after committing the writes queued
+//!   before it): memory and disk agree again without an undo log.
+//! - **Group commit.** After the state's lock is released,
+//!   [`StateDb::persist`] commits the queue in one transaction (every write
+//!   queued meanwhile shares it; a writer whose write another's transaction
+//!   committed only waits for it) and flushes it. Reads and the next writes
+//!   go on meanwhile, so a read may show a write whose answer is not sent
+//!   yet, as a reply can be lost after any write; a write is acknowledged
+//!   only once it is committed and flushed. A transaction that fails breaks
+//!   the file (no more writes: 500) and [`StateDb::recover`] reads the rows
+//!   of the writes it lost back into memory.
 //! - **Durability.** The database is in WAL mode with `synchronous=NORMAL`:
 //!   a commit appends to `FILE-wal` without waiting for the disk, so a
 //!   committed write survives the process being killed (`kill -9`) at any
 //!   moment. Before the answer is sent, [`StateDb::sync`] flushes `FILE-wal`
-//!   to the disk (`fsync`) after the state's lock is released, so the write
-//!   also survives a power loss; reads do not wait for that flush, and
-//!   writes committed meanwhile share it (group commit). SQLite flushes the
-//!   WAL itself before it checkpoints it into FILE. (`synchronous=FULL`
-//!   would flush inside the commit, under the lock, one flush per write.)
-//!   A failed flush stops all later writes (500), since what reached the
-//!   disk is then unknown.
+//!   to the disk (`fsync`), so the write also survives a power loss; writes
+//!   committed meanwhile share the flush. SQLite flushes the WAL itself
+//!   before it checkpoints it into FILE, and truncates it to `WAL_LIMIT`
+//!   after (`journal_size_limit`). (`synchronous=FULL` would flush inside
+//!   each commit.) A failed flush stops all later writes (500), since what
+//!   reached the disk is then unknown.
 //! - **Readers.** WAL mode lets `sqlite3` read the file while the sandbox
 //!   writes, neither waiting for the other.
 //! - **Start.** A missing or empty FILE is made from the fixture. A state
@@ -49,6 +57,7 @@ mod tables;
 
 pub use records::Records;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -62,10 +71,13 @@ use super::fixture::Fixture;
 use super::store::{Organization, State};
 use file::{FileLock, keep_beside, owner_only, sync_dir};
 use seal::{KeyError, SealError, Sealer};
-use tables::{Keys, tables};
+use tables::{Keys, RowWrite, tables};
 
 /// The schema's version (`PRAGMA user_version`).
 const FORMAT: i64 = 1;
+
+/// The size in bytes `FILE-wal` is truncated to after a checkpoint.
+const WAL_LIMIT: u64 = 4 << 20;
 
 /// What a SQLite database file starts with.
 const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
@@ -196,6 +208,12 @@ pub struct StateDb {
     /// Whether [`StateDb::sync`] flushes the WAL (WAL mode) or has nothing
     /// to do (each commit flushed).
     flush_wal: bool,
+    /// The writes made in memory and not yet committed, in the order of
+    /// the state's lock (see [`StateDb::stage`]).
+    queue: Mutex<Queue>,
+    /// The writes of a transaction that failed, until
+    /// [`StateDb::recover`] reads their rows back into memory.
+    lost: Mutex<Vec<Staged>>,
     /// The number of the last committed write.
     committed: AtomicU64,
     /// The last write known to be on disk; held while flushing.
@@ -203,6 +221,22 @@ pub struct StateDb {
     /// Set by a failure after which nothing more is written.
     broken: Mutex<Option<String>>,
     _lock: FileLock,
+}
+
+/// The writes waiting to be committed.
+#[derive(Debug, Default)]
+struct Queue {
+    /// The number of the last write staged.
+    last: u64,
+    /// The writes, oldest first.
+    staged: Vec<Staged>,
+}
+
+/// A write made in memory, as the row writes that save it.
+#[derive(Debug)]
+struct Staged {
+    seq: u64,
+    rows: Vec<RowWrite>,
 }
 
 /// A write under way: the fields that are not collections as they were.
@@ -318,8 +352,12 @@ impl StateDb {
         // Without WAL (a file system without shared memory), each commit
         // is flushed by SQLite.
         let synchronous = if flush_wal { "NORMAL" } else { "FULL" };
+        // `journal_size_limit`: a checkpoint truncates FILE-wal back to
+        // WAL_LIMIT when a run of writes (the first start of a large
+        // state writes every row) made it larger.
         conn.execute_batch(&format!(
-            "PRAGMA synchronous = {synchronous}; PRAGMA busy_timeout = 5000;"
+            "PRAGMA synchronous = {synchronous}; PRAGMA busy_timeout = 5000; \
+             PRAGMA journal_size_limit = {WAL_LIMIT};"
         ))
         .map_err(|e| db_error(path, e))?;
         // Three statements a table (save, delete, read back) stay prepared.
@@ -337,6 +375,8 @@ impl StateDb {
             keys,
             wal: Mutex::new(None),
             flush_wal,
+            queue: Mutex::new(Queue::default()),
+            lost: Mutex::new(Vec::new()),
             committed: AtomicU64::new(0),
             synced: Mutex::new(0),
             broken: Mutex::new(None),
@@ -367,52 +407,103 @@ impl StateDb {
         }
     }
 
-    /// Saves what the write under way changed in `state` (since
-    /// `before`), in one transaction; returns its number for
-    /// [`StateDb::sync`], `None` when it changed nothing. On failure
-    /// nothing of it is in the database: [`StateDb::restore`] `state`.
-    pub fn commit(
+    /// Queues what the write under way changed in `state` (since
+    /// `before`) to be committed by [`StateDb::persist`]; returns its
+    /// number, `None` when it changed nothing. Called under the state's
+    /// write lock, so the queue is in the order the writes were made. On
+    /// failure nothing of it is queued: [`StateDb::restore`] `state`.
+    pub fn stage(
         &self,
         state: &mut State,
         before: &Recording,
     ) -> Result<Option<u64>, PersistError> {
         self.check_broken()?;
-        let mut conn = lock(&self.conn);
         let t = tables(state);
-        let salt = *t.salt != before.salt;
-        let organization = *t.organization != before.organization;
-        if !salt && !organization && !t.collections.iter().any(|(_, c)| c.changed()) {
-            return Ok(None);
-        }
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| self.failed(DbError::Sql(e)))?;
-        let saved = (|| {
-            if salt {
-                tables::set_meta(&tx, "salt", &*t.salt)?;
+        let mut rows = Vec::new();
+        let staged = (|| {
+            if *t.salt != before.salt {
+                rows.push(RowWrite::meta("salt", &*t.salt)?);
             }
-            if organization {
-                tables::set_meta(&tx, "organization", &*t.organization)?;
+            if *t.organization != before.organization {
+                rows.push(RowWrite::meta("organization", &*t.organization)?);
             }
             for (def, c) in &t.collections {
-                c.save(def, &tx, &self.keys)?;
+                c.changes(def, &self.keys, &mut rows)?;
             }
             Ok(())
         })();
-        // On failure the transaction is rolled back as it is dropped.
-        saved.map_err(|e| self.failed(e))?;
-        tx.commit().map_err(|e| self.failed(DbError::Sql(e)))?;
-        Ok(Some(self.committed.fetch_add(1, Ordering::SeqCst) + 1))
+        staged.map_err(|e| self.failed(e))?;
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let mut queue = lock(&self.queue);
+        queue.last += 1;
+        let seq = queue.last;
+        queue.staged.push(Staged { seq, rows });
+        Ok(Some(seq))
+    }
+
+    /// Commits write `seq` (and every write queued with it, in one
+    /// transaction: group commit) and waits until it is on disk. Called
+    /// without the state's lock, so reads and the next writes go on
+    /// meanwhile. On failure the file is broken (no more writes) and
+    /// memory holds writes that are not in it: [`StateDb::recover`].
+    pub fn persist(&self, seq: u64) -> Result<(), PersistError> {
+        self.commit_queued(seq)?;
+        self.sync(seq)
+    }
+
+    /// Commits the queued writes unless write `seq` is committed already
+    /// (by another writer's transaction).
+    fn commit_queued(&self, seq: u64) -> Result<(), PersistError> {
+        let mut conn = lock(&self.conn);
+        if self.committed.load(Ordering::SeqCst) >= seq {
+            return Ok(());
+        }
+        self.check_broken()?;
+        let staged = std::mem::take(&mut lock(&self.queue).staged);
+        let Some(last) = staged.last().map(|w| w.seq) else {
+            return Ok(());
+        };
+        let committed = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(DbError::Sql)
+            .and_then(|tx| {
+                for row in staged.iter().flat_map(|w| &w.rows) {
+                    row.write(&tx)?;
+                }
+                tx.commit().map_err(DbError::Sql)
+            });
+        match committed {
+            Ok(()) => {
+                self.committed.store(last, Ordering::SeqCst);
+                Ok(())
+            }
+            Err(e) => {
+                // On failure the transaction was rolled back as it was
+                // dropped: none of these writes is in the file.
+                lock(&self.broken).get_or_insert_with(|| format!("committing: {e}"));
+                lock(&self.lost).extend(staged);
+                Err(self.failed(e))
+            }
+        }
     }
 
     /// Puts back in `state` what the write under way changed, as the
-    /// database holds it. A failure here leaves memory unknown: later
-    /// writes are refused.
+    /// database holds it (with the writes queued before it committed
+    /// first, so that they are not undone). A failure here leaves memory
+    /// unknown: later writes are refused.
     pub fn restore(&self, state: &mut State, before: Recording) -> Result<(), PersistError> {
-        let conn = lock(&self.conn);
         let t = tables(state);
         *t.salt = before.salt;
         *t.organization = before.organization;
+        if !t.collections.iter().any(|(_, c)| c.changed()) {
+            return Ok(());
+        }
+        let queued = lock(&self.queue).last;
+        // A failure is the file's: `recover` reads back what it lost.
+        let _ = self.commit_queued(queued);
+        let conn = lock(&self.conn);
         for (def, c) in t.collections {
             if let Err(e) = c.restore(def, &conn, &self.keys) {
                 lock(&self.broken)
@@ -423,9 +514,64 @@ impl StateDb {
         Ok(())
     }
 
+    /// After [`StateDb::persist`] failed: reads back into `state` (under
+    /// the state's write lock) every row of the writes that did not reach
+    /// the file, so that memory holds what the file holds and reads show
+    /// no write that was not kept.
+    pub fn recover(&self, state: &mut State) {
+        let mut lost = std::mem::take(&mut *lock(&self.lost));
+        lost.append(&mut lock(&self.queue).staged);
+        if lost.is_empty() {
+            return;
+        }
+        let conn = lock(&self.conn);
+        let recovered = (|| {
+            let t = tables(state);
+            if let Some(salt) = tables::meta(&conn, "salt")? {
+                *t.salt = salt;
+            }
+            if let Some(org) = tables::meta(&conn, "organization")? {
+                *t.organization = org;
+            }
+            // Per table, the rows to read back (`None`: the whole table).
+            let mut touched: BTreeMap<&str, Option<BTreeSet<i64>>> = BTreeMap::new();
+            for row in lost.iter().flat_map(|w| &w.rows) {
+                let (table, row) = match row {
+                    RowWrite::Upsert { table, row, .. } | RowWrite::Delete { table, row } => {
+                        (table.name, Some(*row))
+                    }
+                    RowWrite::Clear { table } => (table.name, None),
+                    RowWrite::Meta { .. } => continue,
+                };
+                let rows = touched
+                    .entry(table)
+                    .or_insert_with(|| Some(BTreeSet::new()));
+                match (rows.as_mut(), row) {
+                    (Some(rows), Some(row)) => {
+                        rows.insert(row);
+                    }
+                    _ => *rows = None,
+                }
+            }
+            for (def, c) in t.collections {
+                if let Some(rows) = touched.get(def.name) {
+                    c.reload(def, &conn, &self.keys, rows.as_ref())?;
+                }
+            }
+            Ok::<_, DbError>(())
+        })();
+        if let Err(e) = recovered {
+            tracing::error!(
+                target: "evalctl::sandbox",
+                "{}: reading back the writes that were not kept failed ({e}); restart the sandbox",
+                self.path.display()
+            );
+        }
+    }
+
     /// Waits until write `seq` is on disk (one flush covers every write
     /// committed before it).
-    pub fn sync(&self, seq: u64) -> Result<(), PersistError> {
+    fn sync(&self, seq: u64) -> Result<(), PersistError> {
         if !self.flush_wal {
             return Ok(());
         }

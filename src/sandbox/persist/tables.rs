@@ -15,6 +15,8 @@
 //! can be left out of the file). A database of an earlier version gets the
 //! new table, empty, when it is opened.
 
+use std::collections::BTreeSet;
+
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -234,14 +236,99 @@ pub trait Table {
     fn finish(&mut self);
     /// Whether the write under way touched anything.
     fn changed(&self) -> bool;
-    /// Saves what the write touched (see `Records`).
-    fn save(&self, def: &TableDef, db: &Connection, keys: &dyn Keys) -> Result<(), DbError>;
+    /// What the write touched (see `Records`), as the row writes that
+    /// save it, appended to `out`.
+    fn changes(
+        &self,
+        def: &'static TableDef,
+        keys: &dyn Keys,
+        out: &mut Vec<RowWrite>,
+    ) -> Result<(), DbError>;
     /// Writes every record (the table being empty).
     fn save_all(&self, def: &TableDef, db: &Connection, keys: &dyn Keys) -> Result<(), DbError>;
     /// Reads every record.
     fn load(&mut self, def: &TableDef, db: &Connection, keys: &dyn Keys) -> Result<(), DbError>;
     /// Reads back from the table what the write touched.
     fn restore(&mut self, def: &TableDef, db: &Connection, keys: &dyn Keys) -> Result<(), DbError>;
+    /// Reads back from the table these rows (`None`: every row).
+    fn reload(
+        &mut self,
+        def: &TableDef,
+        db: &Connection,
+        keys: &dyn Keys,
+        rows: Option<&BTreeSet<i64>>,
+    ) -> Result<(), DbError>;
+}
+
+/// One change to the database, made under the state's lock and written
+/// later, with the writes queued before it, in one transaction (see
+/// `StateDb::persist`).
+#[derive(Debug)]
+pub enum RowWrite {
+    /// A row as it now is.
+    Upsert {
+        /// The table.
+        table: &'static TableDef,
+        /// The row id.
+        row: i64,
+        /// The record, without its sealed fields, as JSON.
+        body: String,
+        /// The sealed fields.
+        sealed: Option<String>,
+    },
+    /// A row removed.
+    Delete {
+        /// The table.
+        table: &'static TableDef,
+        /// The row id.
+        row: i64,
+    },
+    /// Every row removed (before the table is written whole).
+    Clear {
+        /// The table.
+        table: &'static TableDef,
+    },
+    /// A `meta` value, as JSON.
+    Meta {
+        /// Its key.
+        key: &'static str,
+        /// Its value.
+        value: String,
+    },
+}
+
+impl RowWrite {
+    /// A `meta` value to write.
+    pub fn meta<T: Serialize>(key: &'static str, value: &T) -> Result<RowWrite, DbError> {
+        let value = serde_json::to_string(value).map_err(DbError::Record)?;
+        Ok(RowWrite::Meta { key, value })
+    }
+
+    /// Writes it in `db`.
+    pub fn write(&self, db: &Connection) -> Result<(), DbError> {
+        match self {
+            RowWrite::Upsert {
+                table,
+                row,
+                body,
+                sealed,
+            } => db
+                .prepare_cached(&format!(
+                    "INSERT OR REPLACE INTO {} (row, body, sealed) VALUES (?1, ?2, ?3)",
+                    table.name
+                ))
+                .and_then(|mut s| s.execute(params![row, body, sealed])),
+            RowWrite::Delete { table, row } => db
+                .prepare_cached(&format!("DELETE FROM {} WHERE row = ?1", table.name))
+                .and_then(|mut s| s.execute([row])),
+            RowWrite::Clear { table } => db.execute(&format!("DELETE FROM {}", table.name), []),
+            RowWrite::Meta { key, value } => db
+                .prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
+                .and_then(|mut s| s.execute(params![key, value])),
+        }
+        .map(|_| ())
+        .map_err(sql)
+    }
 }
 
 fn sql(e: rusqlite::Error) -> DbError {
@@ -325,27 +412,38 @@ impl<T: Serialize + DeserializeOwned> Table for Records<T> {
         }
     }
 
-    fn save(&self, def: &TableDef, db: &Connection, keys: &dyn Keys) -> Result<(), DbError> {
+    fn changes(
+        &self,
+        def: &'static TableDef,
+        keys: &dyn Keys,
+        out: &mut Vec<RowWrite>,
+    ) -> Result<(), DbError> {
+        let upsert = |row: i64, item: &T| -> Result<RowWrite, DbError> {
+            let (body, sealed) = to_row(def, item, keys)?;
+            Ok(RowWrite::Upsert {
+                table: def,
+                row,
+                body,
+                sealed,
+            })
+        };
         match self.pending() {
             Pending::Rows(rows) => {
                 for &row in rows {
-                    match self.by_row(row) {
-                        Some(item) => upsert(def, db, keys, row, item)?,
-                        None => {
-                            db.prepare_cached(&format!("DELETE FROM {} WHERE row = ?1", def.name))
-                                .and_then(|mut s| s.execute([row]))
-                                .map_err(sql)?;
-                        }
-                    }
+                    out.push(match self.by_row(row) {
+                        Some(item) => upsert(row, item)?,
+                        None => RowWrite::Delete { table: def, row },
+                    });
                 }
-                Ok(())
             }
             Pending::Whole => {
-                db.execute(&format!("DELETE FROM {}", def.name), [])
-                    .map_err(sql)?;
-                self.save_all(def, db, keys)
+                out.push(RowWrite::Clear { table: def });
+                for (row, item) in self.rows() {
+                    out.push(upsert(row, item)?);
+                }
             }
         }
+        Ok(())
     }
 
     fn save_all(&self, def: &TableDef, db: &Connection, keys: &dyn Keys) -> Result<(), DbError> {
@@ -380,11 +478,24 @@ impl<T: Serialize + DeserializeOwned> Table for Records<T> {
     }
 
     fn restore(&mut self, def: &TableDef, db: &Connection, keys: &dyn Keys) -> Result<(), DbError> {
-        let rows: Vec<i64> = match self.pending() {
-            Pending::Rows(rows) => rows.iter().copied().collect(),
+        let rows = match self.pending() {
+            Pending::Rows(rows) => rows.clone(),
             Pending::Whole => return self.load(def, db, keys),
         };
-        for row in rows {
+        self.reload(def, db, keys, Some(&rows))
+    }
+
+    fn reload(
+        &mut self,
+        def: &TableDef,
+        db: &Connection,
+        keys: &dyn Keys,
+        rows: Option<&BTreeSet<i64>>,
+    ) -> Result<(), DbError> {
+        let Some(rows) = rows else {
+            return self.load(def, db, keys);
+        };
+        for &row in rows {
             let found: Option<(String, Option<String>)> = db
                 .prepare_cached(&format!(
                     "SELECT body, sealed FROM {} WHERE row = ?1",

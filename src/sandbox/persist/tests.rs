@@ -14,11 +14,20 @@ fn files(dir: &Path) -> Vec<String> {
 fn write(db: &StateDb, state: &mut State, f: impl FnOnce(&mut State)) {
     let rec = begin(state);
     f(state);
-    let seq = db.commit(state, &rec).unwrap();
+    let seq = db.stage(state, &rec).unwrap();
     finish(state);
     if let Some(seq) = seq {
-        db.sync(seq).unwrap();
+        db.persist(seq).unwrap();
     }
+}
+
+/// A write made in memory and queued, not yet committed.
+fn stage(db: &StateDb, state: &mut State, f: impl FnOnce(&mut State)) -> u64 {
+    let rec = begin(state);
+    f(state);
+    let seq = db.stage(state, &rec).unwrap().unwrap();
+    finish(state);
+    seq
 }
 
 fn json(state: &State) -> serde_json::Value {
@@ -69,7 +78,7 @@ fn writes_survive_a_reopen_and_the_file_is_a_sqlite_database() {
     });
     // A write that changes nothing commits nothing.
     let rec = begin(&mut state);
-    assert_eq!(db.commit(&mut state, &rec).unwrap(), None);
+    assert_eq!(db.stage(&mut state, &rec).unwrap(), None);
     finish(&mut state);
     // Readable by SQLite while the sandbox has it open.
     let reader = Connection::open(&path).unwrap();
@@ -310,4 +319,89 @@ fn a_state_document_of_the_version_before_the_journal_is_migrated() {
     assert!(!contains(&bytes_of(&path), "CANARY"));
     let (_db, again) = StateDb::open(&path, Fixture::demo(), None).unwrap();
     assert_eq!(again.projects[0].name, "from the old file");
+}
+
+#[test]
+fn queued_writes_are_committed_together_and_a_refused_write_does_not_undo_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.db");
+    let (db, mut state) = StateDb::open(&path, Fixture::demo(), None).unwrap();
+    let first = stage(&db, &mut state, |s| s.projects[0].name = "first".into());
+    let second = stage(&db, &mut state, |s| s.projects[1].name = "second".into());
+    // A write the store refuses after touching the row of a queued write:
+    // what is read back is the queued write's row, not the file's older one.
+    let rec = begin(&mut state);
+    state.projects[0].name = "refused".into();
+    db.restore(&mut state, rec).unwrap();
+    finish(&mut state);
+    assert_eq!(state.projects[0].name, "first");
+    // One transaction committed both: the second's commit covers the first.
+    db.persist(second).unwrap();
+    db.persist(first).unwrap();
+    drop(db);
+    let (_db, back) = StateDb::open(&path, Fixture::demo(), None).unwrap();
+    assert_eq!(json(&back), json(&state));
+    assert_eq!(back.projects[1].name, "second");
+}
+
+#[test]
+fn writes_a_failed_transaction_lost_are_read_back_and_later_writes_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.db");
+    let (db, mut state) = StateDb::open(&path, Fixture::demo(), None).unwrap();
+    write(&db, &mut state, |s| s.projects[1].name = "kept".into());
+    let kept = json(&state);
+    // Another user of the file makes every write to projects fail.
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TRIGGER refuse BEFORE INSERT ON projects BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+        )
+        .unwrap();
+    let lost = stage(&db, &mut state, |s| {
+        s.projects[0].name = "lost".into();
+        s.organization.name = "Lost org".into();
+    });
+    let queued = stage(&db, &mut state, |s| {
+        s.log_streams.remove(0);
+    });
+    let failed = db.persist(lost).unwrap_err();
+    assert!(failed.to_string().contains("refused"), "{failed}");
+    // Every write after it is refused, the queued one included.
+    assert!(matches!(
+        db.persist(queued),
+        Err(PersistError::Broken { .. })
+    ));
+    db.recover(&mut state);
+    assert_eq!(json(&state), kept);
+    let rec = begin(&mut state);
+    state.projects[0].name = "after".into();
+    assert!(matches!(
+        db.stage(&mut state, &rec),
+        Err(PersistError::Broken { .. })
+    ));
+}
+
+#[test]
+fn the_write_ahead_log_is_truncated_after_a_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.db");
+    // A first start of a large state writes every row in one transaction.
+    let (db, mut state) = StateDb::open(&path, Fixture::scaled(60, 40, 2), None).unwrap();
+    let wal = wal_path(&path);
+    let first = std::fs::metadata(&wal).unwrap().len();
+    assert!(
+        first > WAL_LIMIT,
+        "the first start wrote {first} bytes of log"
+    );
+    // Writes after it: SQLite checkpoints the log, then starts it again
+    // from the beginning, truncated to the limit.
+    for i in 0..50 {
+        write(&db, &mut state, |s| s.projects[0].name = format!("p{i}"));
+    }
+    let after = std::fs::metadata(&wal).unwrap().len();
+    assert!(
+        after <= WAL_LIMIT,
+        "{after} bytes of log after the checkpoint"
+    );
 }
