@@ -369,6 +369,12 @@ impl StateDb {
         }
         let state =
             read_or_create(&conn, fixture, &keys).map_err(|source| db_failed(path, source))?;
+        if flush_wal {
+            presize_wal(&wal_path(path)).map_err(|source| SandboxError::Io {
+                path: wal_path(path),
+                source,
+            })?;
+        }
         let db = StateDb {
             conn: Mutex::new(conn),
             path: path.to_owned(),
@@ -748,6 +754,36 @@ fn db_failed(path: &Path, source: DbError) -> SandboxError {
             source,
         },
     }
+}
+
+/// Extends `FILE-wal` with zeros to `WAL_LIMIT` bytes, once at start.
+/// SQLite writes the log from its beginning again after each checkpoint
+/// and never shrinks it below `journal_size_limit`, so the writes of the
+/// sandbox overwrite bytes the file already has, and each flush of a
+/// write (`fdatasync`) has no file size to record: on ext4 that is a
+/// flush of the data alone, not a commit of the file system's journal
+/// too (measured: docs/performance.md). SQLite reads a log up to its
+/// first frame whose checksum fails, which zeros always are.
+fn presize_wal(wal: &Path) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut file = file::owner_only_options()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(wal)?;
+    let len = file.metadata()?.len();
+    if len >= WAL_LIMIT {
+        return Ok(());
+    }
+    file.seek(SeekFrom::Start(len))?;
+    let zeros = vec![0u8; 64 << 10];
+    let mut left = WAL_LIMIT - len;
+    while left > 0 {
+        let n = usize::try_from(left.min(zeros.len() as u64)).unwrap_or(zeros.len());
+        file.write_all(&zeros[..n])?;
+        left -= n as u64;
+    }
+    file.sync_all()
 }
 
 /// `FILE-wal`, SQLite's write-ahead log of FILE.
