@@ -324,3 +324,54 @@ fn lost_answers_to_a_create_or_a_replace_are_settled_without_sending_twice() {
             .expect(0);
     }
 }
+
+#[test]
+fn a_saved_plan_is_checked_applied_once_and_refused_when_the_stage_moved() {
+    let ctx = TestContext::new();
+    ctx.write("repo/project.yaml", REPO);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    ctx.write(
+        "repo/project.yaml",
+        &REPO.replace("target_value: 0.5", "target_value: 0.6"),
+    );
+    ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
+        .expect(0);
+    ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"])
+        .expect(0);
+    assert_eq!(stage(&ctx, "toxicity-guard").version, 2);
+    // Applied again: live holds what it sets, nothing is sent.
+    let before = stage_writes(&ctx).len();
+    let again = ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"]);
+    again.expect(0);
+    assert!(
+        again.all_output().contains("was already applied"),
+        "{}",
+        again.all_output()
+    );
+    assert_eq!(stage_writes(&ctx).len(), before);
+
+    // A plan whose stage was replaced out of band since is refused.
+    ctx.write(
+        "repo/project.yaml",
+        &REPO.replace("target_value: 0.5", "target_value: 0.65"),
+    );
+    ctx.evalctl(&["plan", "repo", "--out", "stale.json"])
+        .expect(0);
+    let project_id = ctx.demo_project_id();
+    let id = stage(&ctx, "toxicity-guard").id;
+    ctx.sandbox
+        .with_state(|s| {
+            s.replace_stage_rulesets(&project_id, &id, vec![json!({"rules": []})])
+                .map(drop)
+        })
+        .expect("the sandbox's state")
+        .expect("replaced out of band");
+    let stale = ctx.evalctl(&["apply", "--plan", "stale.json", "--auto-approve"]);
+    assert_ne!(stale.status, 0, "{}", stale.all_output());
+    assert!(
+        stale.all_output().contains("protect_stage[toxicity-guard]"),
+        "{}",
+        stale.all_output()
+    );
+    assert_eq!(stage(&ctx, "toxicity-guard").version, 3, "nothing sent");
+}

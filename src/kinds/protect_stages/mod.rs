@@ -23,6 +23,7 @@
 
 pub mod address;
 mod client;
+pub mod confirm;
 pub mod export;
 pub mod live;
 pub mod normalize;
