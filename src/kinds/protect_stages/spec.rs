@@ -79,8 +79,10 @@ pub struct StageRule {
     pub metric: String,
     /// How the metric is compared.
     pub operator: RuleOperator,
-    /// The right-hand side: a string, a number, a list or null.
-    pub target_value: RuleValue,
+    /// The right-hand side: a string, a number or a list; left out (sent
+    /// as null) for `empty` and `not_empty`.
+    #[serde(default)]
+    pub target_value: Option<RuleValue>,
 }
 
 /// A rule's right-hand side (the reference's `target_value`).
@@ -93,8 +95,6 @@ pub enum RuleValue {
     Text(String),
     /// A list.
     List(Vec<Value>),
-    /// Nothing (for `empty`, `not_empty`).
-    Null(()),
 }
 
 /// A rule's operator (the reference's `RuleOperator`).
