@@ -375,3 +375,50 @@ fn a_saved_plan_is_checked_applied_once_and_refused_when_the_stage_moved() {
     );
     assert_eq!(stage(&ctx, "toxicity-guard").version, 3, "nothing sent");
 }
+
+#[test]
+fn three_way_plans_attribute_a_ruleset_change_to_the_pull_request_or_to_drift() {
+    let ctx = TestContext::new();
+    ctx.write("base/project.yaml", REPO);
+    ctx.evalctl(&["apply", "base", "--auto-approve"]).expect(0);
+    ctx.write(
+        "pr/project.yaml",
+        &REPO.replace("target_value: 0.5", "target_value: 0.7"),
+    );
+    let attribution = |run: &Run| -> Vec<String> {
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{e}\n{}", run.all_output()));
+        doc["changes"]
+            .as_array()
+            .expect("changes")
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}",
+                    c["address"]["name"].as_str().unwrap_or("?"),
+                    c["attribution"].as_str().unwrap_or("-")
+                )
+            })
+            .collect()
+    };
+    let run = ctx.evalctl(&["plan", "pr", "--base", "base", "-o", "json"]);
+    run.expect(0);
+    assert_eq!(attribution(&run), vec!["toxicity-guard proposed"]);
+    // The pii stage's rulesets replaced out of band: the base and the pull
+    // request both put them back, which is drift, not the pull request's.
+    let project_id = ctx.demo_project_id();
+    let pii = stage(&ctx, "pii").id;
+    ctx.sandbox
+        .with_state(|s| {
+            s.replace_stage_rulesets(&project_id, &pii, vec![json!({"rules": []})])
+                .map(drop)
+        })
+        .expect("the sandbox's state")
+        .expect("replaced out of band");
+    let run = ctx.evalctl(&["plan", "pr", "--base", "base", "-o", "json"]);
+    run.expect(0);
+    assert_eq!(
+        attribution(&run),
+        vec!["pii drift", "toxicity-guard proposed"]
+    );
+}
