@@ -422,3 +422,32 @@ fn three_way_plans_attribute_a_ruleset_change_to_the_pull_request_or_to_drift() 
         vec!["pii drift", "toxicity-guard proposed"]
     );
 }
+
+#[test]
+fn a_hostile_stage_name_is_created_once_and_read_back_by_its_exact_name() {
+    let ctx = TestContext::new();
+    // `]` (the address's quote), a query's `&`, `?`, `=` and `#`, an escape
+    // sequence: the name goes in a query string and on the terminal.
+    let name = "a]b \u{1b}[31mred & ?x=1#frag";
+    ctx.write(
+        "repo/project.yaml",
+        &format!(
+            "kind: Project\nname: demo-project\nprotect_stages:\n  - name: {}\n    paused: true\n",
+            serde_json::to_string(name).expect("JSON is YAML")
+        ),
+    );
+    let plan = ctx.evalctl(&["plan", "repo"]);
+    plan.expect(0);
+    assert!(
+        !plan.stdout.contains('\u{1b}'),
+        "no raw escape reaches the terminal: {:?}",
+        plan.stdout
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    let made = stage(&ctx, name);
+    assert!(made.paused);
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert_eq!(stages(&ctx).len(), 1);
+}
