@@ -143,6 +143,13 @@ pub fn project_document(
     let prompt_templates = project.prompt_templates.as_ref().map(|ts| {
         crate::kinds::prompt_templates::export::prompt_templates(&project.name, ts, notes.warnings)
     });
+    let protect_stages = project
+        .protect_stages
+        .as_ref()
+        .map(|ss| {
+            crate::kinds::protect_stages::export::protect_stages(&project.name, ss, notes.warnings)
+        })
+        .filter(|ss| !ss.is_empty());
     let spec = ProjectSpec {
         name,
         id,
@@ -151,6 +158,7 @@ pub fn project_document(
         annotation_templates,
         feedback_templates,
         prompt_templates,
+        protect_stages,
     };
     Document {
         preamble: Vec::new(),

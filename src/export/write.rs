@@ -235,6 +235,7 @@ mod tests {
             log_streams: Vec::new(),
             experiments: Vec::new(),
             prompt_templates: None,
+            protect_stages: None,
             annotation_templates: Some(vec![TemplateSpec {
                 name: "t".into(),
                 renamed_from: Vec::new(),
@@ -314,6 +315,7 @@ mod tests {
                 annotation_templates: None,
                 feedback_templates: None,
                 prompt_templates: None,
+                protect_stages: None,
                 ..project()
             })),
             comments: BTreeMap::new(),

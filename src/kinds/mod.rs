@@ -4,4 +4,5 @@
 //! only through this registry.
 
 pub mod prompt_templates;
+pub mod protect_stages;
 pub mod templates;

@@ -136,6 +136,30 @@ pub const BINDINGS: &[Binding] = &[
         manifest: "/$defs/PromptSettings",
         service: &[Service::Schema("PromptRunSettings")],
     },
+    Binding {
+        manifest: "/$defs/ProtectStageSpec",
+        service: &[Service::Schema("StageWithRulesets")],
+    },
+    Binding {
+        manifest: "/$defs/StageRuleset",
+        service: &[Service::Schema("Ruleset")],
+    },
+    Binding {
+        manifest: "/$defs/StageRule",
+        service: &[Service::Schema("Rule")],
+    },
+    Binding {
+        manifest: "/$defs/StageAction/oneOf/0",
+        service: &[Service::Schema("OverrideAction")],
+    },
+    Binding {
+        manifest: "/$defs/StageAction/oneOf/1",
+        service: &[Service::Schema("PassthroughAction")],
+    },
+    Binding {
+        manifest: "/$defs/StageSubscription",
+        service: &[Service::Schema("SubscriptionConfig")],
+    },
 ];
 
 /// Manifest definitions that are not sent to the service as such: the documents and runs

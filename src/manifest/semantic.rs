@@ -112,6 +112,14 @@ pub fn check_project(doc: &Value) -> Vec<Finding> {
             }
         }
     }
+    let stages = array(project, "protect_stages");
+    let named = names(stages, "name", "/protect_stages");
+    unique(
+        &named,
+        |name| format!("Protect stage `{name}`"),
+        "in this project",
+        &mut out,
+    );
     out
 }
 
@@ -545,6 +553,7 @@ mod tests {
                 {"name": "s", "constraints": {"annotation_type": "score", "min": 5, "max": 3}},
                 {"name": "t", "constraints": {"annotation_type": "tree_choice"}},
             ],
+            "protect_stages": [{"name": "guard"}, {"name": "pii"}, {"name": "guard"}],
         });
         assert_eq!(
             messages(doc),
@@ -558,6 +567,7 @@ mod tests {
                 "/log_streams/0/trends/sections/1/renamed_from/0: two sections are renamed from `Old`",
                 "/annotation_templates/0/constraints/max: `max` (3) is less than `min` (5)",
                 "/annotation_templates/1/constraints: a tree choice needs `choices_tree` (or `choices_tree_yaml`)",
+                "/protect_stages/2/name: Protect stage `guard` is declared twice in this project",
             ]
         );
     }

@@ -61,6 +61,12 @@ pub struct ProjectSpec {
     /// one new version, and undeclared ones are deleted with `--prune`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateSpec>>,
+    /// Protect stages. When present, the project's stages are managed:
+    /// missing ones are created, a changed `paused` is a pause or a resume,
+    /// changed rulesets are one replace; the service cannot delete a stage,
+    /// so an undeclared one is paused with `--prune`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protect_stages: Option<Vec<crate::kinds::protect_stages::ProtectStageSpec>>,
 }
 
 impl ProjectSpec {
@@ -79,6 +85,7 @@ impl ProjectSpec {
         self.annotation_templates = None;
         self.feedback_templates = None;
         self.prompt_templates = None;
+        self.protect_stages = None;
     }
 }
 

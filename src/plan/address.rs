@@ -135,6 +135,8 @@ pub enum Address {
     Settings(SettingsAddress),
     /// A project's prompt template, or one of its versions.
     PromptTemplate(crate::kinds::prompt_templates::PromptTemplateAddress),
+    /// A project's Protect stage.
+    ProtectStage(crate::kinds::protect_stages::ProtectStageAddress),
 }
 
 impl Address {
@@ -151,6 +153,7 @@ impl Address {
             Address::Widget(a) => a,
             Address::Settings(a) => a,
             Address::PromptTemplate(a) => a,
+            Address::ProtectStage(a) => a,
         }
     }
 

@@ -118,11 +118,13 @@ pub enum AddressKind {
     Settings,
     /// [`Address::PromptTemplate`].
     PromptTemplate,
+    /// [`Address::ProtectStage`].
+    ProtectStage,
 }
 
 impl AddressKind {
     /// In the order of [`Address`]'s variants, which is the order addresses sort in.
-    const ALL: [AddressKind; 10] = [
+    const ALL: [AddressKind; 11] = [
         AddressKind::Integration,
         AddressKind::CustomIntegration,
         AddressKind::Template,
@@ -133,6 +135,7 @@ impl AddressKind {
         AddressKind::Widget,
         AddressKind::Settings,
         AddressKind::PromptTemplate,
+        AddressKind::ProtectStage,
     ];
 
     /// The kind of `address`.
@@ -150,6 +153,7 @@ impl AddressKind {
             Address::Widget(WidgetAddress { .. }) => AddressKind::Widget,
             Address::Settings(SettingsAddress { .. }) => AddressKind::Settings,
             Address::PromptTemplate(_) => AddressKind::PromptTemplate,
+            Address::ProtectStage(_) => AddressKind::ProtectStage,
         }
     }
 
@@ -272,6 +276,10 @@ fn sort_key(address: &Address) -> Vec<u8> {
                 }
             }
         }
+        Address::ProtectStage(a) => {
+            string(&mut key, &a.project);
+            string(&mut key, &a.name);
+        }
     }
     key
 }
@@ -337,6 +345,12 @@ fn address_of_key(key: &[u8]) -> Address {
                 name: r.string(),
                 version: (r.byte() == 1)
                     .then(|| u32::from_be_bytes([r.byte(), r.byte(), r.byte(), r.byte()])),
+            })
+        }
+        AddressKind::ProtectStage => {
+            Address::ProtectStage(crate::kinds::protect_stages::ProtectStageAddress {
+                project: r.string(),
+                name: r.string(),
             })
         }
     }

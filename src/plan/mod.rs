@@ -698,6 +698,13 @@ fn plan_project(
             planner, origin, &project, live, wanted,
         );
     }
+    if let Some(wanted) = &spec.protect_stages
+        && planner
+            .options
+            .reaches(&crate::kinds::protect_stages::plan::scope(&project))
+    {
+        crate::kinds::protect_stages::plan::plan_protect_stages(planner, &project, live, wanted);
+    }
 }
 
 /// The live run of `kind` that `key` names in `live`, with its key. `None`

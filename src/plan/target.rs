@@ -75,9 +75,11 @@ pub enum Kind {
     PromptTemplate,
     /// `version[N]` (of a prompt template).
     PromptVersion,
+    /// `protect_stage[NAME]`.
+    ProtectStage,
 }
 
-const KINDS: [Kind; 16] = [
+const KINDS: [Kind; 17] = [
     Kind::Integration,
     Kind::CustomIntegration,
     Kind::Dashboard,
@@ -94,6 +96,7 @@ const KINDS: [Kind; 16] = [
     Kind::FeedbackTemplate,
     Kind::PromptTemplate,
     Kind::PromptVersion,
+    Kind::ProtectStage,
 ];
 
 impl Kind {
@@ -116,6 +119,7 @@ impl Kind {
             Kind::FeedbackTemplate => "feedback_template",
             Kind::PromptTemplate => "prompt_template",
             Kind::PromptVersion => "version",
+            Kind::ProtectStage => "protect_stage",
         }
     }
 
@@ -137,6 +141,7 @@ impl Kind {
                 Kind::AnnotationTemplate,
                 Kind::FeedbackTemplate,
                 Kind::PromptTemplate,
+                Kind::ProtectStage,
             ],
             Some(Kind::PromptTemplate) => &[Kind::PromptVersion],
             Some(Kind::LogStream) => &[Kind::MetricSettings, Kind::Trends, Kind::Dashboard],
@@ -619,6 +624,11 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
         for t in spec.prompt_templates.iter().flatten() {
             out.push(Target::of(&Address::PromptTemplate(
                 crate::kinds::prompt_templates::PromptTemplateAddress::template(&p, &t.name),
+            )));
+        }
+        for s in spec.protect_stages.iter().flatten() {
+            out.push(Target::of(&Address::ProtectStage(
+                crate::kinds::protect_stages::ProtectStageAddress::new(&p, &s.name),
             )));
         }
     }

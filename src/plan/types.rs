@@ -545,6 +545,11 @@ pub enum Operation {
     /// `delete_prompt_template`): written as its own fields beside `op`.
     #[serde(untagged)]
     PromptTemplate(crate::kinds::prompt_templates::PromptTemplateOp),
+    /// An operation on a Protect stage (`create_stage`,
+    /// `replace_stage_rulesets`, `pause_stage`): written as its own fields
+    /// beside `op`.
+    #[serde(untagged)]
+    ProtectStage(crate::kinds::protect_stages::ProtectStageOp),
 }
 
 impl Operation {

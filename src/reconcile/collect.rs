@@ -156,7 +156,7 @@ async fn load_project(
     };
     let found = &found;
     let name = project.name.as_str();
-    let (log_streams, experiments, annotation, feedback, prompts) = tokio::try_join!(
+    let (log_streams, experiments, annotation, feedback, prompts, stages) = tokio::try_join!(
         list_runs(client, found, RunKind::LogStream),
         list_runs(client, found, RunKind::Experiment),
         async {
@@ -187,6 +187,13 @@ async fn load_project(
                         "the prompt templates of project `{}`",
                         escape_controls(name)
                     )
+                }))
+        },
+        async {
+            crate::kinds::protect_stages::read::read_stages(client, &found.id, &[])
+                .await
+                .map_err(ctx(|| {
+                    format!("the Protect stages of project `{}`", escape_controls(name))
                 }))
         },
     )?;
@@ -231,6 +238,7 @@ async fn load_project(
             annotation_templates: Some(annotation),
             feedback_templates: Some(feedback),
             prompt_templates: Some(prompts),
+            protect_stages: Some(stages),
         },
         warnings,
     ))

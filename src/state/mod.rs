@@ -74,6 +74,8 @@ pub struct ProjectState {
     pub feedback_templates: Option<Vec<TemplateState<FeedbackConstraints>>>,
     /// Prompt templates, when read.
     pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
+    /// Protect stages (those declared or recorded), when read.
+    pub protect_stages: Option<Vec<crate::kinds::protect_stages::ProtectStageState>>,
 }
 
 impl ProjectState {
@@ -84,6 +86,7 @@ impl ProjectState {
         self.annotation_templates = None;
         self.feedback_templates = None;
         self.prompt_templates = None;
+        self.protect_stages = None;
         for run in self
             .log_streams
             .values_mut()

@@ -231,7 +231,7 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
     match kind {
         AddressKind::Integration | AddressKind::CustomIntegration => 0,
         AddressKind::Template => 10,
-        AddressKind::PromptTemplate => 15,
+        AddressKind::PromptTemplate | AddressKind::ProtectStage => 15,
         AddressKind::MetricSettings => 20,
         AddressKind::Dashboard if matches!(action, Action::Create | Action::Update) => 30,
         AddressKind::Section if !delete => 40,
@@ -940,6 +940,7 @@ async fn send_idempotent(
         }
         Operation::Template(op) => op.send_idempotent(client).await?,
         Operation::PromptTemplate(op) => op.send(client).await?,
+        Operation::ProtectStage(op) => op.send(client).await?,
         Operation::PutIntegration { body } => {
             let body = resolve_secrets(body, options.env)?;
             client.put_integration(&body).await?;

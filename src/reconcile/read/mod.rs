@@ -274,12 +274,31 @@ async fn read_project(
                 format!("the prompt templates of project `{}`", project.name)
             }))
     };
-    let (log_streams, experiments, annotation_templates, feedback_templates, prompt_templates) = tokio::try_join!(
+    let stages = async {
+        let Some(names) = &wanted.protect_stages else {
+            return Ok(None);
+        };
+        crate::kinds::protect_stages::read::read_stages(client, &project.id, names)
+            .await
+            .map(Some)
+            .map_err(ctx(|| {
+                format!("the Protect stages of project `{}`", project.name)
+            }))
+    };
+    let (
+        log_streams,
+        experiments,
+        annotation_templates,
+        feedback_templates,
+        prompt_templates,
+        protect_stages,
+    ) = tokio::try_join!(
         read_runs(client, catalog, project, RunKind::LogStream, log_streams),
         read_runs(client, catalog, project, RunKind::Experiment, experiments),
         annotation,
         feedback,
         prompts,
+        stages,
     )?;
     Ok(ProjectState {
         id: project.id.clone(),
@@ -289,6 +308,7 @@ async fn read_project(
         annotation_templates,
         feedback_templates,
         prompt_templates,
+        protect_stages,
     })
 }
 

@@ -44,6 +44,9 @@ pub struct ProjectSelection {
     pub feedback_templates: bool,
     /// Whether its prompt templates are read.
     pub prompt_templates: bool,
+    /// The names of the Protect stages read (`None`: not read); the stages
+    /// evalctl's record names are read too.
+    pub protect_stages: Option<Vec<String>>,
 }
 
 /// What to read of one run.
@@ -130,6 +133,11 @@ impl Selection {
                     && options.reaches(&Target::templates(&name, TemplateKind::Feedback)),
                 prompt_templates: spec.prompt_templates.is_some()
                     && options.reaches(&crate::kinds::prompt_templates::plan::scope(&name)),
+                protect_stages: spec
+                    .protect_stages
+                    .as_ref()
+                    .filter(|_| options.reaches(&crate::kinds::protect_stages::plan::scope(&name)))
+                    .map(|all| all.iter().map(|s| s.name.clone()).collect()),
             };
             let runs = spec
                 .log_streams
@@ -242,6 +250,11 @@ impl Selection {
                     mine.annotation_templates |= project.annotation_templates;
                     mine.feedback_templates |= project.feedback_templates;
                     mine.prompt_templates |= project.prompt_templates;
+                    if let Some(names) = project.protect_stages {
+                        mine.protect_stages
+                            .get_or_insert_with(Vec::new)
+                            .extend(names);
+                    }
                     union_runs(&mut mine.log_streams, project.log_streams);
                     union_runs(&mut mine.experiments, project.experiments);
                 }

@@ -74,6 +74,11 @@ enum ReadKey {
     PromptTemplates {
         project_id: String,
     },
+    /// A project's Protect stage, by name (the kind observes its own changes).
+    ProtectStage {
+        project_id: String,
+        name: String,
+    },
 }
 
 /// What a read returned.
@@ -85,6 +90,7 @@ enum Fetched {
     Integration(Option<IntegrationState>),
     CustomIntegrations(Vec<CustomIntegrationState>),
     PromptTemplates(Vec<crate::kinds::prompt_templates::PromptTemplateState>),
+    ProtectStage(Option<crate::kinds::protect_stages::ProtectStageState>),
 }
 
 /// The read of a dashboard an operation names.
@@ -224,6 +230,12 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
             project_id: project_id.to_owned(),
         });
     }
+    if let Some((project_id, name)) = crate::kinds::protect_stages::confirm::read_of(change) {
+        return Some(ReadKey::ProtectStage {
+            project_id: project_id.to_owned(),
+            name: name.to_owned(),
+        });
+    }
     let first = change.operations.first()?;
     Some(match (&change.address, first) {
         (
@@ -270,6 +282,9 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
 
 async fn fetch(client: &Client, catalog: &Catalog, key: &ReadKey) -> Result<Fetched, ApiError> {
     Ok(match key {
+        ReadKey::ProtectStage { project_id, name } => Fetched::ProtectStage(
+            crate::kinds::protect_stages::read::read_stage(client, project_id, name).await?,
+        ),
         ReadKey::PromptTemplates { project_id } => Fetched::PromptTemplates(
             crate::kinds::prompt_templates::read::read_prompt_templates(client, project_id).await?,
         ),
@@ -485,6 +500,14 @@ pub async fn read_touched(
                 Ok(Fetched::PromptTemplates(all)) => {
                     let (fingerprint, comparable) =
                         crate::kinds::prompt_templates::confirm::observe(change, all);
+                    Ok(Observation {
+                        fingerprint,
+                        comparable,
+                    })
+                }
+                Ok(Fetched::ProtectStage(found)) => {
+                    let (fingerprint, comparable) =
+                        crate::kinds::protect_stages::confirm::observe(change, found.as_ref());
                     Ok(Observation {
                         fingerprint,
                         comparable,

@@ -260,7 +260,9 @@ impl TestContext {
         command
             .env("EVALCTL_BASE_URL", self.sandbox.base_url())
             .env("EVALCTL_API_KEY", DEMO_API_KEY)
-            .env("NO_COLOR", "1");
+            .env("NO_COLOR", "1")
+            // What evalctl records of Protect stages stays in this test.
+            .env("EVALCTL_RECORD_DIR", self.dir.path().join(".record"));
         let extra = self
             .env
             .iter()

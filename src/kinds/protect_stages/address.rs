@@ -1,0 +1,56 @@
+//! A Protect stage's address, `project[P].protect_stage[NAME]`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::plan::address::{Address, KindAddress, project_segment, quote};
+use crate::plan::target::{Kind, Segment};
+use crate::state::ProjectState;
+
+/// A Protect stage of a project.
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct ProtectStageAddress {
+    /// Project, as the manifest refers to it.
+    pub project: String,
+    /// Stage name.
+    pub name: String,
+}
+
+impl ProtectStageAddress {
+    /// The stage `name` of `project`.
+    pub fn new(project: &str, name: &str) -> Self {
+        ProtectStageAddress {
+            project: project.to_owned(),
+            name: name.to_owned(),
+        }
+    }
+}
+
+impl KindAddress for ProtectStageAddress {
+    fn segments(&self) -> Vec<Segment> {
+        vec![
+            project_segment(&self.project),
+            Segment::named(Kind::ProtectStage, &self.name),
+        ]
+    }
+
+    fn project(&self) -> Option<&str> {
+        Some(&self.project)
+    }
+
+    fn collection(&self) -> Option<(String, &'static str)> {
+        Some((
+            format!("project[{}]", quote(&self.project)),
+            "Protect stages",
+        ))
+    }
+
+    fn collection_size(&self, live: &ProjectState) -> usize {
+        live.protect_stages.as_ref().map_or(0, Vec::len)
+    }
+
+    fn live_identity(&self, _before: &dyn Fn(&str) -> Option<Option<String>>) -> Option<Address> {
+        Some(Address::ProtectStage(self.clone()))
+    }
+}
