@@ -3,6 +3,7 @@
 //! (addresses, targets, plans, apply, confirmation, renderers) reaches a kind
 //! only through this registry.
 
+pub mod json;
 pub mod prompt_templates;
 pub mod protect_stages;
 pub mod templates;

@@ -71,24 +71,7 @@ pub fn holds(
     NormVersion::live(version, settings).same(&NormVersion::declared(template, settings))
 }
 
-/// JSON equality with numbers compared by value.
-pub fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
-            (Some(x), Some(y)) => x == y,
-            _ => x == y,
-        },
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
-        }
-        _ => a == b,
-    }
-}
+pub use crate::kinds::json::same_value;
 
 #[cfg(test)]
 mod tests {
