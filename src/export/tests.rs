@@ -315,6 +315,7 @@ fn live_for(spec: &ProjectSpec) -> State {
             .collect(),
         custom_integrations: BTreeMap::new(),
         catalog,
+        custom_scorers: None,
         missing: Vec::new(),
     }
 }

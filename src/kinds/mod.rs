@@ -4,4 +4,5 @@
 //! only through this registry.
 
 pub mod prompt_templates;
+pub mod scorers;
 pub mod templates;

@@ -136,6 +136,25 @@ pub const BINDINGS: &[Binding] = &[
         manifest: "/$defs/PromptSettings",
         service: &[Service::Schema("PromptRunSettings")],
     },
+    Binding {
+        manifest: "/$defs/ScorerDocument",
+        service: &[
+            Service::Schema("CreateScorerRequest"),
+            Service::Schema("CreateLLMScorerVersionRequest"),
+        ],
+    },
+    Binding {
+        manifest: "/$defs/ChainPollSpec",
+        service: &[Service::Schema("ChainPollTemplate")],
+    },
+    Binding {
+        manifest: "/$defs/FewShotSpec",
+        service: &[Service::Schema("FewShotExample")],
+    },
+    Binding {
+        manifest: "/$defs/ScorerDefaultsSpec",
+        service: &[Service::Schema("ScorerDefaults")],
+    },
 ];
 
 /// Manifest definitions that are not sent to the service as such: the documents and runs
@@ -146,6 +165,8 @@ pub const UNSENT: &[&str] = &[
     "ExperimentSpec",
     "IntegrationDocument",
     "EnvRef",
+    // A custom scorer's scope names projects; their ids are sent.
+    "ScopeSpec",
     // Read by evalctl alone (`crate::policy`): never sent to the service.
     "PolicyDocument",
     "RuleSpec",

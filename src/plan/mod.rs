@@ -474,6 +474,13 @@ impl<'a> Planning<'a> {
                 ),
             }
         }
+        if let Some(live_scorers) = &live.custom_scorers {
+            crate::kinds::scorers::plan::plan_custom_scorers(
+                &mut planner,
+                &desired.scorers,
+                live_scorers,
+            );
+        }
         if !planner.problems.is_empty() {
             return Err(PlanError {
                 problems: planner.problems,

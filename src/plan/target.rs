@@ -73,13 +73,16 @@ pub enum Kind {
     FeedbackTemplate,
     /// `prompt_template[NAME]`.
     PromptTemplate,
-    /// `version[N]` (of a prompt template).
+    /// `version[N]` (of a prompt template or a custom scorer).
     PromptVersion,
+    /// `scorer[NAME]` (a custom scorer).
+    Scorer,
 }
 
-const KINDS: [Kind; 16] = [
+const KINDS: [Kind; 17] = [
     Kind::Integration,
     Kind::CustomIntegration,
+    Kind::Scorer,
     Kind::Dashboard,
     Kind::Widget,
     Kind::Settings,
@@ -97,6 +100,9 @@ const KINDS: [Kind; 16] = [
 ];
 
 impl Kind {
+    /// `version[N]`, the segment of a version of any kind that has them.
+    pub const VERSION: Kind = Kind::PromptVersion;
+
     /// The kind as written in addresses.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -116,6 +122,7 @@ impl Kind {
             Kind::FeedbackTemplate => "feedback_template",
             Kind::PromptTemplate => "prompt_template",
             Kind::PromptVersion => "version",
+            Kind::Scorer => "scorer",
         }
     }
 
@@ -130,7 +137,12 @@ impl Kind {
     /// The kinds that may follow this one (the first segment: `None`).
     fn children(parent: Option<Kind>) -> &'static [Kind] {
         match parent {
-            None => &[Kind::Project, Kind::Integration, Kind::CustomIntegration],
+            None => &[
+                Kind::Project,
+                Kind::Integration,
+                Kind::CustomIntegration,
+                Kind::Scorer,
+            ],
             Some(Kind::Project) => &[
                 Kind::LogStream,
                 Kind::Experiment,
@@ -138,7 +150,7 @@ impl Kind {
                 Kind::FeedbackTemplate,
                 Kind::PromptTemplate,
             ],
-            Some(Kind::PromptTemplate) => &[Kind::PromptVersion],
+            Some(Kind::PromptTemplate | Kind::Scorer) => &[Kind::PromptVersion],
             Some(Kind::LogStream) => &[Kind::MetricSettings, Kind::Trends, Kind::Dashboard],
             Some(Kind::Experiment) => &[Kind::MetricSettings],
             Some(Kind::Trends) => &[Kind::Section, Kind::Widget, Kind::Settings, Kind::Favorite],
@@ -624,6 +636,11 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
     }
     for integration in &desired.integrations {
         out.push(Target::of(&integration_address(&integration.spec)));
+    }
+    for scorer in &desired.scorers {
+        out.push(Target::of(&Address::CustomScorer(
+            crate::kinds::scorers::CustomScorerAddress::scorer(&scorer.spec.name),
+        )));
     }
     out.sort();
     out.dedup();

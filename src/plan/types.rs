@@ -545,6 +545,12 @@ pub enum Operation {
     /// `delete_prompt_template`): written as its own fields beside `op`.
     #[serde(untagged)]
     PromptTemplate(crate::kinds::prompt_templates::PromptTemplateOp),
+    /// A custom scorer's operation (`create_custom_scorer`,
+    /// `create_scorer_version`, `update_custom_scorer`, `set_scorer_scope`,
+    /// `pin_scorer_version`, `delete_custom_scorer`):
+    /// written as its own fields beside `op`.
+    #[serde(untagged)]
+    CustomScorer(crate::kinds::scorers::CustomScorerOp),
 }
 
 impl Operation {

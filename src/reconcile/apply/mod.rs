@@ -230,6 +230,7 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
     let delete = action == Action::Delete;
     match kind {
         AddressKind::Integration | AddressKind::CustomIntegration => 0,
+        AddressKind::CustomScorer => 5,
         AddressKind::Template => 10,
         AddressKind::PromptTemplate => 15,
         AddressKind::MetricSettings => 20,
@@ -940,6 +941,7 @@ async fn send_idempotent(
         }
         Operation::Template(op) => op.send_idempotent(client).await?,
         Operation::PromptTemplate(op) => op.send(client).await?,
+        Operation::CustomScorer(op) => op.send(client).await?,
         Operation::PutIntegration { body } => {
             let body = resolve_secrets(body, options.env)?;
             client.put_integration(&body).await?;

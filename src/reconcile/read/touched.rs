@@ -74,6 +74,8 @@ enum ReadKey {
     PromptTemplates {
         project_id: String,
     },
+    /// The custom scorers (the kind observes its own changes).
+    CustomScorers,
 }
 
 /// What a read returned.
@@ -85,6 +87,7 @@ enum Fetched {
     Integration(Option<IntegrationState>),
     CustomIntegrations(Vec<CustomIntegrationState>),
     PromptTemplates(Vec<crate::kinds::prompt_templates::PromptTemplateState>),
+    CustomScorers(Vec<crate::kinds::scorers::CustomScorerState>),
 }
 
 /// The read of a dashboard an operation names.
@@ -219,6 +222,9 @@ fn dashboard_read(change: &ResourceChange, moment: Moment, name: &str) -> Option
 }
 
 fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
+    if crate::kinds::scorers::confirm::is_custom_scorer(change) {
+        return Some(ReadKey::CustomScorers);
+    }
     if let Some(project_id) = crate::kinds::prompt_templates::confirm::project_id(change) {
         return Some(ReadKey::PromptTemplates {
             project_id: project_id.to_owned(),
@@ -270,6 +276,9 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
 
 async fn fetch(client: &Client, catalog: &Catalog, key: &ReadKey) -> Result<Fetched, ApiError> {
     Ok(match key {
+        ReadKey::CustomScorers => {
+            Fetched::CustomScorers(crate::kinds::scorers::read::read_custom_scorers(client).await?)
+        }
         ReadKey::PromptTemplates { project_id } => Fetched::PromptTemplates(
             crate::kinds::prompt_templates::read::read_prompt_templates(client, project_id).await?,
         ),
@@ -485,6 +494,14 @@ pub async fn read_touched(
                 Ok(Fetched::PromptTemplates(all)) => {
                     let (fingerprint, comparable) =
                         crate::kinds::prompt_templates::confirm::observe(change, all);
+                    Ok(Observation {
+                        fingerprint,
+                        comparable,
+                    })
+                }
+                Ok(Fetched::CustomScorers(all)) => {
+                    let (fingerprint, comparable) =
+                        crate::kinds::scorers::confirm::observe(change, all);
                     Ok(Observation {
                         fingerprint,
                         comparable,

@@ -1,0 +1,292 @@
+//! Custom scorers as code, through the binary on the sandbox (issue 20,
+//! item 1): a scorer is created with its first version; a second apply
+//! creates nothing; a one-word change of the prompt creates exactly one
+//! version and the plan shows its diff; a pin holds while a version is
+//! created; export round-trips; a create whose answer is lost is settled by
+//! reading back, never making a second scorer or version.
+
+use crate::e2e_support;
+
+use e2e_support::{Run, TestContext};
+use evalctl::api::Scorer;
+use evalctl::plan::{ApplyReport, OutcomeStatus};
+use evalctl::sandbox::{Fault, Faults};
+
+const PROMPT: &str = "You judge answers to support questions.\nQuestion: {{ input }}\nAnswer: {{ output }}\nIs the answer polite?\n";
+
+const REPO: &str = r#"
+kind: Scorer
+name: politeness-judge
+scorer_type: llm
+description: Whether a support answer is polite.
+tags: [support, tone]
+scope: [demo-project]
+chain_poll_template:
+  template_file: prompts/politeness.txt
+  metric_system_prompt: You are a careful judge of tone.
+  metric_few_shot_examples:
+    - generation_prompt_and_response: "Q: Where is my order? A: Read the FAQ."
+      evaluating_response: '{"explanation": "Curt.", "rating": false}'
+instructions: Rate politeness only, not correctness.
+model_name: gpt-4.1-mini
+num_judges: 3
+output_type: boolean
+"#;
+
+fn repo(ctx: &TestContext, manifest: &str, prompt: &str) {
+    ctx.write("repo/scorer.yaml", manifest);
+    ctx.write("repo/prompts/politeness.txt", prompt);
+}
+
+/// The custom scorers, read out of band.
+fn scorers(ctx: &TestContext) -> Vec<Scorer> {
+    let client = ctx.client();
+    ctx.block_on(async {
+        client
+            .list_custom_scorers()
+            .await
+            .expect("the scorers are listed")
+    })
+}
+
+fn scorer(ctx: &TestContext, name: &str) -> Scorer {
+    scorers(ctx)
+        .into_iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("scorer {name} exists"))
+}
+
+fn latest(s: &Scorer) -> i64 {
+    s.latest_version.as_ref().map_or(0, |v| v.version)
+}
+
+fn report(run: &Run) -> ApplyReport {
+    serde_json::from_str(run.stdout.trim())
+        .unwrap_or_else(|e| panic!("no JSON report ({e})\n{}", run.all_output()))
+}
+
+fn posts(ctx: &TestContext, suffix: &str) -> usize {
+    ctx.sandbox
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with(suffix))
+        .count()
+}
+
+#[test]
+fn created_from_nothing_then_a_second_apply_creates_nothing() {
+    let ctx = TestContext::new();
+    repo(&ctx, REPO, PROMPT);
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    assert!(
+        plan.stdout.contains("+ scorer[politeness-judge]"),
+        "{}",
+        plan.stdout
+    );
+    assert!(
+        plan.stdout.contains("Is the answer polite?"),
+        "{}",
+        plan.stdout
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    let s = scorer(&ctx, "politeness-judge");
+    assert_eq!(latest(&s), 1);
+    assert_eq!(
+        s.description.as_deref(),
+        Some("Whether a support answer is polite.")
+    );
+    assert!(!s.is_global, "scoped to demo-project");
+    let v = s.latest_version.as_ref().expect("version 1");
+    let g = v.generated_scorer.as_ref().expect("an LLM version");
+    assert_eq!(g.chain_poll_template.template, PROMPT);
+    assert_eq!(v.num_judges, Some(3));
+
+    // Re-apply: nothing to do, no version bump.
+    let before = posts(&ctx, "/version/llm");
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert_eq!(posts(&ctx, "/version/llm"), before);
+    assert_eq!(latest(&scorer(&ctx, "politeness-judge")), 1);
+    assert_eq!(posts(&ctx, "/v2/scorers"), 1, "the scorer was created once");
+}
+
+#[test]
+fn a_one_word_change_creates_exactly_one_version_and_the_plan_shows_its_diff() {
+    let ctx = TestContext::new();
+    repo(&ctx, REPO, PROMPT);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    repo(&ctx, REPO, &PROMPT.replace("polite?", "courteous?"));
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    assert!(
+        plan.stdout
+            .contains("+ scorer[politeness-judge].version[2]"),
+        "{}",
+        plan.stdout
+    );
+    assert!(
+        plan.stdout.contains("-Is the answer polite?")
+            && plan.stdout.contains("+Is the answer courteous?"),
+        "the plan shows a unified diff of the prompt:\n{}",
+        plan.stdout
+    );
+    let before = posts(&ctx, "/version/llm");
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert_eq!(posts(&ctx, "/version/llm"), before + 1);
+    let s = scorer(&ctx, "politeness-judge");
+    assert_eq!(latest(&s), 2);
+    // What the manifest leaves out (user prompt, input type) is the
+    // latest version's; what it writes is kept.
+    assert_eq!(
+        s.latest_version.as_ref().and_then(|v| v.num_judges),
+        Some(3)
+    );
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+
+    // Metadata is an update, with no new version.
+    repo(
+        &ctx,
+        &REPO.replace("tags: [support, tone]", "tags: [support, tone, v2]"),
+        &PROMPT.replace("polite?", "courteous?"),
+    );
+    let plan = ctx.evalctl(&["plan", "repo"]);
+    assert!(
+        plan.stdout.contains("~ scorer[politeness-judge]") && !plan.stdout.contains("version[3]"),
+        "{}",
+        plan.stdout
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert_eq!(posts(&ctx, "/version/llm"), before + 1);
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}
+
+#[test]
+fn a_pin_holds_while_a_new_version_is_created() {
+    let ctx = TestContext::new();
+    repo(&ctx, REPO, PROMPT);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    let pinned = REPO.replace(
+        "scorer_type: llm\n",
+        "scorer_type: llm\ndefault_version: 1\n",
+    );
+    repo(&ctx, &pinned, &PROMPT.replace("polite?", "kind?"));
+    let plan = ctx.evalctl(&["plan", "repo"]);
+    assert!(
+        plan.stdout.contains("version 1 stays pinned"),
+        "{}",
+        plan.stdout
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    let s = scorer(&ctx, "politeness-judge");
+    assert_eq!(latest(&s), 2, "the new version is created");
+    assert_eq!(
+        s.default_version.as_ref().map(|v| v.version),
+        Some(1),
+        "the pin holds"
+    );
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+
+    // Moving the pin is an update and creates no version.
+    repo(
+        &ctx,
+        &pinned.replace("default_version: 1", "default_version: 2"),
+        &PROMPT.replace("polite?", "kind?"),
+    );
+    let before = posts(&ctx, "/version/llm");
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert_eq!(posts(&ctx, "/version/llm"), before);
+    let s = scorer(&ctx, "politeness-judge");
+    assert_eq!(s.default_version.as_ref().map(|v| v.version), Some(2));
+
+    // A version that does not exist is an error at the manifest's field.
+    repo(
+        &ctx,
+        &pinned.replace("default_version: 1", "default_version: 9"),
+        &PROMPT.replace("polite?", "kind?"),
+    );
+    let plan = ctx.evalctl(&["plan", "repo"]);
+    assert_ne!(plan.status, 0);
+    assert!(
+        plan.all_output().contains("has no version 9"),
+        "{}",
+        plan.all_output()
+    );
+}
+
+/// A version's create whose answer is lost. (The scorer's own create,
+/// `POST /v2/scorers`, cannot be faulted alone: the sandbox's faults select
+/// by a part of the path, which the listing, `POST /v2/scorers/list`, that
+/// settles it shares; it is settled by the same code.)
+#[test]
+fn a_lost_answer_to_a_version_create_is_settled_without_a_second_version() {
+    for (seed, drop_after) in [(1, true), (2, false)] {
+        let ctx = TestContext::new();
+        repo(&ctx, REPO, PROMPT);
+        // Every POST of a version is processed, then its answer is lost (a
+        // dropped connection, or a 5xx).
+        ctx.faults(Faults {
+            fail_after_rate: if drop_after { 0.0 } else { 1.0 },
+            drop_after_rate: if drop_after { 1.0 } else { 0.0 },
+            seed,
+            path_contains: Some("/version/llm".into()),
+            method: Some("POST".into()),
+            ..Faults::none()
+        });
+        let run = ctx.evalctl(&["apply", "repo", "--auto-approve", "-o", "json"]);
+        let hits = ctx
+            .sandbox
+            .requests()
+            .iter()
+            .filter(|r| matches!(r.fault, Some(Fault::FailAfter(_) | Fault::DropAfter)))
+            .count();
+        ctx.faults(Faults::none());
+        let r = report(&run);
+        assert_eq!(run.status, 0, "{}", run.all_output());
+        for o in &r.outcomes {
+            assert_eq!(o.status, OutcomeStatus::Succeeded, "{}", run.all_output());
+            let detail = o.detail.as_deref().unwrap_or_default();
+            assert!(
+                detail.contains("a re-read found the custom scorer version"),
+                "{}: {detail}",
+                o.address
+            );
+        }
+        assert!(hits >= 1, "the fault never hit");
+        assert_eq!(posts(&ctx, "/v2/scorers"), 1, "one scorer create was sent");
+        assert_eq!(
+            posts(&ctx, "/version/llm"),
+            1,
+            "one version create was sent"
+        );
+        let named: Vec<Scorer> = scorers(&ctx)
+            .into_iter()
+            .filter(|s| s.name == "politeness-judge")
+            .collect();
+        assert_eq!(named.len(), 1);
+        assert_eq!(latest(&named[0]), 1);
+        ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+            .expect(0);
+    }
+}
+
+#[test]
+fn a_missing_prompt_file_is_an_error_at_its_line() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "repo/scorer.yaml",
+        &REPO.replace("prompts/politeness.txt", "prompts/missing.txt"),
+    );
+    let run = ctx.evalctl(&["validate", "repo"]);
+    assert_eq!(run.status, 65, "{}", run.all_output());
+    assert!(
+        run.all_output().contains("scorer.yaml:9:18")
+            && run.all_output().contains("prompts/missing.txt"),
+        "{}",
+        run.all_output()
+    );
+}
