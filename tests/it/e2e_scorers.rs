@@ -290,3 +290,98 @@ fn a_missing_prompt_file_is_an_error_at_its_line() {
         run.all_output()
     );
 }
+
+#[test]
+fn a_plan_that_adds_a_version_says_which_runs_follow_it_and_which_stay_pinned() {
+    let ctx = TestContext::new();
+    // The demo's helpfulness-judge (versions 1 and 2), its prompt changed.
+    ctx.write(
+        "repo/scorer.yaml",
+        "kind: Scorer\nname: helpfulness-judge\nscorer_type: llm\nchain_poll_template:\n  template: |\n    Question and answer:\n    {{ input }}\n    {{ output }}\n    Is the answer helpful and kind?\n",
+    );
+    ctx.write(
+        "repo/project.yaml",
+        "kind: Project\nname: demo-project\nlog_streams:\n  - name: staging\n    metric_settings:\n      scorers:\n        - name: helpfulness-judge\nexperiments:\n  - name: baseline-eval\n    metric_settings:\n      scorers:\n        - name: helpfulness-judge\n          scorer_version: 1\n",
+    );
+    let plan = ctx.evalctl(&["plan", "repo"]);
+    let out = plan.all_output();
+    assert!(
+        out.contains("+ scorer[helpfulness-judge].version[3]"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "project[demo-project].log_stream[staging].metric_settings: follows the latest, so it runs the new version 3"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("project[demo-project].experiment[baseline-eval].metric_settings: stays pinned to version 1"),
+        "{out}"
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert_eq!(latest(&scorer(&ctx, "helpfulness-judge")), 3);
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}
+
+#[test]
+fn prune_deletes_an_undeclared_scorer_and_a_refusal_says_what_uses_it() {
+    let ctx = TestContext::new();
+    repo(&ctx, REPO, PROMPT);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    // Without --prune the demo's custom scorers are noted, not deleted.
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(0);
+    assert!(
+        plan.all_output().contains("Unmanaged")
+            && plan.all_output().contains("* scorer[helpfulness-judge]"),
+        "{}",
+        plan.all_output()
+    );
+    let plan = ctx.evalctl(&["plan", "repo", "--prune"]);
+    assert!(
+        plan.stdout.contains("- scorer[helpfulness-judge]"),
+        "{}",
+        plan.stdout
+    );
+    // Both demo scorers are used by experiments' metric settings: the
+    // service refuses, and the failure names the user.
+    let run = ctx.evalctl(&["apply", "repo", "--prune", "--auto-approve"]);
+    assert_ne!(run.status, 0, "{}", run.all_output());
+    assert!(
+        run.all_output()
+            .contains("is used by the metric settings of experiment")
+            && run.all_output().contains("baseline-eval"),
+        "{}",
+        run.all_output()
+    );
+    assert!(scorers(&ctx).iter().any(|s| s.name == "helpfulness-judge"));
+}
+
+#[test]
+fn a_rename_keeps_the_scorer_and_its_versions() {
+    let ctx = TestContext::new();
+    repo(&ctx, REPO, PROMPT);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    let id = scorer(&ctx, "politeness-judge").id;
+    repo(
+        &ctx,
+        &REPO.replace(
+            "name: politeness-judge\n",
+            "name: courtesy-judge\nrenamed_from: [politeness-judge]\n",
+        ),
+        PROMPT,
+    );
+    let plan = ctx.evalctl(&["plan", "repo"]);
+    assert!(
+        plan.stdout.contains("~ scorer[courtesy-judge]") && !plan.stdout.contains("version["),
+        "{}",
+        plan.stdout
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    let renamed = scorer(&ctx, "courtesy-judge");
+    assert_eq!((latest(&renamed), renamed.id), (1, id));
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}

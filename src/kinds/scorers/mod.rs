@@ -21,6 +21,7 @@ pub mod ops;
 pub mod plan;
 pub mod read;
 pub mod spec;
+pub mod uses;
 pub mod wire;
 
 pub use address::CustomScorerAddress;

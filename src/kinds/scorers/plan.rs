@@ -158,6 +158,7 @@ pub(crate) fn plan_custom_scorers(
     planner: &mut Planner<'_>,
     wanted: &[Located<CustomScorerSpec>],
     live: &[CustomScorerState],
+    uses: &super::uses::Uses,
 ) {
     let mut used = vec![false; live.len()];
     for (i, doc) in wanted.iter().enumerate() {
@@ -405,6 +406,16 @@ pub(crate) fn plan_custom_scorers(
                 ));
             } else if let Some(n) = spec.default_version.or(current.default_version) {
                 reason.push_str(&format!("; version {n} stays pinned"));
+            }
+            let runs = uses.get(&spec.name).map(Vec::as_slice).unwrap_or_default();
+            for line in super::uses::what_runs(runs, max) {
+                planner.note(
+                    Some(Address::CustomScorer(CustomScorerAddress::version(
+                        &spec.name, max,
+                    ))),
+                    NoteKind::Info,
+                    line,
+                );
             }
             let before = latest.map(|v| v.definition.only(&declared));
             let draft = Draft {
