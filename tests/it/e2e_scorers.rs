@@ -385,3 +385,94 @@ fn a_rename_keeps_the_scorer_and_its_versions() {
     ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
         .expect(0);
 }
+
+const CODE: &str = "def scorer_fn(*, index: int, node_input: str, node_output: str, **kwargs) -> bool:\n    return len(node_output) <= 2000\n";
+
+const CODE_REPO: &str = "kind: Scorer\nname: short-answer\nscorer_type: code\ndescription: Whether an answer is short.\nscope: global\ncode_file: scorers/short_answer.py\n";
+
+fn code_repo(ctx: &TestContext, code: &str) {
+    ctx.write("repo/scorer.yaml", CODE_REPO);
+    ctx.write("repo/scorers/short_answer.py", code);
+}
+
+/// The file of the latest version of a code scorer.
+fn code_of(ctx: &TestContext, name: &str) -> String {
+    let s = scorer(ctx, name);
+    let client = ctx.client();
+    let n = u32::try_from(latest(&s)).expect("a version");
+    ctx.block_on(async {
+        client
+            .scorer_version_code(&s.id, n)
+            .await
+            .expect("the code is read")
+            .expect("the version has code")
+    })
+}
+
+#[test]
+fn a_code_scorer_is_validated_then_versioned_and_a_change_is_one_version_with_its_diff() {
+    let ctx = TestContext::new();
+    code_repo(&ctx, CODE);
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    assert!(
+        plan.stdout.contains("+ scorer[short-answer]"),
+        "{}",
+        plan.stdout
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert_eq!(code_of(&ctx, "short-answer"), CODE);
+    assert_eq!(posts(&ctx, "/code/validate"), 1, "validated once");
+    // The sandbox answers `pending` at a task's first poll: it was polled
+    // until completed.
+    assert!(
+        ctx.sandbox
+            .requests()
+            .iter()
+            .filter(|r| r.method == "GET" && r.path.contains("/code/validate/"))
+            .count()
+            >= 2
+    );
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert_eq!(posts(&ctx, "/version/code"), 1, "no version bump");
+
+    let changed = CODE.replace("<= 2000", "<= 1000");
+    code_repo(&ctx, &changed);
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    assert!(
+        plan.stdout.contains("+ scorer[short-answer].version[2]")
+            && plan.stdout.contains("-    return len(node_output) <= 2000")
+            && plan.stdout.contains("+    return len(node_output) <= 1000"),
+        "the plan shows a unified diff of the code:\n{}",
+        plan.stdout
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert_eq!(posts(&ctx, "/version/code"), 2);
+    assert_eq!(code_of(&ctx, "short-answer"), changed);
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}
+
+#[test]
+fn a_failing_validation_is_reported_with_the_service_message_and_creates_no_version() {
+    let ctx = TestContext::new();
+    code_repo(&ctx, CODE);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    code_repo(&ctx, "def score(x):\n    return True\n");
+    let run = ctx.evalctl(&["apply", "repo", "--auto-approve"]);
+    // Apply's documented status for a change that failed (not 0, not 2).
+    assert_eq!(run.status, 3, "{}", run.all_output());
+    assert!(
+        run.all_output().contains("No function named 'scorer_fn'")
+            && run.all_output().contains("no version was created")
+            && run.all_output().contains("for a reason that stays"),
+        "{}",
+        run.all_output()
+    );
+    assert_eq!(posts(&ctx, "/version/code"), 1, "nothing was created");
+    assert_eq!(latest(&scorer(&ctx, "short-answer")), 1);
+    assert_eq!(code_of(&ctx, "short-answer"), CODE);
+}

@@ -174,17 +174,6 @@ pub(crate) fn plan_custom_scorers(
             );
             continue;
         }
-        if spec.scorer_type == CustomScorerType::Code {
-            planner.problem_at(
-                origin,
-                FieldPath::root().key("code_file"),
-                format!(
-                    "scorer `{}`: code scorers are not managed by this version of evalctl yet (their versions need the service's asynchronous validation)",
-                    spec.name
-                ),
-            );
-            continue;
-        }
         let address = Address::CustomScorer(CustomScorerAddress::scorer(&spec.name));
         if !planner.options.selects(&address) {
             // Still claim the live one, so it is not seen as undeclared.

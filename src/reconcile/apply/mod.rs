@@ -112,6 +112,15 @@ pub enum OperationError {
         /// What happened.
         cause: String,
     },
+    /// A code scorer's file did not pass the service's validation: no
+    /// version was created.
+    #[error("code scorer `{scorer}`: {message}; no version was created")]
+    CodeNotValidated {
+        /// The scorer's name.
+        scorer: String,
+        /// The service's message, or why the validation did not complete.
+        message: String,
+    },
     /// An object the plan names by name (the same apply created it) is not
     /// there, or is not the only one of that name.
     #[error("could not find what the plan names: {what}")]
@@ -470,7 +479,7 @@ impl OperationError {
                     | ApiError::NotFound { .. }
                     | ApiError::Conflict { .. }
             ),
-            OperationError::MissingSecret(_) => false,
+            OperationError::MissingSecret(_) | OperationError::CodeNotValidated { .. } => false,
             _ => true,
         }
     }
