@@ -250,6 +250,7 @@ pub(super) fn snapshot() -> Snapshot {
         catalog: catalog(),
         integrations: Some(integrations()),
         warnings: Vec::new(),
+        custom_scorers: None,
     }
 }
 

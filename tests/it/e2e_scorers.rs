@@ -476,3 +476,36 @@ fn a_failing_validation_is_reported_with_the_service_message_and_creates_no_vers
     assert_eq!(latest(&scorer(&ctx, "short-answer")), 1);
     assert_eq!(code_of(&ctx, "short-answer"), CODE);
 }
+
+#[test]
+fn export_writes_scorers_with_their_prompts_and_code_in_files_and_plans_empty() {
+    let ctx = TestContext::new();
+    repo(&ctx, REPO, PROMPT);
+    ctx.write("repo/code.yaml", CODE_REPO);
+    ctx.write("repo/scorers/short_answer.py", CODE);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    ctx.evalctl(&["export", "--dir", "exported", "--verify"])
+        .expect(0);
+    let exported = std::fs::read_to_string(ctx.path("exported/scorers.yaml"))
+        .expect("the export of the scorers");
+    assert!(exported.contains("kind: Scorer"), "{exported}");
+    assert!(
+        exported.contains("template_file: scorer-politeness-judge.prompt.txt")
+            && exported.contains("code_file: scorer-short-answer.py"),
+        "{exported}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ctx.path("exported/scorer-politeness-judge.prompt.txt"))
+            .expect("the prompt file"),
+        PROMPT
+    );
+    assert_eq!(
+        std::fs::read_to_string(ctx.path("exported/scorer-short-answer.py"))
+            .expect("the code file"),
+        CODE
+    );
+    // The demo's own custom scorers are exported too.
+    assert!(exported.contains("name: helpfulness-judge"), "{exported}");
+    ctx.evalctl(&["plan", "exported", "--detailed-exitcode"])
+        .expect(0);
+}

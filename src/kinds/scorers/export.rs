@@ -69,3 +69,49 @@ pub fn custom_scorers(live: &[CustomScorerState]) -> Vec<CustomScorerSpec> {
     live.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
     live.into_iter().map(custom_scorer).collect()
 }
+
+/// A prompt or code file beside the manifest: `(file name, text, scorer)`.
+pub type SideFile = (String, String, String);
+
+/// The `kind: Scorer` documents of every live scorer, sorted by name, each
+/// prompt template and code file moved to a file of its own beside the
+/// manifest; the names, and the files.
+pub fn documents(
+    live: &[CustomScorerState],
+) -> (
+    Vec<crate::export::write::Document>,
+    Vec<String>,
+    Vec<SideFile>,
+) {
+    let mut documents = Vec::new();
+    let mut names = Vec::new();
+    let mut files = Vec::new();
+    let mut used = std::collections::BTreeSet::new();
+    for mut spec in custom_scorers(live) {
+        let mut base = format!("scorer-{}", crate::export::files::slug(&spec.name));
+        let mut n = 2;
+        while !used.insert(base.clone()) {
+            base = format!("scorer-{}-{n}", crate::export::files::slug(&spec.name));
+            n += 1;
+        }
+        if let Some(chain) = &mut spec.chain_poll_template
+            && let Some(template) = chain.template.take()
+        {
+            let name = format!("{base}.prompt.txt");
+            chain.template_file = Some(name.clone());
+            files.push((name, template, spec.name.clone()));
+        }
+        if let Some(code) = spec.code.take() {
+            let name = format!("{base}.py");
+            spec.code_file = Some(name.clone());
+            files.push((name, code, spec.name.clone()));
+        }
+        names.push(spec.name.clone());
+        documents.push(crate::export::write::Document {
+            preamble: Vec::new(),
+            body: crate::export::write::Body::Scorer(Box::new(spec)),
+            comments: std::collections::BTreeMap::new(),
+        });
+    }
+    (documents, names, files)
+}
