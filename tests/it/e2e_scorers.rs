@@ -509,3 +509,27 @@ fn export_writes_scorers_with_their_prompts_and_code_in_files_and_plans_empty() 
     ctx.evalctl(&["plan", "exported", "--detailed-exitcode"])
         .expect(0);
 }
+
+#[test]
+fn a_saved_plan_applies_once_and_applied_again_creates_no_second_version() {
+    let ctx = TestContext::new();
+    repo(&ctx, REPO, PROMPT);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    repo(&ctx, REPO, &PROMPT.replace("polite?", "courteous?"));
+    ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
+        .expect(0);
+    let first = ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"]);
+    assert_eq!(first.status, 0, "{}", first.all_output());
+    assert_eq!(posts(&ctx, "/version/llm"), 2);
+    // The same saved plan again: it reads back as applied, and nothing is
+    // sent.
+    let again = ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"]);
+    again.expect(0);
+    assert!(
+        again.all_output().contains("was already applied"),
+        "{}",
+        again.all_output()
+    );
+    assert_eq!(posts(&ctx, "/version/llm"), 2, "{}", again.all_output());
+    assert_eq!(latest(&scorer(&ctx, "politeness-judge")), 2);
+}
