@@ -533,3 +533,50 @@ fn a_saved_plan_applies_once_and_applied_again_creates_no_second_version() {
     assert_eq!(posts(&ctx, "/version/llm"), 2, "{}", again.all_output());
     assert_eq!(latest(&scorer(&ctx, "politeness-judge")), 2);
 }
+
+#[test]
+fn two_applies_creating_one_scorer_at_once_leave_one_scorer_with_one_version() {
+    let ctx = TestContext::new();
+    repo(&ctx, REPO, PROMPT);
+    // Slow enough that both read before either creates.
+    ctx.faults(Faults {
+        latency: std::time::Duration::from_millis(30),
+        ..Faults::none()
+    });
+    let barrier = std::sync::Barrier::new(2);
+    let (a, b) = std::thread::scope(|s| {
+        let run = || {
+            barrier.wait();
+            ctx.evalctl(&["apply", "repo", "--auto-approve"])
+        };
+        let first = s.spawn(run);
+        let second = s.spawn(run);
+        (
+            first.join().expect("the first apply"),
+            second.join().expect("the second apply"),
+        )
+    });
+    ctx.faults(Faults::none());
+    // The run whose create was refused as a duplicate leaves the first
+    // version, scope and pin to the run that made the scorer; its
+    // confirmation may read the scorer before that run finished (3: did not
+    // converge yet). Neither fails.
+    for run in [&a, &b] {
+        assert!(matches!(run.status, 0 | 3), "{}", run.all_output());
+    }
+    assert!(
+        a.all_output().contains("left to the run that made it")
+            || b.all_output().contains("left to the run that made it"),
+        "{}\n{}",
+        a.all_output(),
+        b.all_output()
+    );
+    let named: Vec<Scorer> = scorers(&ctx)
+        .into_iter()
+        .filter(|s| s.name == "politeness-judge")
+        .collect();
+    assert_eq!(named.len(), 1, "one scorer");
+    assert_eq!(latest(&named[0]), 1, "one version");
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}

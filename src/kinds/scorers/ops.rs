@@ -81,10 +81,16 @@ impl ScorerRef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum CustomScorerOp {
-    /// POST a scorer (no version yet).
+    /// POST a scorer (no version yet), then, only when this run made it,
+    /// `then`: its first version, scope and pin. A scorer another run made
+    /// meanwhile is that run's to finish: its first version is not made
+    /// twice.
     CreateCustomScorer {
         /// The body.
         body: CreateScorerBody,
+        /// What follows the create, in order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        then: Vec<CustomScorerOp>,
     },
     /// POST a new version.
     CreateScorerVersion {
@@ -149,18 +155,40 @@ impl CustomScorerOp {
     /// `Ok(Some(note))` when it succeeded in a way worth saying.
     pub async fn send(&self, client: &Client) -> Result<Option<String>, OperationError> {
         match self {
-            CustomScorerOp::CreateCustomScorer { body } => {
+            CustomScorerOp::CreateCustomScorer { body, then } => {
                 let find = || async {
                     let all = client.list_custom_scorers().await?;
                     Ok(all.iter().any(|s| s.name == body.name))
                 };
-                settled(
+                // Whether this run sent the create that made it (not refused
+                // as a duplicate, not found made before sending).
+                let ours = std::sync::atomic::AtomicBool::new(false);
+                let note = settled(
                     SCORER,
                     find,
                     || format!("the custom scorers (looking for `{}`)", body.name),
-                    || async { client.create_custom_scorer(body).await.map(|_| ()) },
+                    || async {
+                        let sent = client.create_custom_scorer(body).await.map(|_| ());
+                        let mine = !matches!(sent, Err(ApiError::Conflict { .. }));
+                        ours.store(mine, std::sync::atomic::Ordering::SeqCst);
+                        sent
+                    },
                 )
-                .await
+                .await?;
+                if !ours.load(std::sync::atomic::Ordering::SeqCst) {
+                    return Ok(note.map(|n| {
+                        format!(
+                            "{n}; its first version, scope and pin are left to the run that made it"
+                        )
+                    }));
+                }
+                let mut notes: Vec<String> = note.into_iter().collect();
+                for op in then {
+                    if let Some(n) = Box::pin(op.send(client)).await? {
+                        notes.push(n);
+                    }
+                }
+                Ok((!notes.is_empty()).then(|| notes.join("; ")))
             }
             CustomScorerOp::CreateScorerVersion {
                 scorer,

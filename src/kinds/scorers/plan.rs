@@ -210,8 +210,26 @@ pub(crate) fn plan_custom_scorers(
                 continue;
             }
             let target = ScorerRef::named(&spec.name);
-            let mut operations = vec![
-                Operation::CustomScorer(CustomScorerOp::CreateCustomScorer {
+            let mut then = vec![CustomScorerOp::CreateScorerVersion {
+                scorer: target.clone(),
+                base_version: None,
+                declared: Box::new(declared.clone()),
+                body: Box::new(version_body(spec, &declared)),
+            }];
+            if let Some(scope) = &spec.scope {
+                then.push(CustomScorerOp::SetScorerScope {
+                    scorer: target.clone(),
+                    scope: scope_body(scope),
+                });
+            }
+            if let Some(n) = spec.default_version {
+                then.push(CustomScorerOp::PinScorerVersion {
+                    scorer: target,
+                    version: n,
+                });
+            }
+            let operations = vec![Operation::CustomScorer(
+                CustomScorerOp::CreateCustomScorer {
                     body: CreateScorerBody {
                         name: spec.name.clone(),
                         scorer_type: spec.scorer_type.as_str().to_owned(),
@@ -219,26 +237,9 @@ pub(crate) fn plan_custom_scorers(
                         tags: meta.tags.clone().unwrap_or_default(),
                         defaults: meta.defaults.clone(),
                     },
-                }),
-                Operation::CustomScorer(CustomScorerOp::CreateScorerVersion {
-                    scorer: target.clone(),
-                    base_version: None,
-                    declared: Box::new(declared.clone()),
-                    body: Box::new(version_body(spec, &declared)),
-                }),
-            ];
-            if let Some(scope) = &spec.scope {
-                operations.push(Operation::CustomScorer(CustomScorerOp::SetScorerScope {
-                    scorer: target.clone(),
-                    scope: scope_body(scope),
-                }));
-            }
-            if let Some(n) = spec.default_version {
-                operations.push(Operation::CustomScorer(CustomScorerOp::PinScorerVersion {
-                    scorer: target,
-                    version: n,
-                }));
-            }
+                    then,
+                },
+            )];
             let after = NormWhole {
                 scorer_type: spec.scorer_type.as_str(),
                 meta,
