@@ -50,6 +50,14 @@ pub(crate) enum Body {
     Json(Vec<u8>),
     /// The login form (holds the password: never logged).
     LoginForm(Vec<(&'static str, Secret)>),
+    /// A `multipart/form-data` body, built whole (its boundary in the
+    /// content type); never logged.
+    Multipart {
+        /// The `Content-Type` header's value.
+        content_type: String,
+        /// The body.
+        bytes: Vec<u8>,
+    },
 }
 
 /// One operation to send.
@@ -83,6 +91,39 @@ impl<'a> Call<'a> {
             Some(v) => self.query(key, v),
             None => self,
         }
+    }
+
+    /// Sets a `multipart/form-data` body of text fields: `(name, file name
+    /// (a file part), value)`.
+    pub fn multipart(mut self, fields: &[(&str, Option<&str>, &str)]) -> Self {
+        // A boundary no value holds.
+        let mut boundary = String::from("evalctl-boundary");
+        while fields.iter().any(|(_, _, v)| v.contains(&boundary)) {
+            boundary.push('x');
+        }
+        let mut bytes = Vec::new();
+        for (name, file, value) in fields {
+            bytes.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
+            match file {
+                Some(file) => bytes.extend_from_slice(
+                    format!(
+                        "Content-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\nContent-Type: text/x-python\r\n\r\n"
+                    )
+                    .as_bytes(),
+                ),
+                None => bytes.extend_from_slice(
+                    format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes(),
+                ),
+            }
+            bytes.extend_from_slice(value.as_bytes());
+            bytes.extend_from_slice(b"\r\n");
+        }
+        bytes.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+        self.body = Body::Multipart {
+            content_type: format!("multipart/form-data; boundary={boundary}"),
+            bytes,
+        };
+        self
     }
 
     /// Sets a JSON body.
@@ -265,6 +306,12 @@ impl Client {
                     .header(reqwest::header::CONTENT_TYPE, "application/json")
                     .body(bytes.clone()),
                 Body::LoginForm(pairs) => request.form(pairs),
+                Body::Multipart {
+                    content_type,
+                    bytes,
+                } => request
+                    .header(reqwest::header::CONTENT_TYPE, content_type.as_str())
+                    .body(bytes.clone()),
             };
             if tracing::enabled!(tracing::Level::TRACE) {
                 let body = match (&call.body, op.log_body) {

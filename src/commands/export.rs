@@ -48,7 +48,15 @@ pub async fn run(args: &ExportArgs, printer: &Printer) -> Result<ExitStatus, Err
     }
     let written = write(args, &exported)?;
     summarize(args, &exported, &written, printer);
-    let desired = reload(&written, printer)?;
+    // The manifests, not the prompt and code files their documents name.
+    let manifests: Vec<PathBuf> = exported
+        .files
+        .iter()
+        .zip(&written)
+        .filter(|(f, _)| !matches!(f.content, crate::export::Content::ScorerFile { .. }))
+        .map(|(_, path)| path.clone())
+        .collect();
+    let desired = reload(&manifests, printer)?;
     if args.verify {
         verify(&connection, &desired, printer).await?;
     }

@@ -13,6 +13,9 @@ use crate::state::snapshot::ProjectRef;
 /// The file name of the integrations (never a project's).
 pub const INTEGRATIONS_FILE: &str = "integrations.yaml";
 
+/// The file of the custom scorers (`kind: Scorer` documents).
+pub const SCORERS_FILE: &str = "scorers.yaml";
+
 /// Longest slug, in characters, before `-<n>` and `.yaml`.
 const MAX_SLUG: usize = 64;
 
@@ -80,7 +83,8 @@ pub fn slug(name: &str) -> String {
 /// The file name (`<slug>.yaml`) of every project, by id. Deterministic:
 /// a project whose name is its own slug keeps it first, then by name and id;
 /// a later project with the same slug gets the first free `<slug>-<n>`
-/// (n from 2) that is no other project's slug. `integrations` is reserved.
+/// (n from 2) that is no other project's slug. `integrations` and `scorers`
+/// are reserved.
 #[must_use]
 pub fn file_names(projects: &[ProjectRef]) -> BTreeMap<String, String> {
     let mut order: Vec<(&ProjectRef, String)> =
@@ -90,7 +94,10 @@ pub fn file_names(projects: &[ProjectRef]) -> BTreeMap<String, String> {
     });
     let natural: BTreeSet<String> = order.iter().map(|(_, s)| s.clone()).collect();
     let reserved = INTEGRATIONS_FILE.trim_end_matches(".yaml");
-    let mut used: BTreeSet<String> = BTreeSet::from([reserved.to_owned()]);
+    let mut used: BTreeSet<String> = BTreeSet::from([
+        reserved.to_owned(),
+        SCORERS_FILE.trim_end_matches(".yaml").to_owned(),
+    ]);
     let mut out = BTreeMap::new();
     for (project, base) in order {
         let mut candidate = base.clone();

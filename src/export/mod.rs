@@ -49,6 +49,16 @@ pub enum Content {
         /// The providers, in file order.
         providers: Vec<String>,
     },
+    /// The custom scorers.
+    Scorers {
+        /// Their names, in file order.
+        names: Vec<String>,
+    },
+    /// A custom scorer's prompt or code, which its document names.
+    ScorerFile {
+        /// The scorer's name.
+        scorer: String,
+    },
 }
 
 impl std::fmt::Display for Content {
@@ -68,6 +78,17 @@ impl std::fmt::Display for Content {
                     list.join(", ")
                 )
             }
+            Content::Scorers { names } => write!(
+                f,
+                "{} custom scorer{}",
+                names.len(),
+                if names.len() == 1 { "" } else { "s" }
+            ),
+            Content::ScorerFile { scorer } => write!(
+                f,
+                "a file of custom scorer `{}`",
+                crate::scrub::escape_controls(scorer)
+            ),
         }
     }
 }
@@ -179,11 +200,38 @@ pub fn render(snapshot: &Snapshot, provenance: &Provenance) -> Export {
             });
         }
     }
+    if let Some(scorers) = &snapshot.custom_scorers
+        && !scorers.is_empty()
+    {
+        let header = Header {
+            schema: provenance.schema.clone(),
+            service: provenance.service.clone(),
+            about: SCORERS_ABOUT.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        let (documents, names, side) = crate::kinds::scorers::export::documents(scorers);
+        out.push(ExportedFile {
+            name: files::SCORERS_FILE.to_owned(),
+            text: render_file(&header, &documents),
+            content: Content::Scorers { names },
+        });
+        out.extend(side.into_iter().map(|(name, text, scorer)| ExportedFile {
+            name,
+            text,
+            content: Content::ScorerFile { scorer },
+        }));
+    }
     Export {
         files: out,
         warnings,
     }
 }
+
+const SCORERS_ABOUT: &[&str] = &[
+    "",
+    "The organization's custom scorers, one document per scorer: metadata,",
+    "scope, the pinned version and the latest version's definition; each prompt",
+    "template and code file is the file beside this one that the document names.",
+];
 
 #[cfg(test)]
 #[path = "tests.rs"]

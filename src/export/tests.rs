@@ -251,6 +251,7 @@ pub(super) fn snapshot() -> Snapshot {
         catalog: catalog(),
         integrations: Some(integrations()),
         warnings: Vec::new(),
+        custom_scorers: None,
     }
 }
 
@@ -316,6 +317,7 @@ fn live_for(spec: &ProjectSpec) -> State {
             .collect(),
         custom_integrations: BTreeMap::new(),
         catalog,
+        custom_scorers: None,
         missing: Vec::new(),
     }
 }

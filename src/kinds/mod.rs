@@ -6,4 +6,5 @@
 pub mod json;
 pub mod prompt_templates;
 pub mod protect_stages;
+pub mod scorers;
 pub mod templates;

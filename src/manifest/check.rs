@@ -15,7 +15,7 @@ use super::interpolate::{self, Level, Reference};
 use super::pricing::PricingSpec;
 use super::schema::{
     self, INTEGRATION_DOCUMENT, KINDS, POLICY_DOCUMENT, PRICING_DOCUMENT, PROJECT_DOCUMENT,
-    SETTINGS_DOCUMENT,
+    SCORER_DOCUMENT, SETTINGS_DOCUMENT,
 };
 use super::semantic::{self, Anchor};
 use super::types::{API_VERSION, EnvField, EnvFields, IntegrationSpec, ProjectSpec};
@@ -30,6 +30,8 @@ pub enum Spec {
     Project(ProjectSpec),
     /// `kind: Integration`.
     Integration(Box<IntegrationSpec>),
+    /// `kind: Scorer`.
+    Scorer(Box<crate::kinds::scorers::CustomScorerSpec>),
     /// `kind: Policy`.
     Policy(crate::policy::PolicySpec),
     /// `kind: Settings`.
@@ -231,6 +233,7 @@ pub fn check(
 
     let pointer = match kind {
         "Integration" => INTEGRATION_DOCUMENT,
+        "Scorer" => SCORER_DOCUMENT,
         "Policy" => POLICY_DOCUMENT,
         "Settings" => SETTINGS_DOCUMENT,
         "Pricing" => PRICING_DOCUMENT,
@@ -297,6 +300,12 @@ pub fn check(
         }
         let manifest = std::path::Path::new(input.file);
         for issue in crate::kinds::prompt_templates::files::resolve(manifest, &mut working) {
+            out.diagnostics
+                .push(input.error(input.at(&issue.pointer, Anchor::Value), issue.message));
+        }
+    } else if kind == "Scorer" {
+        let manifest = std::path::Path::new(input.file);
+        for issue in crate::kinds::scorers::files::resolve(manifest, &mut working) {
             out.diagnostics
                 .push(input.error(input.at(&issue.pointer, Anchor::Value), issue.message));
         }
@@ -415,8 +424,7 @@ fn check_kind<'v>(
     kind: Option<&'v Value>,
     out: &mut Vec<Diagnostic>,
 ) -> Option<&'v str> {
-    let expected =
-        "`kind: Project`, `kind: Integration`, `kind: Policy`, `kind: Settings` or `kind: Pricing`";
+    let expected = "`kind: Project`, `kind: Integration`, `kind: Scorer`, `kind: Policy`, `kind: Settings` or `kind: Pricing`";
     match kind {
         None => {
             out.push(
@@ -519,6 +527,8 @@ fn typed(
         "Integration" => {
             serde_json::from_value::<IntegrationSpec>(value).map(|s| Spec::Integration(Box::new(s)))
         }
+        "Scorer" => serde_json::from_value::<crate::kinds::scorers::CustomScorerSpec>(value)
+            .map(|s| Spec::Scorer(Box::new(s))),
         "Policy" => serde_json::from_value(value).map(Spec::Policy),
         "Settings" => serde_json::from_value(value).map(Spec::Settings),
         "Pricing" => serde_json::from_value::<PricingSpec>(value).map(Spec::Pricing),

@@ -160,6 +160,25 @@ pub const BINDINGS: &[Binding] = &[
         manifest: "/$defs/StageSubscription",
         service: &[Service::Schema("SubscriptionConfig")],
     },
+    Binding {
+        manifest: "/$defs/ScorerDocument",
+        service: &[
+            Service::Schema("CreateScorerRequest"),
+            Service::Schema("CreateLLMScorerVersionRequest"),
+        ],
+    },
+    Binding {
+        manifest: "/$defs/ChainPollSpec",
+        service: &[Service::Schema("ChainPollTemplate")],
+    },
+    Binding {
+        manifest: "/$defs/FewShotSpec",
+        service: &[Service::Schema("FewShotExample")],
+    },
+    Binding {
+        manifest: "/$defs/ScorerDefaultsSpec",
+        service: &[Service::Schema("ScorerDefaults")],
+    },
 ];
 
 /// Manifest definitions that are not sent to the service as such: the documents and runs
@@ -170,6 +189,8 @@ pub const UNSENT: &[&str] = &[
     "ExperimentSpec",
     "IntegrationDocument",
     "EnvRef",
+    // A custom scorer's scope names projects; their ids are sent.
+    "ScopeSpec",
     // Read by evalctl alone (`crate::policy`): never sent to the service.
     "PolicyDocument",
     "RuleSpec",

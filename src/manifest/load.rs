@@ -220,6 +220,10 @@ pub fn load_on(
                     });
                 }
                 Some(Spec::Policy(spec)) => outcome.set.policies.push(Located { origin, spec }),
+                Some(Spec::Scorer(spec)) => outcome.set.scorers.push(Located {
+                    origin,
+                    spec: *spec,
+                }),
                 // A second one is an error (`Across`); the first is kept.
                 Some(Spec::Settings(spec)) if outcome.set.settings.is_none() => {
                     outcome.set.settings = Some(Located { origin, spec });
@@ -289,7 +293,7 @@ fn no_manifest_found(paths: &[PathBuf], files: &[&str]) -> Diagnostic {
         ),
     )
     .with_help(
-        "manifests are documents with a `kind` (`Project`, `Integration`, `Policy`, `Settings`, `Pricing`); name their files or directories as arguments (the default is `.`), e.g. `evalctl plan config/`",
+        "manifests are documents with a `kind` (`Project`, `Integration`, `Scorer`, `Policy`, `Settings`, `Pricing`); name their files or directories as arguments (the default is `.`), e.g. `evalctl plan config/`",
     )
 }
 

@@ -40,6 +40,9 @@ pub struct ManifestSet {
     pub projects: Vec<Located<ProjectSpec>>,
     /// `kind: Integration` documents, one per provider.
     pub integrations: Vec<Located<IntegrationSpec>>,
+    /// `kind: Scorer` documents, one per custom scorer.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scorers: Vec<Located<crate::kinds::scorers::CustomScorerSpec>>,
     /// `kind: Policy` documents ([`crate::policy`]).
     pub policies: Vec<Located<PolicySpec>>,
     /// The `kind: Settings` document, at most one.

@@ -119,6 +119,8 @@ pub enum Address {
     Integration(IntegrationAddress),
     /// A named custom integration of the calling user.
     CustomIntegration(CustomIntegrationAddress),
+    /// A custom scorer, or one of its versions.
+    CustomScorer(crate::kinds::scorers::CustomScorerAddress),
     /// A template of a project.
     Template(TemplateAddress),
     /// Metric settings of a log stream or experiment.
@@ -145,6 +147,7 @@ impl Address {
         match self {
             Address::Integration(a) => a,
             Address::CustomIntegration(a) => a,
+            Address::CustomScorer(a) => a,
             Address::Template(a) => a,
             Address::MetricSettings(a) => a,
             Address::Dashboard(a) => a,

@@ -102,6 +102,8 @@ pub enum AddressKind {
     Integration,
     /// [`Address::CustomIntegration`].
     CustomIntegration,
+    /// [`Address::CustomScorer`].
+    CustomScorer,
     /// [`Address::Template`].
     Template,
     /// [`Address::MetricSettings`].
@@ -124,9 +126,10 @@ pub enum AddressKind {
 
 impl AddressKind {
     /// In the order of [`Address`]'s variants, which is the order addresses sort in.
-    const ALL: [AddressKind; 11] = [
+    const ALL: [AddressKind; 12] = [
         AddressKind::Integration,
         AddressKind::CustomIntegration,
+        AddressKind::CustomScorer,
         AddressKind::Template,
         AddressKind::MetricSettings,
         AddressKind::Dashboard,
@@ -145,6 +148,7 @@ impl AddressKind {
             Address::CustomIntegration(CustomIntegrationAddress { .. }) => {
                 AddressKind::CustomIntegration
             }
+            Address::CustomScorer(_) => AddressKind::CustomScorer,
             Address::Template(TemplateAddress { .. }) => AddressKind::Template,
             Address::MetricSettings(MetricSettingsAddress { .. }) => AddressKind::MetricSettings,
             Address::Dashboard(DashboardAddress { .. }) => AddressKind::Dashboard,
@@ -265,6 +269,16 @@ fn sort_key(address: &Address) -> Vec<u8> {
             string(&mut key, log_stream);
             optional(&mut key, dashboard.as_deref());
         }
+        Address::CustomScorer(a) => {
+            string(&mut key, &a.name);
+            match a.version {
+                None => key.push(0),
+                Some(v) => {
+                    key.push(1);
+                    key.extend_from_slice(&v.to_be_bytes());
+                }
+            }
+        }
         Address::PromptTemplate(a) => {
             string(&mut key, &a.project);
             string(&mut key, &a.name);
@@ -293,6 +307,13 @@ fn address_of_key(key: &[u8]) -> Address {
         }),
         AddressKind::CustomIntegration => {
             Address::CustomIntegration(CustomIntegrationAddress { name: r.string() })
+        }
+        AddressKind::CustomScorer => {
+            Address::CustomScorer(crate::kinds::scorers::CustomScorerAddress {
+                name: r.string(),
+                version: (r.byte() == 1)
+                    .then(|| u32::from_be_bytes([r.byte(), r.byte(), r.byte(), r.byte()])),
+            })
         }
         AddressKind::Template => Address::Template(TemplateAddress {
             project: r.string(),

@@ -304,6 +304,9 @@ pub struct Planning<'a> {
     forecast: Vec<forecast::RunForecast>,
     /// The names the forecasts hold, each once.
     forecast_names: std::collections::BTreeSet<std::sync::Arc<str>>,
+    /// Which declared metric settings use each declared custom scorer
+    /// (gathered before the projects are planned and released).
+    scorer_uses: crate::kinds::scorers::uses::Uses,
 }
 
 impl<'a> Planning<'a> {
@@ -334,6 +337,7 @@ impl<'a> Planning<'a> {
             }
         }
         let problems = desired.projects.iter().map(|_| None).collect();
+        let scorer_uses = crate::kinds::scorers::uses::declared_uses(&desired);
         Planning {
             desired,
             live,
@@ -347,6 +351,7 @@ impl<'a> Planning<'a> {
             mass_changes: Vec::new(),
             forecast: Vec::new(),
             forecast_names: std::collections::BTreeSet::new(),
+            scorer_uses,
         }
     }
 
@@ -473,6 +478,14 @@ impl<'a> Planning<'a> {
                     &integration.spec,
                 ),
             }
+        }
+        if let Some(live_scorers) = &live.custom_scorers {
+            crate::kinds::scorers::plan::plan_custom_scorers(
+                &mut planner,
+                &desired.scorers,
+                live_scorers,
+                &self.scorer_uses,
+            );
         }
         if !planner.problems.is_empty() {
             return Err(PlanError {

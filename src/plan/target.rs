@@ -73,15 +73,18 @@ pub enum Kind {
     FeedbackTemplate,
     /// `prompt_template[NAME]`.
     PromptTemplate,
-    /// `version[N]` (of a prompt template).
+    /// `version[N]` (of a prompt template or a custom scorer).
     PromptVersion,
     /// `protect_stage[NAME]`.
     ProtectStage,
+    /// `scorer[NAME]` (a custom scorer).
+    Scorer,
 }
 
-const KINDS: [Kind; 17] = [
+const KINDS: [Kind; 18] = [
     Kind::Integration,
     Kind::CustomIntegration,
+    Kind::Scorer,
     Kind::Dashboard,
     Kind::Widget,
     Kind::Settings,
@@ -100,6 +103,9 @@ const KINDS: [Kind; 17] = [
 ];
 
 impl Kind {
+    /// `version[N]`, the segment of a version of any kind that has them.
+    pub const VERSION: Kind = Kind::PromptVersion;
+
     /// The kind as written in addresses.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -120,6 +126,7 @@ impl Kind {
             Kind::PromptTemplate => "prompt_template",
             Kind::PromptVersion => "version",
             Kind::ProtectStage => "protect_stage",
+            Kind::Scorer => "scorer",
         }
     }
 
@@ -134,7 +141,12 @@ impl Kind {
     /// The kinds that may follow this one (the first segment: `None`).
     fn children(parent: Option<Kind>) -> &'static [Kind] {
         match parent {
-            None => &[Kind::Project, Kind::Integration, Kind::CustomIntegration],
+            None => &[
+                Kind::Project,
+                Kind::Integration,
+                Kind::CustomIntegration,
+                Kind::Scorer,
+            ],
             Some(Kind::Project) => &[
                 Kind::LogStream,
                 Kind::Experiment,
@@ -143,7 +155,7 @@ impl Kind {
                 Kind::PromptTemplate,
                 Kind::ProtectStage,
             ],
-            Some(Kind::PromptTemplate) => &[Kind::PromptVersion],
+            Some(Kind::PromptTemplate | Kind::Scorer) => &[Kind::PromptVersion],
             Some(Kind::LogStream) => &[Kind::MetricSettings, Kind::Trends, Kind::Dashboard],
             Some(Kind::Experiment) => &[Kind::MetricSettings],
             Some(Kind::Trends) => &[Kind::Section, Kind::Widget, Kind::Settings, Kind::Favorite],
@@ -634,6 +646,11 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
     }
     for integration in &desired.integrations {
         out.push(Target::of(&integration_address(&integration.spec)));
+    }
+    for scorer in &desired.scorers {
+        out.push(Target::of(&Address::CustomScorer(
+            crate::kinds::scorers::CustomScorerAddress::scorer(&scorer.spec.name),
+        )));
     }
     out.sort();
     out.dedup();

@@ -550,6 +550,12 @@ pub enum Operation {
     /// beside `op`.
     #[serde(untagged)]
     ProtectStage(crate::kinds::protect_stages::ProtectStageOp),
+    /// A custom scorer's operation (`create_custom_scorer`,
+    /// `create_scorer_version`, `update_custom_scorer`, `set_scorer_scope`,
+    /// `pin_scorer_version`, `delete_custom_scorer`):
+    /// written as its own fields beside `op`.
+    #[serde(untagged)]
+    CustomScorer(crate::kinds::scorers::CustomScorerOp),
 }
 
 impl Operation {

@@ -62,8 +62,17 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
             Ok(None)
         }
     };
-    let (listed, catalog, integrations) =
-        tokio::try_join!(list_projects(client), catalog, integrations)?;
+    let custom_scorers = async {
+        if !selection.integrations {
+            return Ok(None);
+        }
+        crate::kinds::scorers::read::read_custom_scorers(client)
+            .await
+            .map(Some)
+            .map_err(ctx(|| "the custom scorers".to_owned()))
+    };
+    let (listed, catalog, integrations, custom_scorers) =
+        tokio::try_join!(list_projects(client), catalog, integrations, custom_scorers)?;
     let (integrations, mut warnings) = match integrations {
         Some((found, warnings)) => (Some(found), warnings),
         None => (None, Vec::new()),
@@ -91,6 +100,7 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
         projects,
         catalog: catalog.clone(),
         integrations,
+        custom_scorers,
         warnings,
     })
 }

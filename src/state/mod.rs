@@ -53,6 +53,8 @@ pub struct State {
     pub custom_integrations: BTreeMap<String, Option<CustomIntegrationState>>,
     /// The scorer catalog.
     pub catalog: Catalog,
+    /// The custom scorers, when the manifests declare any (or an export).
+    pub custom_scorers: Option<Vec<crate::kinds::scorers::CustomScorerState>>,
     /// Objects that were looked for and do not exist, with the nearest names.
     pub missing: Vec<MissingObject>,
 }

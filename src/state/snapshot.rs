@@ -37,6 +37,9 @@ pub struct Snapshot {
     pub catalog: Catalog,
     /// The caller's integrations, by provider, when selected.
     pub integrations: Option<Vec<IntegrationState>>,
+    /// The custom scorers, when selected (with the integrations: an export
+    /// of the whole organization).
+    pub custom_scorers: Option<Vec<crate::kinds::scorers::CustomScorerState>>,
     /// Things that were listed but could not be read (they changed during
     /// the export), for the user.
     pub warnings: Vec<String>,

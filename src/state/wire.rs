@@ -159,6 +159,7 @@ impl WireState {
             integrations: self.integrations,
             custom_integrations: self.custom_integrations,
             catalog,
+            custom_scorers: None,
             missing: self.missing,
         }
     }

@@ -137,25 +137,15 @@ fn guide_lists(kind: &str) -> Vec<String> {
 
 #[test]
 fn the_guide_lists_the_files_a_kind_touches() {
-    // The guide's "Adding a resource kind" names, for the kind ported first,
-    // exactly the files outside its folder that still name it; the same for
-    // prompt templates, the first kind built on the new shape.
-    assert_eq!(
-        guide_lists("templates"),
-        spread_of("templates"),
-        "docs/development.md's list for templates differs from `sh scripts/kind-spread.sh -v`; \
-         update the list between its markers"
-    );
-    assert_eq!(
-        guide_lists("prompt_templates"),
-        spread_of("prompt_templates"),
-        "docs/development.md's list for prompt_templates differs from `sh scripts/kind-spread.sh -v`; \
-         update the list between its markers"
-    );
-    assert_eq!(
-        guide_lists("protect_stages"),
-        spread_of("protect_stages"),
-        "docs/development.md's list for protect_stages differs from `sh scripts/kind-spread.sh -v`; \
-         update the list between its markers"
-    );
+    // The guide's "Adding a resource kind" names, for the kind ported first
+    // and each kind built on the new shape, exactly the files outside its
+    // folder that still name it.
+    for kind in ["templates", "prompt_templates", "protect_stages", "scorers"] {
+        assert_eq!(
+            guide_lists(kind),
+            spread_of(kind),
+            "docs/development.md's list for {kind} differs from `sh scripts/kind-spread.sh -v`; \
+             update the list between its markers"
+        );
+    }
 }

@@ -124,8 +124,14 @@ fn the_demo_fixture_exports_and_plans_empty() {
     );
     assert_eq!(
         files(&ctx.path("plain")).keys().collect::<Vec<_>>(),
-        ["demo-project.yaml", "support-bot.yaml"],
-        "no integrations.yaml: the demo user has none"
+        [
+            "demo-project.yaml",
+            "scorer-helpfulness-judge.prompt.txt",
+            "scorer-response-length-check.py",
+            "scorers.yaml",
+            "support-bot.yaml"
+        ],
+        "no integrations.yaml: the demo user has none; the demo's custom scorers with their prompt and code"
     );
     ctx.evalctl(&["plan", "plain", "--detailed-exitcode"])
         .expect(0);
@@ -139,7 +145,9 @@ fn a_rich_configuration_round_trips_deterministically_without_secrets() {
     run.expect(0);
     assert_no_secret(&run.all_output());
     let written = exported(&run);
-    assert_eq!(written.len(), 3, "{}", run.stderr);
+    // Two projects, the integrations, the custom scorers and their prompt
+    // and code files.
+    assert_eq!(written.len(), 6, "{}", run.stderr);
     assert!(
         run.stderr
             .contains("integrations `anthropic`, `custom`, `openai`"),
@@ -294,7 +302,8 @@ fn a_scaled_fixture_exports_every_project_and_plans_empty() {
     ctx.evalctl(&["export", "--dir", "scaled", "--verify"])
         .expect(0);
     let written = files(&ctx.path("scaled"));
-    assert_eq!(written.len(), 12, "{:?}", written.keys());
+    // The projects, and the custom scorers with their prompt and code.
+    assert_eq!(written.len(), 15, "{:?}", written.keys());
     ctx.evalctl(&["plan", "scaled", "--detailed-exitcode"])
         .expect(0);
 }

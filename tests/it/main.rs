@@ -44,6 +44,7 @@ mod e2e_prompt_templates;
 mod e2e_protect_stages;
 mod e2e_read_path;
 mod e2e_reconcile;
+mod e2e_scorers;
 mod e2e_secrets;
 mod e2e_three_way;
 mod e2e_widgets;

@@ -112,6 +112,15 @@ pub enum OperationError {
         /// What happened.
         cause: String,
     },
+    /// A code scorer's file did not pass the service's validation: no
+    /// version was created.
+    #[error("code scorer `{scorer}`: {message}; no version was created")]
+    CodeNotValidated {
+        /// The scorer's name.
+        scorer: String,
+        /// The service's message, or why the validation did not complete.
+        message: String,
+    },
     /// An object the plan names by name (the same apply created it) is not
     /// there, or is not the only one of that name.
     #[error("could not find what the plan names: {what}")]
@@ -230,6 +239,7 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
     let delete = action == Action::Delete;
     match kind {
         AddressKind::Integration | AddressKind::CustomIntegration => 0,
+        AddressKind::CustomScorer => 5,
         AddressKind::Template => 10,
         AddressKind::PromptTemplate | AddressKind::ProtectStage => 15,
         AddressKind::MetricSettings => 20,
@@ -469,7 +479,7 @@ impl OperationError {
                     | ApiError::NotFound { .. }
                     | ApiError::Conflict { .. }
             ),
-            OperationError::MissingSecret(_) => false,
+            OperationError::MissingSecret(_) | OperationError::CodeNotValidated { .. } => false,
             _ => true,
         }
     }
@@ -941,6 +951,7 @@ async fn send_idempotent(
         Operation::Template(op) => op.send_idempotent(client).await?,
         Operation::PromptTemplate(op) => op.send(client).await?,
         Operation::ProtectStage(op) => op.send(client).await?,
+        Operation::CustomScorer(op) => op.send(client).await?,
         Operation::PutIntegration { body } => {
             let body = resolve_secrets(body, options.env)?;
             client.put_integration(&body).await?;

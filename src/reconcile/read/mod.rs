@@ -92,8 +92,17 @@ pub async fn find<'s>(
     let integrations = integrations::read_integrations(client, selection.integrations.clone());
     let custom = integrations::read_custom_integrations(client, &selection.custom_integrations);
     let discovered = discover(client, &selection.projects, known);
-    let (catalog, integrations, custom_integrations, (projects, mut missing)) =
-        tokio::try_join!(catalog, integrations, custom, discovered)?;
+    let custom_scorers = async {
+        if !selection.custom_scorers {
+            return Ok(None);
+        }
+        crate::kinds::scorers::read::read_custom_scorers(client)
+            .await
+            .map(Some)
+            .map_err(|e| ReadError::new("the custom scorers".to_owned(), e))
+    };
+    let (catalog, integrations, custom_integrations, (projects, mut missing), custom_scorers) =
+        tokio::try_join!(catalog, integrations, custom, discovered, custom_scorers)?;
     missing.sort();
     Ok(Found {
         state: State {
@@ -101,6 +110,7 @@ pub async fn find<'s>(
             integrations: integrations.into_iter().collect(),
             custom_integrations,
             catalog,
+            custom_scorers,
             missing,
         },
         projects,

@@ -27,6 +27,8 @@ pub struct Selection {
     /// The catalog, when metric settings are read: with the scorers whose
     /// versions the manifests pin.
     pub catalog: Option<BTreeSet<ScorerRef>>,
+    /// Whether the custom scorers are read (the manifests declare some).
+    pub custom_scorers: bool,
 }
 
 /// What to read of one project.
@@ -210,6 +212,11 @@ impl Selection {
                 }
             }
         }
+        selection.custom_scorers = desired.scorers.iter().any(|s| {
+            options.selects(&Address::CustomScorer(
+                crate::kinds::scorers::CustomScorerAddress::scorer(&s.spec.name),
+            ))
+        });
         selection.catalog = any_settings.then_some(pins);
         selection
     }
@@ -263,6 +270,7 @@ impl Selection {
         }
         self.integrations.extend(other.integrations);
         self.custom_integrations.extend(other.custom_integrations);
+        self.custom_scorers |= other.custom_scorers;
         self.catalog = match (self.catalog, other.catalog) {
             (Some(mut a), Some(b)) => {
                 a.extend(b);

@@ -79,6 +79,8 @@ enum ReadKey {
         project_id: String,
         name: String,
     },
+    /// The custom scorers (the kind observes its own changes).
+    CustomScorers,
 }
 
 /// What a read returned.
@@ -91,6 +93,7 @@ enum Fetched {
     CustomIntegrations(Vec<CustomIntegrationState>),
     PromptTemplates(Vec<crate::kinds::prompt_templates::PromptTemplateState>),
     ProtectStage(Option<crate::kinds::protect_stages::ProtectStageState>),
+    CustomScorers(Vec<crate::kinds::scorers::CustomScorerState>),
 }
 
 /// The read of a dashboard an operation names.
@@ -225,6 +228,9 @@ fn dashboard_read(change: &ResourceChange, moment: Moment, name: &str) -> Option
 }
 
 fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
+    if crate::kinds::scorers::confirm::is_custom_scorer(change) {
+        return Some(ReadKey::CustomScorers);
+    }
     if let Some(project_id) = crate::kinds::prompt_templates::confirm::project_id(change) {
         return Some(ReadKey::PromptTemplates {
             project_id: project_id.to_owned(),
@@ -285,6 +291,9 @@ async fn fetch(client: &Client, catalog: &Catalog, key: &ReadKey) -> Result<Fetc
         ReadKey::ProtectStage { project_id, name } => Fetched::ProtectStage(
             crate::kinds::protect_stages::read::read_stage(client, project_id, name).await?,
         ),
+        ReadKey::CustomScorers => {
+            Fetched::CustomScorers(crate::kinds::scorers::read::read_custom_scorers(client).await?)
+        }
         ReadKey::PromptTemplates { project_id } => Fetched::PromptTemplates(
             crate::kinds::prompt_templates::read::read_prompt_templates(client, project_id).await?,
         ),
@@ -508,6 +517,14 @@ pub async fn read_touched(
                 Ok(Fetched::ProtectStage(found)) => {
                     let (fingerprint, comparable) =
                         crate::kinds::protect_stages::confirm::observe(change, found.as_ref());
+                    Ok(Observation {
+                        fingerprint,
+                        comparable,
+                    })
+                }
+                Ok(Fetched::CustomScorers(all)) => {
+                    let (fingerprint, comparable) =
+                        crate::kinds::scorers::confirm::observe(change, all);
                     Ok(Observation {
                         fingerprint,
                         comparable,

@@ -562,7 +562,8 @@ pub fn all_formats() -> Vec<(Format, Mode)> {
 pub fn in_project(mut change: ResourceChange, project: &str) -> ResourceChange {
     match &mut change.address {
         Address::Integration(IntegrationAddress { .. })
-        | Address::CustomIntegration(CustomIntegrationAddress { .. }) => {}
+        | Address::CustomIntegration(CustomIntegrationAddress { .. })
+        | Address::CustomScorer(_) => {}
         Address::Template(TemplateAddress { project: p, .. })
         | Address::MetricSettings(MetricSettingsAddress { project: p, .. })
         | Address::Section(SectionAddress { project: p, .. })

@@ -1,0 +1,346 @@
+//! A custom scorer's operations, as a plan holds them and as apply sends
+//! them: the scorer's create, a version's create, a metadata update, the
+//! scope, the pinned version, a delete.
+//!
+//! An operation after the scorer's create in the same change names the
+//! scorer by name ([`ScorerRef`] with no id); it is looked up when sent.
+//!
+//! The two creates are not idempotent: a lost answer (a 5xx, a dropped
+//! connection, a timeout) may hide one that landed. They are settled the
+//! way apply settles every create (`crate::reconcile::apply::create`), with
+//! its bound and its errors: a fresh read just before sending (a scorer of
+//! that name, or a latest version newer than the plan's that already holds
+//! this definition, is not made again); after a lost answer, a read:
+//! present, it was made once; absent, it is sent again (at most
+//! `MAX_SENDS` in all), unless the request may still be in the service (the
+//! client timed out), which is reported as failed for the next apply to
+//! re-read. A scorer's create refused as a duplicate (409: another run made
+//! it since the read) is done when a read finds it.
+
+use serde::{Deserialize, Serialize};
+
+use super::normalize::NormDefinition;
+use super::read::read_custom_scorers;
+use super::wire::{CreateScorerBody, ScopeBody, UpdateScorerBody, VersionBody};
+use crate::client::{ApiError, Client};
+use crate::reconcile::ReadError;
+use crate::reconcile::apply::OperationError;
+use crate::reconcile::apply::create::{MAX_SENDS, may_still_land};
+use crate::reconcile::apply::settle::short_cause;
+
+/// The scorer an operation acts on: by id, or (created by the same
+/// change) by name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScorerRef {
+    /// Id, when it existed at plan time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Name (the live one when known).
+    pub name: String,
+}
+
+impl ScorerRef {
+    /// A scorer the same change creates.
+    pub fn named(name: &str) -> Self {
+        ScorerRef {
+            id: None,
+            name: name.to_owned(),
+        }
+    }
+
+    /// A live scorer.
+    pub fn of(id: &str, name: &str) -> Self {
+        ScorerRef {
+            id: Some(id.to_owned()),
+            name: name.to_owned(),
+        }
+    }
+
+    /// Its id: as planned, or found by name.
+    async fn id(&self, client: &Client) -> Result<String, OperationError> {
+        if let Some(id) = &self.id {
+            return Ok(id.clone());
+        }
+        let all = client.list_custom_scorers().await?;
+        let found: Vec<_> = all.iter().filter(|s| s.name == self.name).collect();
+        match found.as_slice() {
+            [one] => Ok(one.id.clone()),
+            other => Err(OperationError::Unresolved {
+                what: format!(
+                    "custom scorer `{}` ({} found of that name)",
+                    self.name,
+                    other.len()
+                ),
+            }),
+        }
+    }
+}
+
+/// One API call (or, for a version, the calls that make one) on a custom
+/// scorer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum CustomScorerOp {
+    /// POST a scorer (no version yet), then, only when this run made it,
+    /// `then`: its first version, scope and pin. A scorer another run made
+    /// meanwhile is that run's to finish: its first version is not made
+    /// twice.
+    CreateCustomScorer {
+        /// The body.
+        body: CreateScorerBody,
+        /// What follows the create, in order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        then: Vec<CustomScorerOp>,
+    },
+    /// POST a new version.
+    CreateScorerVersion {
+        /// The scorer.
+        scorer: ScorerRef,
+        /// The latest version when the plan was made.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base_version: Option<u32>,
+        /// What the manifest declares of it (how a lost answer is settled).
+        declared: Box<NormDefinition>,
+        /// The body.
+        body: Box<VersionBody>,
+    },
+    /// PATCH metadata.
+    UpdateCustomScorer {
+        /// The scorer.
+        scorer: ScorerRef,
+        /// The fields that change.
+        body: UpdateScorerBody,
+    },
+    /// PUT the scope.
+    SetScorerScope {
+        /// The scorer.
+        scorer: ScorerRef,
+        /// The scope, projects by name.
+        scope: ScopeBody,
+    },
+    /// PATCH the pinned version (`default_version_id`).
+    PinScorerVersion {
+        /// The scorer.
+        scorer: ScorerRef,
+        /// The version's number.
+        version: u32,
+    },
+    /// DELETE the scorer and its versions.
+    DeleteCustomScorer {
+        /// Id.
+        scorer_id: String,
+        /// Name.
+        name: String,
+    },
+}
+
+const SCORER: &str = "custom scorer";
+const VERSION: &str = "custom scorer version";
+
+impl CustomScorerOp {
+    /// The id of the live scorer it acts on, when planned with one.
+    pub fn scorer_id(&self) -> Option<&str> {
+        match self {
+            CustomScorerOp::CreateScorerVersion { scorer, .. }
+            | CustomScorerOp::UpdateCustomScorer { scorer, .. }
+            | CustomScorerOp::SetScorerScope { scorer, .. }
+            | CustomScorerOp::PinScorerVersion { scorer, .. } => scorer.id.as_deref(),
+            CustomScorerOp::DeleteCustomScorer { scorer_id, .. } => Some(scorer_id),
+            CustomScorerOp::CreateCustomScorer { .. } => None,
+        }
+    }
+
+    /// Sends the operation: an update once (the client retries it as its
+    /// policy allows), a create settled as the module says;
+    /// `Ok(Some(note))` when it succeeded in a way worth saying.
+    pub async fn send(&self, client: &Client) -> Result<Option<String>, OperationError> {
+        match self {
+            CustomScorerOp::CreateCustomScorer { body, then } => {
+                let find = || async {
+                    let all = client.list_custom_scorers().await?;
+                    Ok(all.iter().any(|s| s.name == body.name))
+                };
+                // Whether this run sent the create that made it (not refused
+                // as a duplicate, not found made before sending).
+                let ours = std::sync::atomic::AtomicBool::new(false);
+                let note = settled(
+                    SCORER,
+                    find,
+                    || format!("the custom scorers (looking for `{}`)", body.name),
+                    || async {
+                        let sent = client.create_custom_scorer(body).await.map(|_| ());
+                        let mine = !matches!(sent, Err(ApiError::Conflict { .. }));
+                        ours.store(mine, std::sync::atomic::Ordering::SeqCst);
+                        sent
+                    },
+                )
+                .await?;
+                if !ours.load(std::sync::atomic::Ordering::SeqCst) {
+                    return Ok(note.map(|n| {
+                        format!(
+                            "{n}; its first version, scope and pin are left to the run that made it"
+                        )
+                    }));
+                }
+                let mut notes: Vec<String> = note.into_iter().collect();
+                for op in then {
+                    if let Some(n) = Box::pin(op.send(client)).await? {
+                        notes.push(n);
+                    }
+                }
+                Ok((!notes.is_empty()).then(|| notes.join("; ")))
+            }
+            CustomScorerOp::CreateScorerVersion {
+                scorer,
+                base_version,
+                declared,
+                body,
+            } => {
+                let id = scorer.id(client).await?;
+                let find = || async {
+                    let all = read_custom_scorers(client).await?;
+                    Ok(all.iter().any(|s| {
+                        s.id == id
+                            && s.latest.as_ref().is_some_and(|v| {
+                                Some(v.version) > *base_version && v.definition.holds(declared)
+                            })
+                    }))
+                };
+                match body.as_ref() {
+                    VersionBody::Llm(llm) => {
+                        settled(
+                            VERSION,
+                            find,
+                            || format!("custom scorer `{}`", scorer.name),
+                            || async {
+                                client.create_llm_scorer_version(&id, llm).await.map(|_| ())
+                            },
+                        )
+                        .await
+                    }
+                    VersionBody::Code { code } => {
+                        super::code::create_code_version(client, &id, &scorer.name, code, find)
+                            .await
+                    }
+                }
+            }
+            CustomScorerOp::UpdateCustomScorer { scorer, body } => {
+                let id = scorer.id(client).await?;
+                let json = serde_json::to_value(body).unwrap_or(serde_json::Value::Null);
+                client.update_custom_scorer(&id, &json).await?;
+                Ok(None)
+            }
+            CustomScorerOp::SetScorerScope { scorer, scope } => {
+                let id = scorer.id(client).await?;
+                let mut ids = Vec::new();
+                for name in &scope.projects {
+                    match client.find_project_by_name(name).await? {
+                        Some(p) => ids.push(p.id),
+                        None => {
+                            return Err(OperationError::Unresolved {
+                                what: format!(
+                                    "project `{name}` (in the scope of custom scorer `{}`)",
+                                    scorer.name
+                                ),
+                            });
+                        }
+                    }
+                }
+                client.set_scorer_scope(&id, scope.is_global, &ids).await?;
+                Ok(None)
+            }
+            CustomScorerOp::PinScorerVersion { scorer, version } => {
+                let id = scorer.id(client).await?;
+                let versions = client.list_scorer_versions(&id).await?;
+                let Some(v) = versions.iter().find(|v| v.version == i64::from(*version)) else {
+                    return Err(OperationError::Unresolved {
+                        what: format!("version {version} of custom scorer `{}`", scorer.name),
+                    });
+                };
+                let json = serde_json::json!({"default_version_id": v.id});
+                client.update_custom_scorer(&id, &json).await?;
+                Ok(None)
+            }
+            CustomScorerOp::DeleteCustomScorer { scorer_id, .. } => {
+                let deleted = client.delete_custom_scorer(scorer_id).await?;
+                Ok(deleted.note())
+            }
+        }
+    }
+}
+
+/// Sends a create (`send`) until it is known to exist (`find` reads whether
+/// it does), as the module says (the settling `prompt_templates` does too).
+pub(super) async fn settled<F, FF, S, SF>(
+    noun: &'static str,
+    find: F,
+    describe: impl Fn() -> String,
+    send: S,
+) -> Result<Option<String>, OperationError>
+where
+    F: Fn() -> FF,
+    FF: std::future::Future<Output = Result<bool, ApiError>>,
+    S: Fn() -> SF,
+    SF: std::future::Future<Output = Result<(), ApiError>>,
+{
+    match find().await {
+        Ok(true) => {
+            return Ok(Some(format!(
+                "the {noun} exists already (created since the plan was read, by another run); not created again"
+            )));
+        }
+        Ok(false) => {}
+        Err(e) => {
+            return Err(OperationError::NotRead {
+                noun,
+                source: ReadError::new(describe(), e),
+            });
+        }
+    }
+    let mut lost: Vec<String> = Vec::new();
+    for _ in 0..MAX_SENDS {
+        let error = match send().await {
+            Ok(()) => {
+                return Ok((!lost.is_empty()).then(|| {
+                    format!(
+                        "the answer to {} earlier request(s) was lost ({}) and a re-read did not find the {noun}, so it was sent again",
+                        lost.len(),
+                        lost.join(", ")
+                    )
+                }));
+            }
+            Err(e @ ApiError::Ambiguous { .. }) => e,
+            Err(e @ ApiError::Conflict { .. }) => {
+                return match find().await {
+                    Ok(true) => Ok(Some(format!(
+                        "another run created the {noun} at the same time; not created again"
+                    ))),
+                    _ => Err(e.into()),
+                };
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let cause = short_cause(&error);
+        match find().await {
+            Ok(true) => {
+                return Ok(Some(format!(
+                    "the service's answer was lost ({cause}); a re-read found the {noun}, so it was created once"
+                )));
+            }
+            Ok(false) if may_still_land(&cause) => {
+                return Err(OperationError::MaybeLate { noun, cause });
+            }
+            Ok(false) => lost.push(cause),
+            Err(e) => {
+                return Err(OperationError::Unsettled {
+                    noun,
+                    source: ReadError::new(describe(), e),
+                });
+            }
+        }
+    }
+    Err(OperationError::LostCreate {
+        noun,
+        sends: MAX_SENDS,
+    })
+}

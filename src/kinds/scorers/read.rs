@@ -1,0 +1,47 @@
+//! Reading the custom scorers: one listing of the catalog (the latest
+//! version's LLM definition comes with it), and for each scorer the
+//! projects it is shared with (a scoped one) and its latest version's file
+//! (a code scorer).
+
+use futures::{StreamExt, TryStreamExt};
+
+use super::live::{CustomScorerState, custom_type};
+use super::spec::CustomScorerType;
+use crate::client::{ApiError, Client};
+
+/// Scorers read at once.
+const AT_ONCE: usize = 8;
+
+/// Every custom scorer.
+pub async fn read_custom_scorers(client: &Client) -> Result<Vec<CustomScorerState>, ApiError> {
+    let listed = client.list_custom_scorers().await?;
+    let mut scorers: Vec<CustomScorerState> =
+        futures::stream::iter(listed.into_iter().filter_map(|s| {
+            let kind = custom_type(&s)?;
+            Some(async move {
+                let projects = if s.is_global {
+                    Vec::new()
+                } else {
+                    client
+                        .custom_scorer_projects(&s.id)
+                        .await?
+                        .into_iter()
+                        .map(|p| p.name)
+                        .collect()
+                };
+                let code = match (&kind, &s.latest_version) {
+                    (CustomScorerType::Code, Some(v)) => {
+                        let n = u32::try_from(v.version).unwrap_or(0);
+                        client.scorer_version_code(&s.id, n).await?
+                    }
+                    _ => None,
+                };
+                Ok::<_, ApiError>(CustomScorerState::from_wire(s, kind, projects, code))
+            })
+        }))
+        .buffered(AT_ONCE)
+        .try_collect()
+        .await?;
+    scorers.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+    Ok(scorers)
+}
