@@ -3,5 +3,6 @@
 //! (addresses, targets, plans, apply, confirmation, renderers) reaches a kind
 //! only through this registry.
 
+pub mod projects;
 pub mod prompt_templates;
 pub mod templates;

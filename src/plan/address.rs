@@ -135,6 +135,10 @@ pub enum Address {
     Settings(SettingsAddress),
     /// A project's prompt template, or one of its versions.
     PromptTemplate(crate::kinds::prompt_templates::PromptTemplateAddress),
+    /// A project itself.
+    Project(crate::kinds::projects::ProjectAddress),
+    /// A log stream itself.
+    LogStream(crate::kinds::projects::LogStreamAddress),
 }
 
 impl Address {
@@ -151,6 +155,8 @@ impl Address {
             Address::Widget(a) => a,
             Address::Settings(a) => a,
             Address::PromptTemplate(a) => a,
+            Address::Project(a) => a,
+            Address::LogStream(a) => a,
         }
     }
 

@@ -118,11 +118,15 @@ pub enum AddressKind {
     Settings,
     /// [`Address::PromptTemplate`].
     PromptTemplate,
+    /// [`Address::Project`].
+    Project,
+    /// [`Address::LogStream`].
+    LogStream,
 }
 
 impl AddressKind {
     /// In the order of [`Address`]'s variants, which is the order addresses sort in.
-    const ALL: [AddressKind; 10] = [
+    const ALL: [AddressKind; 12] = [
         AddressKind::Integration,
         AddressKind::CustomIntegration,
         AddressKind::Template,
@@ -133,6 +137,8 @@ impl AddressKind {
         AddressKind::Widget,
         AddressKind::Settings,
         AddressKind::PromptTemplate,
+        AddressKind::Project,
+        AddressKind::LogStream,
     ];
 
     /// The kind of `address`.
@@ -150,6 +156,8 @@ impl AddressKind {
             Address::Widget(WidgetAddress { .. }) => AddressKind::Widget,
             Address::Settings(SettingsAddress { .. }) => AddressKind::Settings,
             Address::PromptTemplate(_) => AddressKind::PromptTemplate,
+            Address::Project(_) => AddressKind::Project,
+            Address::LogStream(_) => AddressKind::LogStream,
         }
     }
 
@@ -272,6 +280,11 @@ fn sort_key(address: &Address) -> Vec<u8> {
                 }
             }
         }
+        Address::Project(a) => string(&mut key, &a.project),
+        Address::LogStream(a) => {
+            string(&mut key, &a.project);
+            string(&mut key, &a.log_stream);
+        }
     }
     key
 }
@@ -339,6 +352,13 @@ fn address_of_key(key: &[u8]) -> Address {
                     .then(|| u32::from_be_bytes([r.byte(), r.byte(), r.byte(), r.byte()])),
             })
         }
+        AddressKind::Project => Address::Project(crate::kinds::projects::ProjectAddress {
+            project: r.string(),
+        }),
+        AddressKind::LogStream => Address::LogStream(crate::kinds::projects::LogStreamAddress {
+            project: r.string(),
+            log_stream: r.string(),
+        }),
     }
 }
 

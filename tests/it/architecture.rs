@@ -152,4 +152,10 @@ fn the_guide_lists_the_files_a_kind_touches() {
         "docs/development.md's list for prompt_templates differs from `sh scripts/kind-spread.sh -v`; \
          update the list between its markers"
     );
+    assert_eq!(
+        guide_lists("projects"),
+        spread_of("projects"),
+        "docs/development.md's list for projects differs from `sh scripts/kind-spread.sh -v`; \
+         update the list between its markers"
+    );
 }

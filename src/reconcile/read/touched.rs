@@ -219,6 +219,9 @@ fn dashboard_read(change: &ResourceChange, moment: Moment, name: &str) -> Option
 }
 
 fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
+    if crate::kinds::projects::pending::mentions(change) {
+        return None;
+    }
     if let Some(project_id) = crate::kinds::prompt_templates::confirm::project_id(change) {
         return Some(ReadKey::PromptTemplates {
             project_id: project_id.to_owned(),

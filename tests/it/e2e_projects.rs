@@ -1,0 +1,183 @@
+//! Projects and log streams as code, through the binary on the sandbox
+//! (issue 20, item 3): a declared project or log stream that does not exist
+//! is created before anything inside it, in the same apply; a second apply
+//! is empty; a create whose answer is lost is settled by reading back by
+//! name, never making two.
+
+use crate::e2e_support;
+
+use e2e_support::{Run, TestContext};
+use evalctl::plan::{ApplyReport, OutcomeStatus};
+use evalctl::sandbox::{Fault, Faults};
+
+const NEW_TEAM: &str = r#"
+kind: Project
+name: new-team
+log_streams:
+  - name: production
+    metric_settings:
+      scorers:
+        - name: correctness
+          num_judges: 3
+prompt_templates:
+  - name: greeting
+    template: "Hello {name}"
+"#;
+
+fn report(run: &Run) -> ApplyReport {
+    serde_json::from_str(run.stdout.trim())
+        .unwrap_or_else(|e| panic!("no JSON report ({e})\n{}", run.all_output()))
+}
+
+/// The ids of the projects named `name`, read out of band.
+fn projects_named(ctx: &TestContext, name: &str) -> Vec<String> {
+    let client = ctx.client();
+    ctx.block_on(async {
+        client
+            .list_projects(Default::default())
+            .await
+            .expect("the projects are listed")
+            .into_iter()
+            .filter(|p| p.name == name)
+            .map(|p| p.id)
+            .collect()
+    })
+}
+
+/// The names of the log streams of the project `project_id`.
+fn log_streams(ctx: &TestContext, project_id: &str) -> Vec<String> {
+    let client = ctx.client();
+    ctx.block_on(async {
+        client
+            .search_log_streams_all(project_id, Default::default())
+            .await
+            .expect("the log streams are listed")
+            .into_iter()
+            .map(|l| l.name)
+            .collect()
+    })
+}
+
+fn posts_to(ctx: &TestContext, path: &str) -> usize {
+    ctx.sandbox
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path == path)
+        .count()
+}
+
+#[test]
+fn a_new_project_with_a_log_stream_and_its_settings_is_created_in_one_apply() {
+    let ctx = TestContext::new();
+    ctx.write("repo/project.yaml", NEW_TEAM);
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    for line in [
+        "+ project[new-team]",
+        "+ project[new-team].log_stream[production]",
+        "project[new-team].log_stream[production].metric_settings",
+        "+ project[new-team].prompt_template[greeting]",
+    ] {
+        assert!(plan.stdout.contains(line), "{line}\n{}", plan.stdout);
+    }
+    let run = ctx.evalctl(&["apply", "repo", "--auto-approve", "-o", "json"]);
+    assert_eq!(run.status, 0, "{}", run.all_output());
+    for o in &report(&run).outcomes {
+        assert_eq!(o.status, OutcomeStatus::Succeeded, "{}", run.all_output());
+    }
+    let ids = projects_named(&ctx, "new-team");
+    assert_eq!(ids.len(), 1, "one project");
+    assert_eq!(log_streams(&ctx, &ids[0]), vec!["production".to_owned()]);
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}
+
+#[test]
+fn a_new_log_stream_in_an_existing_project_is_created_with_its_settings() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "repo/project.yaml",
+        r#"
+kind: Project
+name: demo-project
+log_streams:
+  - name: canary
+    metric_settings:
+      scorers:
+        - name: correctness
+"#,
+    );
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    assert!(
+        plan.stdout
+            .contains("+ project[demo-project].log_stream[canary]"),
+        "{}",
+        plan.stdout
+    );
+    assert!(
+        !plan.stdout.contains("+ project[demo-project]\n"),
+        "{}",
+        plan.stdout
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert!(log_streams(&ctx, &ctx.demo_project_id()).contains(&"canary".to_owned()));
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}
+
+#[test]
+fn a_lost_answer_to_a_create_is_settled_by_reading_back_without_a_duplicate() {
+    // Half the POSTs under /v2/projects (the project's create, but also the
+    // listings and searches, which are retried) are processed, then their
+    // answer is lost (a dropped connection, or a 5xx). Across the seeds,
+    // the project's create is hit at least once, and every apply makes one
+    // project with one log stream, its create sent once.
+    let mut creates_hit = 0;
+    for seed in 1..=6 {
+        let drop_after = seed % 2 == 1;
+        let ctx = TestContext::new();
+        ctx.write("repo/project.yaml", NEW_TEAM);
+        ctx.faults(Faults {
+            fail_after_rate: if drop_after { 0.0 } else { 0.5 },
+            drop_after_rate: if drop_after { 0.5 } else { 0.0 },
+            seed,
+            path_contains: Some("/v2/projects".into()),
+            method: Some("POST".into()),
+            ..Faults::none()
+        });
+        let run = ctx.evalctl(&["apply", "repo", "--auto-approve", "-o", "json"]);
+        ctx.faults(Faults::none());
+        let r = report(&run);
+        assert_eq!(run.status, 0, "{}", run.all_output());
+        let hit = ctx.sandbox.requests().iter().any(|r| {
+            r.path == "/v2/projects"
+                && matches!(r.fault, Some(Fault::FailAfter(_) | Fault::DropAfter))
+        });
+        if hit {
+            creates_hit += 1;
+            let project = r
+                .outcomes
+                .iter()
+                .find(|o| o.address.to_string() == "project[new-team]")
+                .expect("the project's outcome");
+            assert_eq!(project.status, OutcomeStatus::Succeeded);
+            assert!(
+                project
+                    .detail
+                    .as_deref()
+                    .unwrap_or_default()
+                    .contains("a re-read found the project, so it was created once"),
+                "{:?}",
+                project.detail
+            );
+        }
+        assert_eq!(posts_to(&ctx, "/v2/projects"), 1, "one create was sent");
+        let ids = projects_named(&ctx, "new-team");
+        assert_eq!(ids.len(), 1, "one project");
+        assert_eq!(log_streams(&ctx, &ids[0]), vec!["production".to_owned()]);
+        ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+            .expect(0);
+    }
+    assert!(creates_hit > 0, "the fault never hit a project's create");
+}
