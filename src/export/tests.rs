@@ -213,6 +213,7 @@ pub(super) fn project() -> ProjectState {
             "constraints": {"feedback_type": "choice", "choices": ["yes", "no"], "allow_other": false}}),
         )]),
         prompt_templates: None,
+        undeclared_log_streams: None,
     }
 }
 

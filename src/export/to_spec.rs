@@ -151,6 +151,8 @@ pub fn project_document(
         annotation_templates,
         feedback_templates,
         prompt_templates,
+        // Export does not claim the log streams it did not see declared.
+        prune_log_streams: false,
     };
     Document {
         preamble: Vec::new(),

@@ -235,6 +235,7 @@ mod tests {
             log_streams: Vec::new(),
             experiments: Vec::new(),
             prompt_templates: None,
+            prune_log_streams: false,
             annotation_templates: Some(vec![TemplateSpec {
                 name: "t".into(),
                 renamed_from: Vec::new(),

@@ -61,6 +61,11 @@ pub struct ProjectSpec {
     /// one new version, and undeclared ones are deleted with `--prune`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateSpec>>,
+    /// The project's log streams are a managed scope: a live log stream the
+    /// manifests do not declare is unmanaged, and deleted, with its traces,
+    /// only with `--prune` and `--allow-destroy`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prune_log_streams: bool,
 }
 
 impl ProjectSpec {

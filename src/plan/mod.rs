@@ -72,6 +72,9 @@ pub struct PlanOptions {
     /// How much of a collection a plan may delete or replace before it is
     /// marked as a mass change.
     pub guard: GuardLimits,
+    /// Delete (with `prune`) what destroys data: projects and log streams,
+    /// with their traces (`--allow-destroy`).
+    pub allow_destroy: bool,
 }
 
 impl PlanOptions {

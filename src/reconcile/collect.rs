@@ -231,6 +231,7 @@ async fn load_project(
             annotation_templates: Some(annotation),
             feedback_templates: Some(feedback),
             prompt_templates: Some(prompts),
+            undeclared_log_streams: None,
         },
         warnings,
     ))

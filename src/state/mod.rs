@@ -74,6 +74,9 @@ pub struct ProjectState {
     pub feedback_templates: Option<Vec<TemplateState<FeedbackConstraints>>>,
     /// Prompt templates, when read.
     pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
+    /// The live log streams the manifests do not declare, when the project
+    /// manages its log streams (`prune_log_streams`).
+    pub undeclared_log_streams: Option<Vec<crate::kinds::projects::read::LiveLogStream>>,
 }
 
 impl ProjectState {

@@ -149,6 +149,7 @@ impl WireState {
                         .feedback_templates
                         .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
                     prompt_templates: None,
+                    undeclared_log_streams: None,
                 };
                 (key, project)
             })

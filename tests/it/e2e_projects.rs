@@ -181,3 +181,136 @@ fn a_lost_answer_to_a_create_is_settled_by_reading_back_without_a_duplicate() {
     }
     assert!(creates_hit > 0, "the fault never hit a project's create");
 }
+
+const MANAGED: &str = r#"
+kind: Project
+name: demo-project
+prune_log_streams: true
+log_streams:
+  - name: production
+"#;
+
+/// Whether the demo project still has its `staging` log stream.
+fn has_staging(ctx: &TestContext) -> bool {
+    log_streams(ctx, &ctx.demo_project_id()).contains(&"staging".to_owned())
+}
+
+#[test]
+fn deleting_a_log_stream_destroys_its_traces_so_it_needs_prune_and_allow_destroy() {
+    let ctx = TestContext::new();
+    ctx.write("repo/project.yaml", MANAGED);
+
+    // --prune alone: the plan says what it would delete and that the flag
+    // is needed; apply deletes nothing.
+    let plan = ctx.evalctl(&["plan", "repo", "--prune"]);
+    assert_eq!(plan.status, 0, "{}", plan.all_output());
+    assert!(
+        plan.stdout.contains("log stream `staging`")
+            && plan.stdout.contains("give --allow-destroy with --prune"),
+        "{}",
+        plan.stdout
+    );
+    assert!(
+        !plan
+            .stdout
+            .contains("- project[demo-project].log_stream[staging]")
+    );
+    ctx.evalctl(&["apply", "repo", "--prune", "--auto-approve"])
+        .expect(0);
+    assert!(has_staging(&ctx), "deleted without --allow-destroy");
+    // --allow-destroy alone prunes nothing.
+    let plan = ctx.evalctl(&["plan", "repo", "--allow-destroy", "--detailed-exitcode"]);
+    plan.expect(0);
+
+    // Both: the delete, its traces counted in bold.
+    let plan = ctx.evalctl(&[
+        "plan",
+        "repo",
+        "--prune",
+        "--allow-destroy",
+        "--color",
+        "always",
+    ]);
+    assert_eq!(plan.status, 0, "{}", plan.all_output());
+    let warning = plan
+        .stdout
+        .lines()
+        .find(|l| l.contains("DESTROYS log stream `staging` and its "))
+        .unwrap_or_else(|| panic!("no destroy warning:\n{}", plan.stdout));
+    assert!(warning.contains("\u{1b}[1m"), "not bold: {warning:?}");
+    assert!(
+        warning.contains(" traces, which cannot be recovered"),
+        "{warning:?}"
+    );
+    assert!(
+        !warning.contains("not counted"),
+        "the count is the run search's num_traces: {warning:?}"
+    );
+
+    // A saved plan made without --allow-destroy cannot delete it, even
+    // edited to hold the delete.
+    ctx.evalctl(&[
+        "plan",
+        "repo",
+        "--prune",
+        "--allow-destroy",
+        "--out",
+        "destroy.json",
+    ])
+    .expect(0);
+    let saved = std::fs::read_to_string(ctx.dir.path().join("destroy.json")).unwrap();
+    assert!(saved.contains("\"allow_destroy\": true"), "{saved}");
+    let tampered = saved.replace("\"allow_destroy\": true,", "");
+    assert_ne!(tampered, saved);
+    ctx.write("tampered.json", &tampered);
+    let refused = ctx.evalctl(&["apply", "--plan", "tampered.json", "--auto-approve"]);
+    assert_eq!(refused.status, 1, "{}", refused.all_output());
+    assert!(
+        refused.stderr.contains("was not made with --allow-destroy")
+            && refused
+                .stderr
+                .contains("project[demo-project].log_stream[staging]"),
+        "{}",
+        refused.stderr
+    );
+    assert!(has_staging(&ctx));
+    // Made with the flag, it deletes.
+    ctx.evalctl(&["apply", "--plan", "destroy.json", "--auto-approve"])
+        .expect(0);
+    assert!(
+        !has_staging(&ctx),
+        "the saved plan made with both flags deletes"
+    );
+    ctx.evalctl(&[
+        "plan",
+        "repo",
+        "--prune",
+        "--allow-destroy",
+        "--detailed-exitcode",
+    ])
+    .expect(0);
+}
+
+#[test]
+fn apply_with_prune_and_allow_destroy_deletes_an_undeclared_log_stream() {
+    let ctx = TestContext::new();
+    ctx.write("repo/project.yaml", MANAGED);
+    ctx.evalctl(&[
+        "apply",
+        "repo",
+        "--prune",
+        "--allow-destroy",
+        "--auto-approve",
+    ])
+    .expect(0);
+    assert!(!has_staging(&ctx));
+    assert!(log_streams(&ctx, &ctx.demo_project_id()).contains(&"production".to_owned()));
+    ctx.evalctl(&[
+        "plan",
+        "repo",
+        "--prune",
+        "--allow-destroy",
+        "--detailed-exitcode",
+    ])
+    .expect(0);
+}

@@ -7,8 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::plan::RunKind;
-use crate::plan::address::{Address, KindAddress, project_segment};
+use crate::plan::address::{Address, KindAddress, project_segment, quote};
 use crate::plan::target::Segment;
+use crate::state::ProjectState;
 
 /// A project itself (its existence, name, description and labels).
 #[derive(
@@ -54,6 +55,14 @@ impl KindAddress for LogStreamAddress {
 
     fn project(&self) -> Option<&str> {
         Some(&self.project)
+    }
+
+    fn collection(&self) -> Option<(String, &'static str)> {
+        Some((format!("project[{}]", quote(&self.project)), "log streams"))
+    }
+
+    fn collection_size(&self, live: &ProjectState) -> usize {
+        live.log_streams.len() + live.undeclared_log_streams.as_ref().map_or(0, Vec::len)
     }
 
     fn live_identity(&self, _before: &dyn Fn(&str) -> Option<Option<String>>) -> Option<Address> {

@@ -195,3 +195,15 @@ where
         sends: MAX_SENDS,
     })
 }
+
+/// Whether `change` deletes a project or a log stream (and their traces).
+pub fn destroys(change: &crate::plan::ResourceChange) -> bool {
+    change.operations.iter().any(|op| {
+        matches!(
+            op,
+            crate::plan::Operation::Project(
+                ProjectOp::DeleteProject { .. } | ProjectOp::DeleteLogStream { .. }
+            )
+        )
+    })
+}

@@ -7,6 +7,13 @@
 //!   (`+ project[new-team].log_stream[production]`); the reader found them
 //!   pending (`super::read`), so everything planned inside them names them by
 //!   a pending id that apply resolves once they are created.
+//! - A project that manages its log streams (`prune_log_streams: true`) has
+//!   the live ones the manifests do not declare listed (with `--prune`):
+//!   deleting one destroys its traces, so it is planned
+//!   (`- project[P].log_stream[L]`, its traces counted in a warning the plan
+//!   shows in bold) only with `--allow-destroy` too; without it, a note says
+//!   what would be deleted and that the flag is needed. These deletes count
+//!   towards the mass-change guard (the project's log streams).
 
 use serde::Serialize;
 
@@ -15,7 +22,7 @@ use super::ops::ProjectOp;
 use super::pending::is_pending;
 use super::wire::ProjectCreate;
 use crate::plan::address::Address;
-use crate::plan::types::{Action, Operation};
+use crate::plan::types::{Action, NoteKind, Operation};
 use crate::plan::{Draft, Planner, fingerprint};
 use crate::state::ProjectState;
 
@@ -68,5 +75,80 @@ pub(crate) fn plan_project(planner: &mut Planner<'_>, project: &str, live: &Proj
         planner
             .changes
             .push(draft.change::<Named<'_>, _>(None, Some(&after)));
+    }
+    for undeclared in live.undeclared_log_streams.iter().flatten() {
+        let address = Address::LogStream(LogStreamAddress {
+            project: project.to_owned(),
+            log_stream: undeclared.name.clone(),
+        });
+        let traces = traces(undeclared.num_traces);
+        if !planner.options.allow_destroy {
+            planner.note(
+                Some(address),
+                NoteKind::Info,
+                format!(
+                    "log stream `{}` is not declared in a project that manages its log streams; deleting it would destroy {traces}: give --allow-destroy with --prune to delete it",
+                    undeclared.name
+                ),
+            );
+            continue;
+        }
+        let draft = Draft {
+            address,
+            action: Action::Delete,
+            reason: "not declared, in a project that manages its log streams (prune_log_streams)"
+                .to_owned(),
+            live_fingerprint: fingerprint::of(Some(&Named {
+                name: &undeclared.name,
+            })),
+            operations: vec![Operation::Project(ProjectOp::DeleteLogStream {
+                project_id: live.id.clone(),
+                log_stream_id: undeclared.id.clone(),
+            })],
+        };
+        let before = Named {
+            name: &undeclared.name,
+        };
+        let mut change = draft.change::<_, Named<'_>>(Some(&before), None);
+        change.warnings.push(format!(
+            "DESTROYS log stream `{}` and its {traces}, which cannot be recovered",
+            undeclared.name
+        ));
+        planner.changes.push(change);
+    }
+}
+
+/// `N traces`, as counted (`its traces` when the service did not count them).
+fn traces(num_traces: Option<u64>) -> String {
+    match num_traces {
+        Some(1) => "1 trace".to_owned(),
+        Some(n) => format!("{} traces", thousands(n)),
+        None => "traces (not counted)".to_owned(),
+    }
+}
+
+/// `n` with thousands separated by commas.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn traces_are_counted_in_words() {
+        assert_eq!(traces(Some(0)), "0 traces");
+        assert_eq!(traces(Some(1)), "1 trace");
+        assert_eq!(traces(Some(1234567)), "1,234,567 traces");
+        assert_eq!(traces(None), "traces (not counted)");
     }
 }

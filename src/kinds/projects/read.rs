@@ -105,3 +105,31 @@ pub fn pending_run(catalog: &Catalog, run: &FoundRun, parts: RunParts) -> RunSta
 }
 
 pub use super::pending::is_pending;
+
+/// A live log stream the manifests do not declare, in a project that
+/// manages its log streams: what deleting it would destroy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveLogStream {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Its traces, as the search counted them.
+    pub num_traces: Option<u64>,
+}
+
+/// The log streams of `all` (a project's, listed with their counts) that
+/// are not among `declared` (those the manifests name, found).
+pub fn undeclared<S>(all: Vec<FoundRun>, declared: &[(S, FoundRun)]) -> Vec<LiveLogStream> {
+    let mut out: Vec<LiveLogStream> = all
+        .into_iter()
+        .filter(|r| !declared.iter().any(|(_, d)| d.id == r.id))
+        .map(|r| LiveLogStream {
+            id: r.id,
+            name: r.name,
+            num_traces: r.traffic.num_traces,
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+    out
+}

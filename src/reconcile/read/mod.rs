@@ -263,6 +263,13 @@ async fn read_project(
     let read_annotation = wanted.annotation_templates && !pending;
     let read_feedback = wanted.feedback_templates && !pending;
     let read_prompts = wanted.prompt_templates && !pending;
+    let undeclared = async {
+        if !wanted.undeclared_log_streams || pending {
+            return Ok(None);
+        }
+        let all = runs::list_runs(client, project, RunKind::LogStream).await?;
+        Ok(Some(new::undeclared(all, &log_streams)))
+    };
     let annotation = async {
         if !read_annotation {
             return Ok(None);
@@ -296,6 +303,7 @@ async fn read_project(
                 format!("the prompt templates of project `{}`", project.name)
             }))
     };
+    let undeclared_log_streams = undeclared.await?;
     let (log_streams, experiments, annotation_templates, feedback_templates, prompt_templates) = tokio::try_join!(
         read_runs(client, catalog, project, RunKind::LogStream, log_streams),
         read_runs(client, catalog, project, RunKind::Experiment, experiments),
@@ -316,6 +324,7 @@ async fn read_project(
         feedback_templates: feedback_templates
             .or_else(|| empty(pending, wanted.feedback_templates)),
         prompt_templates: prompt_templates.or_else(|| empty(pending, wanted.prompt_templates)),
+        undeclared_log_streams,
     })
 }
 

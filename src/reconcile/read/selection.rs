@@ -44,6 +44,8 @@ pub struct ProjectSelection {
     pub feedback_templates: bool,
     /// Whether its prompt templates are read.
     pub prompt_templates: bool,
+    /// Whether its log streams the manifests do not declare are listed.
+    pub undeclared_log_streams: bool,
 }
 
 /// What to read of one run.
@@ -130,6 +132,7 @@ impl Selection {
                     && options.reaches(&Target::templates(&name, TemplateKind::Feedback)),
                 prompt_templates: spec.prompt_templates.is_some()
                     && options.reaches(&crate::kinds::prompt_templates::plan::scope(&name)),
+                undeclared_log_streams: spec.prune_log_streams && options.prune,
             };
             let runs = spec
                 .log_streams
@@ -242,6 +245,7 @@ impl Selection {
                     mine.annotation_templates |= project.annotation_templates;
                     mine.feedback_templates |= project.feedback_templates;
                     mine.prompt_templates |= project.prompt_templates;
+                    mine.undeclared_log_streams |= project.undeclared_log_streams;
                     union_runs(&mut mine.log_streams, project.log_streams);
                     union_runs(&mut mine.experiments, project.experiments);
                 }
