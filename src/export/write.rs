@@ -236,6 +236,7 @@ mod tests {
             experiments: Vec::new(),
             prompt_templates: None,
             prune_log_streams: false,
+            renamed_from: Vec::new(),
             annotation_templates: Some(vec![TemplateSpec {
                 name: "t".into(),
                 renamed_from: Vec::new(),

@@ -66,6 +66,10 @@ pub struct ProjectSpec {
     /// only with `--prune` and `--allow-destroy`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub prune_log_streams: bool,
+    /// Names the project had: when `name` does not exist and one of these
+    /// does, it is renamed (it keeps its id, log streams and traces).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_from: Vec<String>,
 }
 
 impl ProjectSpec {
@@ -114,6 +118,10 @@ pub struct LogStreamSpec {
     /// traces and spans counted so far, over its age.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forecast: Option<TrafficSpec>,
+    /// Names the log stream had: when `name` does not exist and one of
+    /// these does, it is renamed (it keeps its id and traces).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_from: Vec<String>,
 }
 
 /// A log stream's expected traffic, for the judge-call forecast.

@@ -314,3 +314,48 @@ fn apply_with_prune_and_allow_destroy_deletes_an_undeclared_log_stream() {
     ])
     .expect(0);
 }
+
+#[test]
+fn renamed_from_renames_a_project_and_a_log_stream_keeping_their_ids() {
+    let ctx = TestContext::new();
+    let support_id = projects_named(&ctx, "support-bot")
+        .pop()
+        .expect("the demo's support-bot");
+    ctx.write(
+        "repo/project.yaml",
+        r#"
+kind: Project
+name: support-assistant
+renamed_from: [support-bot]
+---
+kind: Project
+name: demo-project
+log_streams:
+  - name: pre-production
+    renamed_from: [staging]
+"#,
+    );
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    for line in [
+        "~ project[support-assistant]",
+        "~ project[demo-project].log_stream[pre-production]",
+    ] {
+        assert!(plan.stdout.contains(line), "{line}\n{}", plan.stdout);
+    }
+    assert!(
+        !plan.stdout.contains("+ project["),
+        "a rename creates nothing:\n{}",
+        plan.stdout
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert_eq!(projects_named(&ctx, "support-assistant"), vec![support_id]);
+    assert!(projects_named(&ctx, "support-bot").is_empty());
+    let streams = log_streams(&ctx, &ctx.demo_project_id());
+    assert!(
+        streams.contains(&"pre-production".to_owned()) && !streams.contains(&"staging".to_owned()),
+        "{streams:?}"
+    );
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}

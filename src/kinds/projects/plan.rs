@@ -7,6 +7,9 @@
 //!   (`+ project[new-team].log_stream[production]`); the reader found them
 //!   pending (`super::read`), so everything planned inside them names them by
 //!   a pending id that apply resolves once they are created.
+//! - A project or log stream found by a name of its `renamed_from` is
+//!   renamed (`~ project[new-name]`, a PUT of its name): it keeps its id,
+//!   log streams and traces.
 //! - A project that manages its log streams (`prune_log_streams: true`) has
 //!   the live ones the manifests do not declare listed (with `--prune`):
 //!   deleting one destroys its traces, so it is planned
@@ -20,11 +23,11 @@ use serde::Serialize;
 use super::address::{LogStreamAddress, ProjectAddress};
 use super::ops::ProjectOp;
 use super::pending::is_pending;
-use super::wire::ProjectCreate;
+use super::wire::{LogStreamUpdate, ProjectCreate, ProjectUpdate};
 use crate::plan::address::Address;
 use crate::plan::types::{Action, NoteKind, Operation};
 use crate::plan::{Draft, Planner, fingerprint};
-use crate::state::ProjectState;
+use crate::state::{ObjectKey, ProjectState};
 
 /// A project or log stream as a plan shows it.
 #[derive(Debug, Serialize)]
@@ -34,7 +37,12 @@ struct Named<'a> {
 
 /// Plans the project `project` (as the manifest names it) and its log
 /// streams, against `live`.
-pub(crate) fn plan_project(planner: &mut Planner<'_>, project: &str, live: &ProjectState) {
+pub(crate) fn plan_project(
+    planner: &mut Planner<'_>,
+    key: &ObjectKey,
+    project: &str,
+    live: &ProjectState,
+) {
     if is_pending(&live.id) {
         let draft = Draft {
             address: Address::Project(ProjectAddress {
@@ -53,6 +61,58 @@ pub(crate) fn plan_project(planner: &mut Planner<'_>, project: &str, live: &Proj
         planner
             .changes
             .push(draft.change::<Named<'_>, _>(None, Some(&after)));
+    }
+    if let ObjectKey::Name(declared) = key
+        && !is_pending(&live.id)
+        && &live.name != declared
+    {
+        // Found by a name of its `renamed_from`.
+        let draft = Draft {
+            address: Address::Project(ProjectAddress {
+                project: project.to_owned(),
+            }),
+            action: Action::Update,
+            reason: format!("renamed from `{}`", live.name),
+            live_fingerprint: fingerprint::of(Some(&Named { name: &live.name })),
+            operations: vec![Operation::Project(ProjectOp::UpdateProject {
+                project_id: live.id.clone(),
+                body: ProjectUpdate {
+                    name: Some(declared.clone()),
+                    ..ProjectUpdate::default()
+                },
+            })],
+        };
+        planner.changes.push(draft.change(
+            Some(&Named { name: &live.name }),
+            Some(&Named { name: declared }),
+        ));
+    }
+    for (run_key, run) in &live.log_streams {
+        if let ObjectKey::Name(declared) = run_key
+            && !is_pending(&run.id)
+            && &run.name != declared
+        {
+            let draft = Draft {
+                address: Address::LogStream(LogStreamAddress {
+                    project: project.to_owned(),
+                    log_stream: declared.clone(),
+                }),
+                action: Action::Update,
+                reason: format!("renamed from `{}`", run.name),
+                live_fingerprint: fingerprint::of(Some(&Named { name: &run.name })),
+                operations: vec![Operation::Project(ProjectOp::RenameLogStream {
+                    project_id: live.id.clone(),
+                    log_stream_id: run.id.clone(),
+                    body: LogStreamUpdate {
+                        name: declared.clone(),
+                    },
+                })],
+            };
+            planner.changes.push(draft.change(
+                Some(&Named { name: &run.name }),
+                Some(&Named { name: declared }),
+            ));
+        }
     }
     for (key, run) in &live.log_streams {
         if !is_pending(&run.id) {

@@ -5,14 +5,19 @@
 //! creates them), without asking the service. Only a name can be created:
 //! a project or log stream declared by id that does not exist stays missing,
 //! as do experiments (evalctl does not create them).
+//!
+//! A project or log stream declared by a name that does not exist, with
+//! `renamed_from` naming one that does, is that one (the planner renames
+//! it), found with one more read by the old names.
 
 use std::collections::BTreeMap;
 
 use super::pending;
+use crate::client::Client;
 use crate::plan::RunKind;
-use crate::reconcile::read::RunParts;
-use crate::reconcile::read::projects::FoundProject;
-use crate::reconcile::read::runs::FoundRun;
+use crate::reconcile::read::projects::{FoundProject, find_projects};
+use crate::reconcile::read::runs::{FoundRun, find_runs};
+use crate::reconcile::read::{ProjectSelection, ReadError, RunParts, RunSelection};
 use crate::state::metric_settings::metric_settings_from_wire;
 use crate::state::{Catalog, MissingObject, ObjectKey, RunState, Traffic};
 
@@ -132,4 +137,99 @@ pub fn undeclared<S>(all: Vec<FoundRun>, declared: &[(S, FoundRun)]) -> Vec<Live
         .collect();
     out.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
     out
+}
+
+/// The names `renamed_from` gives for the keys reading found missing (by
+/// name), each with the key.
+fn renames<'w>(
+    missing: &[MissingObject],
+    kind: &str,
+    wanted: impl Iterator<Item = (&'w ObjectKey, &'w [String])>,
+) -> Vec<(ObjectKey, &'w [String])> {
+    wanted
+        .filter(|(key, old)| {
+            !old.is_empty()
+                && matches!(key, ObjectKey::Name(_))
+                && missing.iter().any(|m| m.kind == kind && &m.key == *key)
+        })
+        .map(|(key, old)| (key.clone(), old))
+        .collect()
+}
+
+/// Moves the projects reading found missing by name, that exist under a
+/// name of their `renamed_from`, into `found` (with that live name): the
+/// planner renames them.
+pub async fn renamed_projects(
+    client: &Client,
+    wanted: &[ProjectSelection],
+    found: &mut BTreeMap<ObjectKey, FoundProject>,
+    missing: &mut Vec<MissingObject>,
+) -> Result<(), ReadError> {
+    let renames = renames(
+        missing,
+        "project",
+        wanted.iter().map(|w| (&w.key, w.renamed_from.as_slice())),
+    );
+    if renames.is_empty() {
+        return Ok(());
+    }
+    let old: Vec<ObjectKey> = renames
+        .iter()
+        .flat_map(|(_, names)| names.iter().map(|n| ObjectKey::Name(n.clone())))
+        .collect();
+    let (live, _) = find_projects(client, &old).await?;
+    for (key, names) in renames {
+        let first = names
+            .iter()
+            .find_map(|n| live.get(&ObjectKey::Name(n.clone())));
+        if let Some(project) = first {
+            found.insert(key.clone(), project.clone());
+            missing.retain(|m| !(m.kind == "project" && m.key == key));
+        }
+    }
+    Ok(())
+}
+
+/// Like [`renamed_projects`], for the log streams of `project`.
+pub async fn renamed_log_streams(
+    client: &Client,
+    project: &FoundProject,
+    kind: RunKind,
+    wanted: &[RunSelection],
+    found: &mut BTreeMap<ObjectKey, FoundRun>,
+    missing: &mut Vec<MissingObject>,
+) -> Result<(), ReadError> {
+    if kind != RunKind::LogStream {
+        return Ok(());
+    }
+    let renames = renames(
+        missing,
+        "log stream",
+        wanted.iter().map(|w| (&w.key, w.renamed_from.as_slice())),
+    );
+    if renames.is_empty() {
+        return Ok(());
+    }
+    let old: Vec<ObjectKey> = renames
+        .iter()
+        .flat_map(|(_, names)| names.iter().map(|n| ObjectKey::Name(n.clone())))
+        .collect();
+    let (live, _) = find_runs(client, project, kind, &old).await?;
+    for (key, names) in renames {
+        let first = names
+            .iter()
+            .find_map(|n| live.get(&ObjectKey::Name(n.clone())));
+        if let Some(run) = first {
+            found.insert(key.clone(), run.clone());
+            missing.retain(|m| !(m.kind == "log stream" && m.key == key));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a project or log stream read earlier, under `key`, is as the
+/// manifests name it: neither to be created (pending) nor to be renamed. A
+/// confirmation finds one that is not again, by name.
+pub fn settled(key: &ObjectKey, id: &str, name: &str) -> bool {
+    !is_pending(id) && !matches!(key, ObjectKey::Name(n) if n != name)
 }

@@ -156,11 +156,11 @@ async fn discover<'s>(
     wanted: &'s [ProjectSelection],
     known: Option<&State>,
 ) -> Result<(Vec<Discovered<'s>>, Vec<MissingObject>), ReadError> {
-    // A project the apply was to create is found again, by name.
+    // A project the apply was to create or rename is found again, by name.
     let known_project = |key: &ObjectKey| {
         known
             .and_then(|k| k.projects.get(key))
-            .filter(|p| !new::is_pending(&p.id))
+            .filter(|p| new::settled(key, &p.id, &p.name))
     };
     let keys: Vec<ObjectKey> = wanted
         .iter()
@@ -168,6 +168,7 @@ async fn discover<'s>(
         .map(|p| p.key.clone())
         .collect();
     let (mut found, mut missing) = find_projects(client, &keys).await?;
+    new::renamed_projects(client, wanted, &mut found, &mut missing).await?;
     new::pending_projects(&mut found, &mut missing);
     for w in wanted {
         if let Some(p) = known_project(&w.key) {
@@ -220,7 +221,7 @@ async fn find_selected<'s>(
     let known_run = |key: &ObjectKey| {
         known
             .and_then(|k| k.get(key))
-            .filter(|r| !new::is_pending(&r.id))
+            .filter(|r| new::settled(key, &r.id, &r.name))
     };
     let keys: Vec<ObjectKey> = wanted
         .iter()
@@ -231,6 +232,7 @@ async fn find_selected<'s>(
         new::runs_of_pending_project(project, kind, &keys)
     } else {
         let (mut found, mut missing) = find_runs(client, project, kind, &keys).await?;
+        new::renamed_log_streams(client, project, kind, wanted, &mut found, &mut missing).await?;
         new::pending_log_streams(kind, &mut found, &mut missing);
         (found, missing)
     };

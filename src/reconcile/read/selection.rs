@@ -46,6 +46,8 @@ pub struct ProjectSelection {
     pub prompt_templates: bool,
     /// Whether its log streams the manifests do not declare are listed.
     pub undeclared_log_streams: bool,
+    /// The names it had (`renamed_from`), tried when its name finds nothing.
+    pub renamed_from: Vec<String>,
 }
 
 /// What to read of one run.
@@ -55,6 +57,8 @@ pub struct RunSelection {
     pub key: ObjectKey,
     /// What of it.
     pub parts: RunParts,
+    /// The names it had (`renamed_from`), tried when its name finds nothing.
+    pub renamed_from: Vec<String>,
 }
 
 /// What to read of a run.
@@ -133,6 +137,7 @@ impl Selection {
                 prompt_templates: spec.prompt_templates.is_some()
                     && options.reaches(&crate::kinds::prompt_templates::plan::scope(&name)),
                 undeclared_log_streams: spec.prune_log_streams && options.prune,
+                renamed_from: spec.renamed_from.clone(),
             };
             let runs = spec
                 .log_streams
@@ -143,6 +148,7 @@ impl Selection {
                         ObjectKey::from_parts(l.name.as_deref(), l.id.as_deref()),
                         l.metric_settings.as_ref(),
                         l.trends.as_deref(),
+                        l.renamed_from.as_slice(),
                     )
                 })
                 .chain(spec.experiments.iter().map(|e| {
@@ -151,9 +157,10 @@ impl Selection {
                         ObjectKey::from_parts(e.name.as_deref(), e.id.as_deref()),
                         e.metric_settings.as_ref(),
                         None,
+                        &[][..],
                     )
                 }));
-            for (kind, run_key, settings, trends) in runs {
+            for (kind, run_key, settings, trends, renamed_from) in runs {
                 let Some(run_key) = run_key else {
                     continue;
                 };
@@ -181,6 +188,7 @@ impl Selection {
                         trends,
                         dashboards,
                     },
+                    renamed_from: renamed_from.to_vec(),
                 };
                 match kind {
                     RunKind::LogStream => wanted.log_streams.push(run_selection),
