@@ -359,3 +359,30 @@ log_streams:
     ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
         .expect(0);
 }
+
+#[test]
+fn a_saved_plan_that_creates_a_project_resolves_its_ids_when_applied() {
+    let ctx = TestContext::new();
+    ctx.write("repo/project.yaml", NEW_TEAM);
+    ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
+        .expect(0);
+    let saved = std::fs::read_to_string(ctx.dir.path().join("plan.json")).unwrap();
+    assert!(saved.contains("pending:project:new-team"), "{saved}");
+    let run = ctx.evalctl(&[
+        "apply",
+        "--plan",
+        "plan.json",
+        "--auto-approve",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.all_output());
+    for o in &report(&run).outcomes {
+        assert_eq!(o.status, OutcomeStatus::Succeeded, "{}", run.all_output());
+    }
+    let ids = projects_named(&ctx, "new-team");
+    assert_eq!(ids.len(), 1);
+    assert_eq!(log_streams(&ctx, &ids[0]), vec!["production".to_owned()]);
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}

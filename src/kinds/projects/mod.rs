@@ -10,6 +10,7 @@
 
 pub mod address;
 mod client;
+pub mod confirm;
 pub mod ops;
 pub mod pending;
 pub mod plan;

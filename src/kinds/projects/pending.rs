@@ -248,3 +248,30 @@ pub fn mentions(change: &crate::plan::ResourceChange) -> bool {
         .iter()
         .any(|op| serde_json::to_value(op).is_ok_and(|v| walk(&v)))
 }
+
+/// Each of `changes` with its pending ids resolved, where it has any and
+/// they resolve (`None` otherwise): how a saved plan's changes are read back
+/// after it was applied.
+pub async fn resolve_all(
+    client: &Client,
+    changes: &[&crate::plan::ResourceChange],
+) -> Vec<Option<crate::plan::ResourceChange>> {
+    let pending = Pending::new(true);
+    let mut out = Vec::with_capacity(changes.len());
+    for change in changes {
+        if !mentions(change) {
+            out.push(None);
+            continue;
+        }
+        out.push(
+            match pending
+                .resolve_change(client, std::borrow::Cow::Borrowed(*change))
+                .await
+            {
+                (resolved, None) => Some(resolved.into_owned()),
+                (_, Some(_)) => None,
+            },
+        );
+    }
+    out
+}
