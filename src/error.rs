@@ -136,6 +136,20 @@ pub enum Error {
         /// The limits they pass.
         limits: crate::plan::GuardLimits,
     },
+    /// A saved plan deletes projects or log streams (their traces with them)
+    /// but was not made with `--allow-destroy`.
+    #[error(
+        "{} deletes {} (with their traces) but was not made with --allow-destroy; make it again with `evalctl plan --prune --allow-destroy --out`:\n{}",
+        .path.display(),
+        .addresses.len(),
+        .addresses.iter().map(|a| format!("  - {a}")).collect::<Vec<_>>().join("\n")
+    )]
+    DestroyNotAllowed {
+        /// The saved plan.
+        path: std::path::PathBuf,
+        /// What it would delete.
+        addresses: Vec<String>,
+    },
     /// Apply would need confirmation and cannot ask for it.
     #[error(
         "stdin is not a terminal, so apply cannot ask for confirmation; pass --auto-approve to apply"
@@ -218,6 +232,7 @@ impl Error {
             | Error::PlanMoved { .. }
             | Error::MissingSecrets { .. }
             | Error::MassChanges { .. }
+            | Error::DestroyNotAllowed { .. }
             | Error::Cancelled
             | Error::Export(_)
             | Error::Files(_)

@@ -345,6 +345,11 @@ pub struct PlanShapeArgs {
     /// Delete live objects of managed scopes that the manifests do not declare.
     #[arg(long)]
     pub prune: bool,
+    /// With --prune, also delete the log streams of a project that manages
+    /// them (`prune_log_streams: true`) and the manifests do not declare,
+    /// with all their traces; without it, the plan says what it would delete.
+    #[arg(long)]
+    pub allow_destroy: bool,
     /// Re-send every integration's secrets (they cannot be read back to compare).
     #[arg(long)]
     pub rotate_secrets: bool,

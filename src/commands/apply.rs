@@ -309,9 +309,13 @@ async fn from_saved_plan(
     path: &std::path::Path,
     printer: &Printer,
 ) -> Result<Prepared, Error> {
-    if !args.shape.target.is_empty() || args.shape.prune || args.shape.rotate_secrets {
+    if !args.shape.target.is_empty()
+        || args.shape.prune
+        || args.shape.allow_destroy
+        || args.shape.rotate_secrets
+    {
         return Err(Error::Usage(
-            "--target, --prune and --rotate-secrets shape a new plan; a saved plan is applied as it was saved",
+            "--target, --prune, --allow-destroy and --rotate-secrets shape a new plan; a saved plan is applied as it was saved",
         ));
     }
     if args.manifests.paths.iter().any(|p| p.as_os_str() != ".") {
@@ -329,6 +333,17 @@ async fn from_saved_plan(
     }
     let catalog = read_catalog(&connection.client, &Default::default()).await?;
     let changes = saved.plan.changes.to_vec().map_err(Error::Changes)?;
+    let destroys: Vec<String> = changes
+        .iter()
+        .filter(|c| crate::kinds::projects::ops::destroys(c))
+        .map(|c| c.address.to_string())
+        .collect();
+    if !destroys.is_empty() && !saved.allow_destroy {
+        return Err(Error::DestroyNotAllowed {
+            path: path.to_owned(),
+            addresses: destroys,
+        });
+    }
     let checked = {
         let changes: Vec<&ResourceChange> = changes.iter().collect();
         check_unchanged(&connection.client, &catalog, &changes)

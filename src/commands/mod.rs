@@ -30,6 +30,7 @@ impl PlanShapeArgs {
             rotate_secrets: self.rotate_secrets,
             targets: self.target.clone().into(),
             guard: crate::plan::GuardLimits::default(),
+            allow_destroy: self.allow_destroy,
         }
     }
 }

@@ -48,6 +48,7 @@ pub async fn run(args: &PlanArgs, printer: &Printer) -> Result<ExitStatus, Error
         let service = connection.service_label();
         let saved = SavedPlanRef {
             service: &service,
+            allow_destroy: args.shape.allow_destroy,
             plan: &plan,
         };
         save(path, &saved)?;

@@ -14,6 +14,10 @@ use crate::scrub::MaskingWriter;
 pub struct SavedPlan {
     /// The service the plan was computed against (its base URL, or `sandbox`).
     pub service: String,
+    /// Whether it was made with `--allow-destroy` (only then may it delete
+    /// projects and log streams).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_destroy: bool,
     /// The plan.
     pub plan: Plan,
 }
@@ -23,6 +27,9 @@ pub struct SavedPlan {
 pub struct SavedPlanRef<'a> {
     /// The service the plan was computed against (its base URL, or `sandbox`).
     pub service: &'a str,
+    /// See [`SavedPlan::allow_destroy`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_destroy: bool,
     /// The plan.
     pub plan: &'a Plan,
 }
@@ -139,6 +146,7 @@ mod tests {
             &path,
             &SavedPlanRef {
                 service: "sandbox",
+                allow_destroy: false,
                 plan: &plan,
             },
         )
@@ -148,6 +156,7 @@ mod tests {
             saved,
             SavedPlan {
                 service: "sandbox".into(),
+                allow_destroy: false,
                 plan,
             }
         );

@@ -214,6 +214,7 @@ pub(super) fn project() -> ProjectState {
         )]),
         prompt_templates: None,
         protect_stages: None,
+        undeclared_log_streams: None,
     }
 }
 

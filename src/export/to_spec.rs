@@ -89,6 +89,7 @@ pub fn project_document(
             LogStreamSpec {
                 name,
                 id,
+                renamed_from: Vec::new(),
                 metric_settings: run.metric_settings.as_ref().map(|m| {
                     Arc::new(metric_settings(
                         m,
@@ -159,6 +160,9 @@ pub fn project_document(
         feedback_templates,
         prompt_templates,
         protect_stages,
+        // Export does not claim the log streams it did not see declared.
+        prune_log_streams: false,
+        renamed_from: Vec::new(),
     };
     Document {
         preamble: Vec::new(),

@@ -239,6 +239,8 @@ mod tests {
             experiments: Vec::new(),
             prompt_templates: None,
             protect_stages: None,
+            prune_log_streams: false,
+            renamed_from: Vec::new(),
             annotation_templates: Some(vec![TemplateSpec {
                 name: "t".into(),
                 renamed_from: Vec::new(),

@@ -4,6 +4,7 @@
 //! only through this registry.
 
 pub mod json;
+pub mod projects;
 pub mod prompt_templates;
 pub mod protect_stages;
 pub mod scorers;

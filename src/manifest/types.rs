@@ -67,6 +67,15 @@ pub struct ProjectSpec {
     /// so an undeclared one is paused with `--prune`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protect_stages: Option<Vec<crate::kinds::protect_stages::ProtectStageSpec>>,
+    /// The project's log streams are a managed scope: a live log stream the
+    /// manifests do not declare is unmanaged, and deleted, with its traces,
+    /// only with `--prune` and `--allow-destroy`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prune_log_streams: bool,
+    /// Names the project had: when `name` does not exist and one of these
+    /// does, it is renamed (it keeps its id, log streams and traces).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_from: Vec<String>,
 }
 
 impl ProjectSpec {
@@ -116,6 +125,10 @@ pub struct LogStreamSpec {
     /// traces and spans counted so far, over its age.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forecast: Option<TrafficSpec>,
+    /// Names the log stream had: when `name` does not exist and one of
+    /// these does, it is renamed (it keeps its id and traces).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_from: Vec<String>,
 }
 
 /// A log stream's expected traffic, for the judge-call forecast.

@@ -139,6 +139,10 @@ pub enum Address {
     PromptTemplate(crate::kinds::prompt_templates::PromptTemplateAddress),
     /// A project's Protect stage.
     ProtectStage(crate::kinds::protect_stages::ProtectStageAddress),
+    /// A project itself.
+    Project(crate::kinds::projects::ProjectAddress),
+    /// A log stream itself.
+    LogStream(crate::kinds::projects::LogStreamAddress),
 }
 
 impl Address {
@@ -157,6 +161,8 @@ impl Address {
             Address::Settings(a) => a,
             Address::PromptTemplate(a) => a,
             Address::ProtectStage(a) => a,
+            Address::Project(a) => a,
+            Address::LogStream(a) => a,
         }
     }
 

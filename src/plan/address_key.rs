@@ -122,11 +122,15 @@ pub enum AddressKind {
     PromptTemplate,
     /// [`Address::ProtectStage`].
     ProtectStage,
+    /// [`Address::Project`].
+    Project,
+    /// [`Address::LogStream`].
+    LogStream,
 }
 
 impl AddressKind {
     /// In the order of [`Address`]'s variants, which is the order addresses sort in.
-    const ALL: [AddressKind; 12] = [
+    const ALL: [AddressKind; 14] = [
         AddressKind::Integration,
         AddressKind::CustomIntegration,
         AddressKind::CustomScorer,
@@ -139,6 +143,8 @@ impl AddressKind {
         AddressKind::Settings,
         AddressKind::PromptTemplate,
         AddressKind::ProtectStage,
+        AddressKind::Project,
+        AddressKind::LogStream,
     ];
 
     /// The kind of `address`.
@@ -158,6 +164,8 @@ impl AddressKind {
             Address::Settings(SettingsAddress { .. }) => AddressKind::Settings,
             Address::PromptTemplate(_) => AddressKind::PromptTemplate,
             Address::ProtectStage(_) => AddressKind::ProtectStage,
+            Address::Project(_) => AddressKind::Project,
+            Address::LogStream(_) => AddressKind::LogStream,
         }
     }
 
@@ -294,6 +302,11 @@ fn sort_key(address: &Address) -> Vec<u8> {
             string(&mut key, &a.project);
             string(&mut key, &a.name);
         }
+        Address::Project(a) => string(&mut key, &a.project),
+        Address::LogStream(a) => {
+            string(&mut key, &a.project);
+            string(&mut key, &a.log_stream);
+        }
     }
     key
 }
@@ -374,6 +387,13 @@ fn address_of_key(key: &[u8]) -> Address {
                 name: r.string(),
             })
         }
+        AddressKind::Project => Address::Project(crate::kinds::projects::ProjectAddress {
+            project: r.string(),
+        }),
+        AddressKind::LogStream => Address::LogStream(crate::kinds::projects::LogStreamAddress {
+            project: r.string(),
+            log_stream: r.string(),
+        }),
     }
 }
 

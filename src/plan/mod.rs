@@ -72,6 +72,9 @@ pub struct PlanOptions {
     /// How much of a collection a plan may delete or replace before it is
     /// marked as a mass change.
     pub guard: GuardLimits,
+    /// Delete (with `prune`) what destroys data: projects and log streams,
+    /// with their traces (`--allow-destroy`).
+    pub allow_destroy: bool,
 }
 
 impl PlanOptions {
@@ -592,6 +595,7 @@ fn plan_project(
 ) {
     // Addresses name a project or run by the manifest's key.
     let project = key.to_string();
+    crate::kinds::projects::plan::plan_project(planner, key, &project, live);
     let runs = spec
         .log_streams
         .iter()

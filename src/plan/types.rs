@@ -556,6 +556,11 @@ pub enum Operation {
     /// written as its own fields beside `op`.
     #[serde(untagged)]
     CustomScorer(crate::kinds::scorers::CustomScorerOp),
+    /// A project's or log stream's operation (`create_project`,
+    /// `update_project`, `delete_project`, `create_log_stream`,
+    /// `rename_log_stream`, `delete_log_stream`).
+    #[serde(untagged)]
+    Project(crate::kinds::projects::ProjectOp),
 }
 
 impl Operation {

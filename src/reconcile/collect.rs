@@ -249,6 +249,7 @@ async fn load_project(
             feedback_templates: Some(feedback),
             prompt_templates: Some(prompts),
             protect_stages: Some(stages),
+            undeclared_log_streams: None,
         },
         warnings,
     ))

@@ -131,6 +131,9 @@ pub async fn replan_touched(
             .map(|key| Target::of(&key.address()))
             .collect(),
         guard: crate::plan::GuardLimits::default(),
+        // Only touched objects are planned again: a destroy the plan made is
+        // confirmed gone, one it did not make is not touched.
+        allow_destroy: prune,
     };
     let selection = Selection::of_manifests(&desired, &options);
     let read = read_and_plan_knowing(client, desired, &selection, known, &options).await;

@@ -78,6 +78,9 @@ pub struct ProjectState {
     pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
     /// Protect stages (those declared or recorded), when read.
     pub protect_stages: Option<Vec<crate::kinds::protect_stages::ProtectStageState>>,
+    /// The live log streams the manifests do not declare, when the project
+    /// manages its log streams (`prune_log_streams`).
+    pub undeclared_log_streams: Option<Vec<crate::kinds::projects::read::LiveLogStream>>,
 }
 
 impl ProjectState {

@@ -150,6 +150,7 @@ impl WireState {
                         .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
                     prompt_templates: None,
                     protect_stages: None,
+                    undeclared_log_streams: None,
                 };
                 (key, project)
             })

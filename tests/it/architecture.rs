@@ -140,7 +140,13 @@ fn the_guide_lists_the_files_a_kind_touches() {
     // The guide's "Adding a resource kind" names, for the kind ported first
     // and each kind built on the new shape, exactly the files outside its
     // folder that still name it.
-    for kind in ["templates", "prompt_templates", "protect_stages", "scorers"] {
+    for kind in [
+        "templates",
+        "prompt_templates",
+        "protect_stages",
+        "scorers",
+        "projects",
+    ] {
         assert_eq!(
             guide_lists(kind),
             spread_of(kind),

@@ -291,11 +291,13 @@ fn a_manifest_cannot_read_evalctls_own_credentials() {
 #[test]
 fn a_literal_credential_in_a_manifest_is_masked_wherever_it_shows() {
     // Written out, not referred to: the loader cannot refuse what it cannot
-    // tell from a name, but no output shows a secret evalctl holds.
+    // tell from a name, but no output shows a secret evalctl holds. (A
+    // project declared by a name that does not exist is created; one
+    // declared by an id that does not exist is an error, quoted here.)
     let ctx = TestContext::new().env("EVALCTL_API_KEY", OWN_KEY);
     ctx.write(
         "repo/key.yaml",
-        &format!("kind: Project\nname: {OWN_KEY}\n---\nkind: Project\nname: demo-project\nlog_streams:\n  - name: x-{OWN_KEY}-y\n"),
+        &format!("kind: Project\nid: {OWN_KEY}\n---\nkind: Project\nname: demo-project\nlog_streams:\n  - name: x-{OWN_KEY}-y\n"),
     );
     for args in [
         &["plan", "--sandbox", "repo"][..],
@@ -310,8 +312,7 @@ fn a_literal_credential_in_a_manifest_is_masked_wherever_it_shows() {
     run.expect(65);
     // The quoted line tells not even the key's length.
     assert!(
-        run.stderr
-            .contains("2 | name: ********\n  |       ^^^^^^^^\n"),
+        run.stderr.contains("2 | id: ********\n  |     ^^^^^^^^\n"),
         "{}",
         run.stderr
     );

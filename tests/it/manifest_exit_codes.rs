@@ -95,20 +95,22 @@ fn sandboxed(dir: &Path, args: &[&str]) -> (i32, String) {
 const PLAN_TIME_CASES: [(&str, &str, [&str; 3]); 4] = [
     (
         "unknown-project",
-        "kind: Project\nname: demo-projet\n",
+        // By id: a project declared by a name that does not exist is created.
+        "kind: Project\nid: 00000000-0000-4000-8000-000000000000\n",
         [
-            "error: project `demo-projet` not found\n --> unknown-project/p.yaml:2:7\n",
-            "2 | name: demo-projet\n  |       ^^^^^^^^^^^\n",
-            "= help: did you mean `demo-project`?",
+            "error: project `id:00000000-0000-4000-8000-000000000000` not found\n --> unknown-project/p.yaml:2:5\n",
+            "2 | id: 00000000-0000-4000-8000-000000000000\n  |     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n",
+            "",
         ],
     ),
     (
         "unknown-log-stream",
-        "kind: Project\nname: demo-project\nlog_streams:\n  - name: prodution\n    trends: {favorite: user}\n",
+        // By id, likewise.
+        "kind: Project\nname: demo-project\nlog_streams:\n  - id: 00000000-0000-4000-8000-000000000000\n    trends: {favorite: user}\n",
         [
-            "error: log stream `prodution` not found in project `demo-project`\n --> unknown-log-stream/p.yaml:4:11\n",
-            "4 |   - name: prodution\n  |           ^^^^^^^^^\n",
-            "= help: did you mean `production`?",
+            "error: log stream `id:00000000-0000-4000-8000-000000000000` not found in project `demo-project`\n --> unknown-log-stream/p.yaml:4:9\n",
+            "4 |   - id: 00000000-0000-4000-8000-000000000000\n  |         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n",
+            "",
         ],
     ),
     (
@@ -169,8 +171,8 @@ fn references_unknown_at_plan_time_exit_65_at_the_field_for_every_command() {
 fn plan_prints_github_annotations_for_manifest_problems_when_asked() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir(dir.path().join("config")).expect("mkdir");
-    let manifest = "kind: Project\nname: demo-projet\n---\nkind: Project\nname: demo-project\n\
-        log_streams:\n  - name: prodution\n    trends: {favorite: user}\n  - name: production\n\
+    let manifest = "kind: Project\nid: 00000000-0000-4000-8000-000000000000\n---\nkind: Project\nname: demo-project\n\
+        log_streams:\n  - id: 00000000-0000-4000-8000-000000000000\n    trends: {favorite: user}\n  - name: production\n\
         \x20   metric_settings:\n      scorers:\n        - name: correctness\n\
         \x20       - name: corectness\n        - name: completeness\n          scorer_version: 99\n";
     std::fs::write(dir.path().join("config/projects.yaml"), manifest).expect("write");
@@ -180,8 +182,8 @@ fn plan_prints_github_annotations_for_manifest_problems_when_asked() {
     assert_eq!(
         annotations,
         [
-            "::error file=config/projects.yaml,line=2,col=7::project `demo-projet` not found%0Ahelp: did you mean `demo-project`?",
-            "::error file=config/projects.yaml,line=7,col=11::log stream `prodution` not found in project `demo-project`%0Ahelp: did you mean `production`?",
+            "::error file=config/projects.yaml,line=2,col=5::project `id:00000000-0000-4000-8000-000000000000` not found",
+            "::error file=config/projects.yaml,line=7,col=9::log stream `id:00000000-0000-4000-8000-000000000000` not found in project `demo-project`",
             "::error file=config/projects.yaml,line=13,col=17::log_stream `production`: no scorer named `corectness` in the catalog%0Ahelp: did you mean `correctness`, `sql_correctness`, `completeness`?",
             "::error file=config/projects.yaml,line=15,col=27::log_stream `production`: scorer `completeness` has no version 99 (it has 1, 2, 3)",
         ],

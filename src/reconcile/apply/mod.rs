@@ -48,6 +48,7 @@ use super::read::ReadError;
 use super::read::trends::find_dashboard_ids;
 use crate::api::{TrendsDashboardDuplicateRequest, WidgetUpdateRequest};
 use crate::client::{ApiError, Client};
+use crate::kinds::projects::pending::Pending;
 use crate::plan::{
     Action, Address, AddressKey, AddressKind, ChangeOutcome, Changes, ChangesError, DashboardRef,
     Operation, OutcomeStatus, Plan, ResourceChange, RunKind,
@@ -240,6 +241,12 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
     match kind {
         AddressKind::Integration | AddressKind::CustomIntegration => 0,
         AddressKind::CustomScorer => 5,
+        // Projects, then their log streams, before anything inside them;
+        // deleted after everything else.
+        AddressKind::Project if !delete => 1,
+        AddressKind::LogStream if !delete => 2,
+        AddressKind::LogStream => 120,
+        AddressKind::Project => 130,
         AddressKind::Template => 10,
         AddressKind::PromptTemplate | AddressKind::ProtectStage => 15,
         AddressKind::MetricSettings => 20,
@@ -358,13 +365,22 @@ pub async fn apply(plan: &Plan, client: &Client, options: &ApplyOptions<'_>) -> 
     let changes = &plan.changes;
     let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(changes.len());
     let of_change = stages_of(changes);
+    // Ids of projects and log streams this plan creates are resolved when
+    // the operations inside them run.
+    let creates = (0..changes.len()).any(|i| {
+        matches!(
+            changes.kind(i),
+            AddressKind::Project | AddressKind::LogStream
+        ) && changes.action(i) == Action::Create
+    });
+    let pending = &Pending::new(creates);
     let mut stages = of_change.clone();
     stages.sort_unstable();
     stages.dedup();
     for current in stages {
         let work = units(changes, &of_change, current)
             .into_iter()
-            .map(|unit| run_unit(client, changes, unit, options, gate));
+            .map(|unit| run_unit(client, changes, unit, options, gate, pending));
         let results = futures::stream::iter(work).buffer_unordered(options.concurrency.max(1));
         results
             .for_each(|done| {
@@ -383,6 +399,7 @@ async fn run_unit(
     unit: Unit,
     options: &ApplyOptions<'_>,
     gate: &Gate<'_>,
+    pending: &Pending,
 ) -> Vec<(usize, ChangeOutcome)> {
     let unreadable = |i: usize, error: &ChangesError| {
         let outcome = ChangeOutcome {
@@ -398,7 +415,10 @@ async fn run_unit(
     match unit {
         Unit::One(i) => {
             let outcome = match changes.get(i) {
-                Ok(change) => apply_change(client, &change, options, gate).await,
+                Ok(change) => match pending.resolve_change(client, change).await {
+                    (change, None) => apply_change(client, &change, options, gate).await,
+                    (change, Some(error)) => failed(&change, &error, 0),
+                },
                 Err(error) => return vec![unreadable(i, &error)],
             };
             (options.on_outcome)(&outcome);
@@ -411,10 +431,22 @@ async fn run_unit(
             let mut out = Vec::new();
             for i in indices {
                 match changes.get(i) {
-                    Ok(change) => read.push((i, change)),
+                    Ok(change) => match pending.resolve_change(client, change).await {
+                        (change, None) => read.push((i, change)),
+                        (change, Some(error)) => {
+                            let outcome = failed(&change, &error, 0);
+                            (options.on_outcome)(&outcome);
+                            out.push((i, outcome));
+                        }
+                    },
                     Err(error) => out.push(unreadable(i, &error)),
                 }
             }
+            // The scope as resolved (a project this apply created).
+            let scope = read
+                .first()
+                .and_then(|(_, c)| NameScope::of(&c.operations[0]))
+                .unwrap_or(scope);
             let jobs = read
                 .iter()
                 .enumerate()
@@ -952,6 +984,7 @@ async fn send_idempotent(
         Operation::PromptTemplate(op) => op.send(client).await?,
         Operation::ProtectStage(op) => op.send(client).await?,
         Operation::CustomScorer(op) => op.send(client).await?,
+        Operation::Project(op) => op.send(client).await?,
         Operation::PutIntegration { body } => {
             let body = resolve_secrets(body, options.env)?;
             client.put_integration(&body).await?;

@@ -43,6 +43,7 @@ use futures::{StreamExt, TryStreamExt};
 pub use error::ReadError;
 pub use selection::{ProjectSelection, RunParts, RunSelection, Selection};
 
+use crate::kinds::projects::read as new;
 use error::ctx;
 use projects::{FoundProject, find_projects};
 use runs::{FoundRun, find_runs, noun};
@@ -165,13 +166,20 @@ async fn discover<'s>(
     wanted: &'s [ProjectSelection],
     known: Option<&State>,
 ) -> Result<(Vec<Discovered<'s>>, Vec<MissingObject>), ReadError> {
-    let known_project = |key: &ObjectKey| known.and_then(|k| k.projects.get(key));
+    // A project the apply was to create or rename is found again, by name.
+    let known_project = |key: &ObjectKey| {
+        known
+            .and_then(|k| k.projects.get(key))
+            .filter(|p| new::settled(key, &p.id, &p.name))
+    };
     let keys: Vec<ObjectKey> = wanted
         .iter()
         .filter(|p| known_project(&p.key).is_none())
         .map(|p| p.key.clone())
         .collect();
     let (mut found, mut missing) = find_projects(client, &keys).await?;
+    new::renamed_projects(client, wanted, &mut found, &mut missing).await?;
+    new::pending_projects(&mut found, &mut missing);
     for w in wanted {
         if let Some(p) = known_project(&w.key) {
             let project = FoundProject {
@@ -220,13 +228,24 @@ async fn find_selected<'s>(
     wanted: &'s [RunSelection],
     known: Option<&BTreeMap<ObjectKey, RunState>>,
 ) -> Result<(FoundRuns<'s>, Vec<MissingObject>), ReadError> {
-    let known_run = |key: &ObjectKey| known.and_then(|k| k.get(key));
+    let known_run = |key: &ObjectKey| {
+        known
+            .and_then(|k| k.get(key))
+            .filter(|r| new::settled(key, &r.id, &r.name))
+    };
     let keys: Vec<ObjectKey> = wanted
         .iter()
         .filter(|r| known_run(&r.key).is_none())
         .map(|r| r.key.clone())
         .collect();
-    let (mut found, missing) = find_runs(client, project, kind, &keys).await?;
+    let (mut found, missing) = if new::is_pending(&project.id) {
+        new::runs_of_pending_project(project, kind, &keys)
+    } else {
+        let (mut found, mut missing) = find_runs(client, project, kind, &keys).await?;
+        new::renamed_log_streams(client, project, kind, wanted, &mut found, &mut missing).await?;
+        new::pending_log_streams(kind, &mut found, &mut missing);
+        (found, missing)
+    };
     for w in wanted {
         if let Some(r) = known_run(&w.key) {
             let run = FoundRun {
@@ -251,8 +270,20 @@ async fn read_project(
     project: &FoundProject,
     [log_streams, experiments]: [FoundRuns<'_>; 2],
 ) -> Result<ProjectState, ReadError> {
+    // A project this plan creates holds nothing yet.
+    let pending = new::is_pending(&project.id);
+    let read_annotation = wanted.annotation_templates && !pending;
+    let read_feedback = wanted.feedback_templates && !pending;
+    let read_prompts = wanted.prompt_templates && !pending;
+    let undeclared = async {
+        if !wanted.undeclared_log_streams || pending {
+            return Ok(None);
+        }
+        let all = runs::list_runs(client, project, RunKind::LogStream).await?;
+        Ok(Some(new::undeclared(all, &log_streams)))
+    };
     let annotation = async {
-        if !wanted.annotation_templates {
+        if !read_annotation {
             return Ok(None);
         }
         crate::kinds::templates::read::read_annotation_templates(client, &project.id)
@@ -263,7 +294,7 @@ async fn read_project(
             }))
     };
     let feedback = async {
-        if !wanted.feedback_templates {
+        if !read_feedback {
             return Ok(None);
         }
         crate::kinds::templates::read::read_feedback_templates(client, &project.id)
@@ -274,7 +305,7 @@ async fn read_project(
             }))
     };
     let prompts = async {
-        if !wanted.prompt_templates {
+        if !read_prompts {
             return Ok(None);
         }
         crate::kinds::prompt_templates::read::read_prompt_templates(client, &project.id)
@@ -284,10 +315,14 @@ async fn read_project(
                 format!("the prompt templates of project `{}`", project.name)
             }))
     };
+    let undeclared_log_streams = undeclared.await?;
     let stages = async {
         let Some(names) = &wanted.protect_stages else {
             return Ok(None);
         };
+        if pending {
+            return Ok(Some(Vec::new()));
+        }
         crate::kinds::protect_stages::read::read_stages(client, &project.id, names)
             .await
             .map(Some)
@@ -310,14 +345,20 @@ async fn read_project(
         prompts,
         stages,
     )?;
+    fn empty<T>(pending: bool, read: bool) -> Option<Vec<T>> {
+        (pending && read).then(Vec::new)
+    }
     Ok(ProjectState {
         id: project.id.clone(),
         name: project.name.clone(),
         log_streams: log_streams.into_iter().collect(),
         experiments: experiments.into_iter().collect(),
-        annotation_templates,
-        feedback_templates,
-        prompt_templates,
+        annotation_templates: annotation_templates
+            .or_else(|| empty(pending, wanted.annotation_templates)),
+        feedback_templates: feedback_templates
+            .or_else(|| empty(pending, wanted.feedback_templates)),
+        prompt_templates: prompt_templates.or_else(|| empty(pending, wanted.prompt_templates)),
+        undeclared_log_streams,
         protect_stages,
     })
 }
@@ -348,6 +389,9 @@ pub async fn read_run(
     run: &FoundRun,
     parts: RunParts,
 ) -> Result<RunState, ReadError> {
+    if new::is_pending(&run.id) {
+        return Ok(new::pending_run(catalog, run, parts));
+    }
     let what = || {
         format!(
             "{} `{}` of project `{}`",

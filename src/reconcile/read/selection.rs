@@ -49,6 +49,10 @@ pub struct ProjectSelection {
     /// The names of the Protect stages read (`None`: not read); the stages
     /// evalctl's record names are read too.
     pub protect_stages: Option<Vec<String>>,
+    /// Whether its log streams the manifests do not declare are listed.
+    pub undeclared_log_streams: bool,
+    /// The names it had (`renamed_from`), tried when its name finds nothing.
+    pub renamed_from: Vec<String>,
 }
 
 /// What to read of one run.
@@ -58,6 +62,8 @@ pub struct RunSelection {
     pub key: ObjectKey,
     /// What of it.
     pub parts: RunParts,
+    /// The names it had (`renamed_from`), tried when its name finds nothing.
+    pub renamed_from: Vec<String>,
 }
 
 /// What to read of a run.
@@ -140,6 +146,8 @@ impl Selection {
                     .as_ref()
                     .filter(|_| options.reaches(&crate::kinds::protect_stages::plan::scope(&name)))
                     .map(|all| all.iter().map(|s| s.name.clone()).collect()),
+                undeclared_log_streams: spec.prune_log_streams && options.prune,
+                renamed_from: spec.renamed_from.clone(),
             };
             let runs = spec
                 .log_streams
@@ -150,6 +158,7 @@ impl Selection {
                         ObjectKey::from_parts(l.name.as_deref(), l.id.as_deref()),
                         l.metric_settings.as_ref(),
                         l.trends.as_deref(),
+                        l.renamed_from.as_slice(),
                     )
                 })
                 .chain(spec.experiments.iter().map(|e| {
@@ -158,9 +167,10 @@ impl Selection {
                         ObjectKey::from_parts(e.name.as_deref(), e.id.as_deref()),
                         e.metric_settings.as_ref(),
                         None,
+                        &[][..],
                     )
                 }));
-            for (kind, run_key, settings, trends) in runs {
+            for (kind, run_key, settings, trends, renamed_from) in runs {
                 let Some(run_key) = run_key else {
                     continue;
                 };
@@ -188,6 +198,7 @@ impl Selection {
                         trends,
                         dashboards,
                     },
+                    renamed_from: renamed_from.to_vec(),
                 };
                 match kind {
                     RunKind::LogStream => wanted.log_streams.push(run_selection),
@@ -262,6 +273,7 @@ impl Selection {
                             .get_or_insert_with(Vec::new)
                             .extend(names);
                     }
+                    mine.undeclared_log_streams |= project.undeclared_log_streams;
                     union_runs(&mut mine.log_streams, project.log_streams);
                     union_runs(&mut mine.experiments, project.experiments);
                 }

@@ -81,6 +81,8 @@ enum ReadKey {
     },
     /// The custom scorers (the kind observes its own changes).
     CustomScorers,
+    /// A project or log stream itself (the kind reads and observes it).
+    Projects(crate::kinds::projects::confirm::Key),
 }
 
 /// What a read returned.
@@ -94,6 +96,7 @@ enum Fetched {
     PromptTemplates(Vec<crate::kinds::prompt_templates::PromptTemplateState>),
     ProtectStage(Option<crate::kinds::protect_stages::ProtectStageState>),
     CustomScorers(Vec<crate::kinds::scorers::CustomScorerState>),
+    Projects(Option<String>),
 }
 
 /// The read of a dashboard an operation names.
@@ -228,6 +231,12 @@ fn dashboard_read(change: &ResourceChange, moment: Moment, name: &str) -> Option
 }
 
 fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
+    if crate::kinds::projects::pending::mentions(change) {
+        return None;
+    }
+    if let Some(key) = crate::kinds::projects::confirm::key(change) {
+        return Some(ReadKey::Projects(key));
+    }
     if crate::kinds::scorers::confirm::is_custom_scorer(change) {
         return Some(ReadKey::CustomScorers);
     }
@@ -293,6 +302,9 @@ async fn fetch(client: &Client, catalog: &Catalog, key: &ReadKey) -> Result<Fetc
         ),
         ReadKey::CustomScorers => {
             Fetched::CustomScorers(crate::kinds::scorers::read::read_custom_scorers(client).await?)
+        }
+        ReadKey::Projects(key) => {
+            Fetched::Projects(crate::kinds::projects::confirm::fetch(client, key).await?)
         }
         ReadKey::PromptTemplates { project_id } => Fetched::PromptTemplates(
             crate::kinds::prompt_templates::read::read_prompt_templates(client, project_id).await?,
@@ -480,7 +492,20 @@ pub async fn read_touched(
     changes: &[&ResourceChange],
     moment: Moment,
 ) -> Vec<Result<Observation, ReadError>> {
-    let key_of: Vec<Option<ReadKey>> = changes.iter().map(|c| read_key(c, moment)).collect();
+    // After the apply, the projects and log streams it created are read
+    // back by name, so what was planned inside them is read by id.
+    let resolved = match moment {
+        Moment::After => crate::kinds::projects::pending::resolve_all(client, changes).await,
+        Moment::Before => Vec::new(),
+    };
+    let key_of: Vec<Option<ReadKey>> = changes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let c = resolved.get(i).and_then(Option::as_ref).unwrap_or(c);
+            read_key(c, moment)
+        })
+        .collect();
     let mut keys: Vec<&ReadKey> = key_of.iter().flatten().collect();
     keys.sort();
     keys.dedup();
@@ -506,6 +531,14 @@ pub async fn read_touched(
                     what: change.address.to_string(),
                     source: e.source.clone(),
                 }),
+                Ok(Fetched::Projects(name)) => {
+                    let (fingerprint, comparable) =
+                        crate::kinds::projects::confirm::observe(name.as_deref());
+                    Ok(Observation {
+                        fingerprint,
+                        comparable,
+                    })
+                }
                 Ok(Fetched::PromptTemplates(all)) => {
                     let (fingerprint, comparable) =
                         crate::kinds::prompt_templates::confirm::observe(change, all);

@@ -1,0 +1,21 @@
+//! Projects and log streams themselves: a declared project or log stream
+//! that does not exist is created, before anything inside it, in the same
+//! apply. Everything evalctl knows of their existence is here: the client's
+//! writes ([`wire`], `client`), what the reader makes of one that does not
+//! exist yet ([`read`]) and the pending ids everything inside it is planned
+//! with, resolved when apply runs ([`pending`]), addressed ([`address`]),
+//! planned ([`plan`]) and sent ([`ops`]). Finding them by name or id, and
+//! reading what they hold, is the core's reader
+//! (`crate::reconcile::read::projects`, `runs`).
+
+pub mod address;
+mod client;
+pub mod confirm;
+pub mod ops;
+pub mod pending;
+pub mod plan;
+pub mod read;
+pub mod wire;
+
+pub use address::{LogStreamAddress, ProjectAddress};
+pub use ops::ProjectOp;

@@ -1,0 +1,209 @@
+//! The operations on projects and log streams, as a plan holds them and as
+//! apply sends them: a project's create, change (name, description, labels)
+//! and delete; a log stream's create, rename and delete.
+//!
+//! The creates are not idempotent: a lost answer (a 5xx, a dropped
+//! connection, a timeout) may hide one that landed. They are settled as
+//! apply settles every create (`crate::reconcile::apply::create`), with its
+//! bound and its errors: a fresh read by name just before sending (one that
+//! exists is not made again); after a lost answer, a read by name: present,
+//! it was made once; absent, it is sent again (at most `MAX_SENDS` in all),
+//! unless the request may still be in the service (the client timed out),
+//! which is reported as failed for the next apply to re-read. A create
+//! refused as a duplicate (409: another apply made it since the read; the
+//! service keeps names unique) is done when a read finds it. So two applies
+//! at once make one project.
+
+use serde::{Deserialize, Serialize};
+
+use super::pending::{find_log_stream, find_project};
+use super::wire::{LogStreamUpdate, ProjectCreate, ProjectUpdate};
+use crate::client::{ApiError, Client};
+use crate::reconcile::ReadError;
+use crate::reconcile::apply::OperationError;
+use crate::reconcile::apply::create::{MAX_SENDS, may_still_land};
+use crate::reconcile::apply::settle::short_cause;
+
+/// One API call on a project or log stream. Ids may be pending (the object
+/// is created by the same apply: `super::pending`); bodies are what is sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum ProjectOp {
+    /// POST a project.
+    CreateProject {
+        /// The body.
+        body: ProjectCreate,
+    },
+    /// PUT a project's name, description or labels.
+    UpdateProject {
+        /// Project id.
+        project_id: String,
+        /// The body.
+        body: ProjectUpdate,
+    },
+    /// DELETE a project with everything in it.
+    DeleteProject {
+        /// Project id.
+        project_id: String,
+    },
+    /// POST a log stream.
+    CreateLogStream {
+        /// Project id.
+        project_id: String,
+        /// Its name.
+        name: String,
+    },
+    /// PUT a log stream's name.
+    RenameLogStream {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+        /// The body.
+        body: LogStreamUpdate,
+    },
+    /// DELETE a log stream with its traces.
+    DeleteLogStream {
+        /// Project id.
+        project_id: String,
+        /// Log stream id.
+        log_stream_id: String,
+    },
+}
+
+const PROJECT: &str = "project";
+const LOG_STREAM: &str = "log stream";
+
+impl ProjectOp {
+    /// Sends the operation: a PUT or DELETE once (the client retries it as
+    /// its policy allows), a create settled as the module says;
+    /// `Ok(Some(note))` when it succeeded in a way worth saying.
+    pub async fn send(&self, client: &Client) -> Result<Option<String>, OperationError> {
+        match self {
+            ProjectOp::CreateProject { body } => {
+                let find = || async {
+                    find_project(client, &body.name)
+                        .await
+                        .map(|found| found.is_some())
+                };
+                settled(PROJECT, find, || async {
+                    client.create_project(body).await
+                })
+                .await
+            }
+            ProjectOp::CreateLogStream { project_id, name } => {
+                let find = || async {
+                    find_log_stream(client, project_id, name)
+                        .await
+                        .map(|found| found.is_some())
+                };
+                settled(LOG_STREAM, find, || async {
+                    client.create_log_stream(project_id, name).await.map(drop)
+                })
+                .await
+            }
+            ProjectOp::UpdateProject { project_id, body } => {
+                client.update_project(project_id, body).await?;
+                Ok(None)
+            }
+            ProjectOp::RenameLogStream {
+                project_id,
+                log_stream_id,
+                body,
+            } => {
+                client
+                    .update_log_stream(project_id, log_stream_id, body)
+                    .await?;
+                Ok(None)
+            }
+            ProjectOp::DeleteProject { project_id } => {
+                Ok(client.delete_project(project_id).await?.note())
+            }
+            ProjectOp::DeleteLogStream {
+                project_id,
+                log_stream_id,
+            } => Ok(client
+                .delete_log_stream(project_id, log_stream_id)
+                .await?
+                .note()),
+        }
+    }
+}
+
+/// Sends a create (`send`) until it is known to exist (`find` reads, by
+/// name, whether it does), as the module says.
+async fn settled<F, FF, S, SF>(
+    noun: &'static str,
+    find: F,
+    send: S,
+) -> Result<Option<String>, OperationError>
+where
+    F: Fn() -> FF,
+    FF: std::future::Future<Output = Result<bool, ReadError>>,
+    S: Fn() -> SF,
+    SF: std::future::Future<Output = Result<(), ApiError>>,
+{
+    match find().await {
+        Ok(true) => {
+            return Ok(Some(format!(
+                "the {noun} exists already (created since the plan was read, by another run); not created again"
+            )));
+        }
+        Ok(false) => {}
+        Err(source) => return Err(OperationError::NotRead { noun, source }),
+    }
+    let mut lost: Vec<String> = Vec::new();
+    for _ in 0..MAX_SENDS {
+        let error = match send().await {
+            Ok(()) => {
+                return Ok((!lost.is_empty()).then(|| {
+                    format!(
+                        "the answer to {} earlier request(s) was lost ({}) and a re-read did not find the {noun}, so it was sent again",
+                        lost.len(),
+                        lost.join(", ")
+                    )
+                }));
+            }
+            Err(e @ ApiError::Ambiguous { .. }) => e,
+            // Refused as a duplicate: another run made it since the read above.
+            Err(e @ ApiError::Conflict { .. }) => {
+                return match find().await {
+                    Ok(true) => Ok(Some(format!(
+                        "another run created the {noun} at the same time; not created again"
+                    ))),
+                    _ => Err(e.into()),
+                };
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let cause = short_cause(&error);
+        match find().await {
+            Ok(true) => {
+                return Ok(Some(format!(
+                    "the service's answer was lost ({cause}); a re-read found the {noun}, so it was created once"
+                )));
+            }
+            Ok(false) if may_still_land(&cause) => {
+                return Err(OperationError::MaybeLate { noun, cause });
+            }
+            Ok(false) => lost.push(cause),
+            Err(source) => return Err(OperationError::Unsettled { noun, source }),
+        }
+    }
+    Err(OperationError::LostCreate {
+        noun,
+        sends: MAX_SENDS,
+    })
+}
+
+/// Whether `change` deletes a project or a log stream (and their traces).
+pub fn destroys(change: &crate::plan::ResourceChange) -> bool {
+    change.operations.iter().any(|op| {
+        matches!(
+            op,
+            crate::plan::Operation::Project(
+                ProjectOp::DeleteProject { .. } | ProjectOp::DeleteLogStream { .. }
+            )
+        )
+    })
+}
