@@ -18,11 +18,9 @@ use serde::{Deserialize, Serialize};
 
 use super::pending::{find_log_stream, find_project};
 use super::wire::{LogStreamUpdate, ProjectCreate, ProjectUpdate};
-use crate::client::{ApiError, Client};
-use crate::reconcile::ReadError;
+use crate::client::Client;
 use crate::reconcile::apply::OperationError;
-use crate::reconcile::apply::create::{MAX_SENDS, may_still_land};
-use crate::reconcile::apply::settle::short_cause;
+use crate::reconcile::apply::create::settle_create;
 
 /// One API call on a project or log stream. Ids may be pending (the object
 /// is created by the same apply: `super::pending`); bodies are what is sent.
@@ -86,7 +84,7 @@ impl ProjectOp {
                         .await
                         .map(|found| found.is_some())
                 };
-                settled(PROJECT, find, || async {
+                settle_create(PROJECT, find, std::convert::identity, || async {
                     client.create_project(body).await
                 })
                 .await
@@ -97,7 +95,7 @@ impl ProjectOp {
                         .await
                         .map(|found| found.is_some())
                 };
-                settled(LOG_STREAM, find, || async {
+                settle_create(LOG_STREAM, find, std::convert::identity, || async {
                     client.create_log_stream(project_id, name).await.map(drop)
                 })
                 .await
@@ -128,72 +126,6 @@ impl ProjectOp {
                 .note()),
         }
     }
-}
-
-/// Sends a create (`send`) until it is known to exist (`find` reads, by
-/// name, whether it does), as the module says.
-async fn settled<F, FF, S, SF>(
-    noun: &'static str,
-    find: F,
-    send: S,
-) -> Result<Option<String>, OperationError>
-where
-    F: Fn() -> FF,
-    FF: std::future::Future<Output = Result<bool, ReadError>>,
-    S: Fn() -> SF,
-    SF: std::future::Future<Output = Result<(), ApiError>>,
-{
-    match find().await {
-        Ok(true) => {
-            return Ok(Some(format!(
-                "the {noun} exists already (created since the plan was read, by another run); not created again"
-            )));
-        }
-        Ok(false) => {}
-        Err(source) => return Err(OperationError::NotRead { noun, source }),
-    }
-    let mut lost: Vec<String> = Vec::new();
-    for _ in 0..MAX_SENDS {
-        let error = match send().await {
-            Ok(()) => {
-                return Ok((!lost.is_empty()).then(|| {
-                    format!(
-                        "the answer to {} earlier request(s) was lost ({}) and a re-read did not find the {noun}, so it was sent again",
-                        lost.len(),
-                        lost.join(", ")
-                    )
-                }));
-            }
-            Err(e @ ApiError::Ambiguous { .. }) => e,
-            // Refused as a duplicate: another run made it since the read above.
-            Err(e @ ApiError::Conflict { .. }) => {
-                return match find().await {
-                    Ok(true) => Ok(Some(format!(
-                        "another run created the {noun} at the same time; not created again"
-                    ))),
-                    _ => Err(e.into()),
-                };
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let cause = short_cause(&error);
-        match find().await {
-            Ok(true) => {
-                return Ok(Some(format!(
-                    "the service's answer was lost ({cause}); a re-read found the {noun}, so it was created once"
-                )));
-            }
-            Ok(false) if may_still_land(&cause) => {
-                return Err(OperationError::MaybeLate { noun, cause });
-            }
-            Ok(false) => lost.push(cause),
-            Err(source) => return Err(OperationError::Unsettled { noun, source }),
-        }
-    }
-    Err(OperationError::LostCreate {
-        noun,
-        sends: MAX_SENDS,
-    })
 }
 
 /// Whether `change` deletes a project or a log stream (and their traces).

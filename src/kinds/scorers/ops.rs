@@ -25,8 +25,7 @@ use super::wire::{CreateScorerBody, ScopeBody, UpdateScorerBody, VersionBody};
 use crate::client::{ApiError, Client};
 use crate::reconcile::ReadError;
 use crate::reconcile::apply::OperationError;
-use crate::reconcile::apply::create::{MAX_SENDS, may_still_land};
-use crate::reconcile::apply::settle::short_cause;
+use crate::reconcile::apply::create::settle_create;
 
 /// The scorer an operation acts on: by id, or (created by the same
 /// change) by name.
@@ -270,7 +269,8 @@ impl CustomScorerOp {
 }
 
 /// Sends a create (`send`) until it is known to exist (`find` reads whether
-/// it does), as the module says (the settling `prompt_templates` does too).
+/// it does), as the module says: [`settle_create`], the settling every
+/// kind's create goes through.
 pub(super) async fn settled<F, FF, S, SF>(
     noun: &'static str,
     find: F,
@@ -283,64 +283,5 @@ where
     S: Fn() -> SF,
     SF: std::future::Future<Output = Result<(), ApiError>>,
 {
-    match find().await {
-        Ok(true) => {
-            return Ok(Some(format!(
-                "the {noun} exists already (created since the plan was read, by another run); not created again"
-            )));
-        }
-        Ok(false) => {}
-        Err(e) => {
-            return Err(OperationError::NotRead {
-                noun,
-                source: ReadError::new(describe(), e),
-            });
-        }
-    }
-    let mut lost: Vec<String> = Vec::new();
-    for _ in 0..MAX_SENDS {
-        let error = match send().await {
-            Ok(()) => {
-                return Ok((!lost.is_empty()).then(|| {
-                    format!(
-                        "the answer to {} earlier request(s) was lost ({}) and a re-read did not find the {noun}, so it was sent again",
-                        lost.len(),
-                        lost.join(", ")
-                    )
-                }));
-            }
-            Err(e @ ApiError::Ambiguous { .. }) => e,
-            Err(e @ ApiError::Conflict { .. }) => {
-                return match find().await {
-                    Ok(true) => Ok(Some(format!(
-                        "another run created the {noun} at the same time; not created again"
-                    ))),
-                    _ => Err(e.into()),
-                };
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let cause = short_cause(&error);
-        match find().await {
-            Ok(true) => {
-                return Ok(Some(format!(
-                    "the service's answer was lost ({cause}); a re-read found the {noun}, so it was created once"
-                )));
-            }
-            Ok(false) if may_still_land(&cause) => {
-                return Err(OperationError::MaybeLate { noun, cause });
-            }
-            Ok(false) => lost.push(cause),
-            Err(e) => {
-                return Err(OperationError::Unsettled {
-                    noun,
-                    source: ReadError::new(describe(), e),
-                });
-            }
-        }
-    }
-    Err(OperationError::LostCreate {
-        noun,
-        sends: MAX_SENDS,
-    })
+    settle_create(noun, find, |e| ReadError::new(describe(), e), send).await
 }

@@ -531,6 +531,88 @@ async fn send_settled(
     })
 }
 
+/// Sends the create of a kind's object (`send`) until it is known to exist,
+/// as the module says: `find` reads whether it does (its error made a
+/// [`ReadError`] by `unread`): present before sending, it is not sent;
+/// after a lost answer or a 409, present is done, absent is sent again
+/// unless the lost request may still land. `Ok(Some(note))` when settling
+/// did something worth saying. The kinds in `src/kinds/` send their
+/// creates through it.
+pub async fn settle_create<F, FF, E, S, SF>(
+    noun: &'static str,
+    find: F,
+    unread: impl Fn(E) -> ReadError,
+    send: S,
+) -> Result<Option<String>, OperationError>
+where
+    F: Fn() -> FF,
+    FF: std::future::Future<Output = Result<bool, E>>,
+    S: Fn() -> SF,
+    SF: std::future::Future<Output = Result<(), ApiError>>,
+{
+    match find().await {
+        Ok(true) => {
+            return Ok(Some(format!(
+                "the {noun} exists already (created since the plan was read, by another run); not created again"
+            )));
+        }
+        Ok(false) => {}
+        Err(e) => {
+            return Err(OperationError::NotRead {
+                noun,
+                source: unread(e),
+            });
+        }
+    }
+    let mut lost: Vec<String> = Vec::new();
+    for _ in 0..MAX_SENDS {
+        let error = match send().await {
+            Ok(()) => {
+                return Ok((!lost.is_empty()).then(|| {
+                    format!(
+                        "the answer to {} earlier request(s) was lost ({}) and a re-read did not find the {noun}, so it was sent again",
+                        lost.len(),
+                        lost.join(", ")
+                    )
+                }));
+            }
+            Err(e @ ApiError::Ambiguous { .. }) => e,
+            // Refused as a duplicate: another run made it since the read above.
+            Err(e @ ApiError::Conflict { .. }) => {
+                return match find().await {
+                    Ok(true) => Ok(Some(format!(
+                        "another run created the {noun} at the same time; not created again"
+                    ))),
+                    _ => Err(e.into()),
+                };
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let cause = cause(&error);
+        match find().await {
+            Ok(true) => {
+                return Ok(Some(format!(
+                    "the service's answer was lost ({cause}); a re-read found the {noun}, so it was created once"
+                )));
+            }
+            Ok(false) if may_still_land(&cause) => {
+                return Err(OperationError::MaybeLate { noun, cause });
+            }
+            Ok(false) => lost.push(cause),
+            Err(e) => {
+                return Err(OperationError::Unsettled {
+                    noun,
+                    source: unread(e),
+                });
+            }
+        }
+    }
+    Err(OperationError::LostCreate {
+        noun,
+        sends: MAX_SENDS,
+    })
+}
+
 /// One create to make in a scope.
 pub struct Job<'a> {
     /// Its index in the caller's list (outcomes are returned with it).
