@@ -145,9 +145,9 @@ fn a_rich_configuration_round_trips_deterministically_without_secrets() {
     run.expect(0);
     assert_no_secret(&run.all_output());
     let written = exported(&run);
-    // Two projects, the integrations, the custom scorers and their prompt
-    // and code files.
-    assert_eq!(written.len(), 6, "{}", run.stderr);
+    // Three projects (examples/full's new-team among them), the
+    // integrations, the custom scorers and their prompt and code files.
+    assert_eq!(written.len(), 7, "{}", run.stderr);
     assert!(
         run.stderr
             .contains("integrations `anthropic`, `custom`, `openai`"),

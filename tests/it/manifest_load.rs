@@ -48,7 +48,7 @@ fn messages(outcome: &LoadOutcome) -> Vec<String> {
 
 #[test]
 fn every_example_loads_without_a_diagnostic() {
-    for (dir, projects, integrations) in [("examples/quickstart", 1, 0), ("examples/full", 1, 2)] {
+    for (dir, projects, integrations) in [("examples/quickstart", 1, 0), ("examples/full", 2, 2)] {
         let outcome = load_paths(&[Path::new(dir)], &example_env);
         assert!(
             outcome.diagnostics.is_empty(),
