@@ -317,6 +317,7 @@ fn live_for(spec: &ProjectSpec) -> State {
         custom_integrations: BTreeMap::new(),
         catalog,
         missing: Vec::new(),
+        prompt_templates: None,
     }
 }
 

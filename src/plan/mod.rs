@@ -474,6 +474,18 @@ impl<'a> Planning<'a> {
                 ),
             }
         }
+        if let Some(first) = desired.prompt_templates.first()
+            && options.reaches(&crate::kinds::prompt_templates::plan::global_scope())
+        {
+            match &live.prompt_templates {
+                Some(all) => crate::kinds::prompt_templates::plan::plan_global_prompt_templates(
+                    &mut planner,
+                    all,
+                    &desired.prompt_templates,
+                ),
+                None => planner.problem(&first.origin, "the global prompt templates were not read"),
+            }
+        }
         if !planner.problems.is_empty() {
             return Err(PlanError {
                 problems: planner.problems,

@@ -134,7 +134,12 @@ impl Kind {
     /// The kinds that may follow this one (the first segment: `None`).
     fn children(parent: Option<Kind>) -> &'static [Kind] {
         match parent {
-            None => &[Kind::Project, Kind::Integration, Kind::CustomIntegration],
+            None => &[
+                Kind::Project,
+                Kind::Integration,
+                Kind::CustomIntegration,
+                Kind::PromptTemplate,
+            ],
             Some(Kind::Project) => &[
                 Kind::LogStream,
                 Kind::Experiment,
@@ -634,6 +639,11 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
     }
     for integration in &desired.integrations {
         out.push(Target::of(&integration_address(&integration.spec)));
+    }
+    for t in &desired.prompt_templates {
+        out.push(Target::of(&Address::PromptTemplate(
+            crate::kinds::prompt_templates::PromptTemplateAddress::scoped(None, &t.spec.name),
+        )));
     }
     out.sort();
     out.dedup();

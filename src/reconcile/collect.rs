@@ -180,7 +180,7 @@ async fn load_project(
                 }))
         },
         async {
-            crate::kinds::prompt_templates::read::read_prompt_templates(client, &found.id)
+            crate::kinds::prompt_templates::read::read_prompt_templates(client, Some(&found.id))
                 .await
                 .map_err(ctx(|| {
                     format!(

@@ -55,6 +55,9 @@ pub struct State {
     pub catalog: Catalog,
     /// Objects that were looked for and do not exist, with the nearest names.
     pub missing: Vec<MissingObject>,
+    /// The global prompt templates, when read (a `kind: PromptTemplate`
+    /// document, or an export).
+    pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
 }
 
 /// A project and the parts of it that were read.

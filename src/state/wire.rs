@@ -160,6 +160,7 @@ impl WireState {
             custom_integrations: self.custom_integrations,
             catalog,
             missing: self.missing,
+            prompt_templates: None,
         }
     }
 }

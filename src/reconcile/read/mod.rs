@@ -92,8 +92,17 @@ pub async fn find<'s>(
     let integrations = integrations::read_integrations(client, selection.integrations.clone());
     let custom = integrations::read_custom_integrations(client, &selection.custom_integrations);
     let discovered = discover(client, &selection.projects, known);
-    let (catalog, integrations, custom_integrations, (projects, mut missing)) =
-        tokio::try_join!(catalog, integrations, custom, discovered)?;
+    let prompts = async {
+        if !selection.prompt_templates {
+            return Ok(None);
+        }
+        crate::kinds::prompt_templates::read::read_prompt_templates(client, None)
+            .await
+            .map(Some)
+            .map_err(|e| ReadError::new("the global prompt templates", e))
+    };
+    let (catalog, integrations, custom_integrations, (projects, mut missing), prompt_templates) =
+        tokio::try_join!(catalog, integrations, custom, discovered, prompts)?;
     missing.sort();
     Ok(Found {
         state: State {
@@ -102,6 +111,7 @@ pub async fn find<'s>(
             custom_integrations,
             catalog,
             missing,
+            prompt_templates,
         },
         projects,
     })
@@ -267,7 +277,7 @@ async fn read_project(
         if !wanted.prompt_templates {
             return Ok(None);
         }
-        crate::kinds::prompt_templates::read::read_prompt_templates(client, &project.id)
+        crate::kinds::prompt_templates::read::read_prompt_templates(client, Some(&project.id))
             .await
             .map(Some)
             .map_err(ctx(|| {

@@ -27,6 +27,9 @@ pub struct Selection {
     /// The catalog, when metric settings are read: with the scorers whose
     /// versions the manifests pin.
     pub catalog: Option<BTreeSet<ScorerRef>>,
+    /// Whether the global prompt templates are read (a `kind:
+    /// PromptTemplate` document in reach).
+    pub prompt_templates: bool,
 }
 
 /// What to read of one project.
@@ -210,6 +213,8 @@ impl Selection {
                 }
             }
         }
+        selection.prompt_templates = !desired.prompt_templates.is_empty()
+            && options.reaches(&crate::kinds::prompt_templates::plan::global_scope());
         selection.catalog = any_settings.then_some(pins);
         selection
     }
@@ -263,6 +268,7 @@ impl Selection {
         }
         self.integrations.extend(other.integrations);
         self.custom_integrations.extend(other.custom_integrations);
+        self.prompt_templates |= other.prompt_templates;
         self.catalog = match (self.catalog, other.catalog) {
             (Some(mut a), Some(b)) => {
                 a.extend(b);
