@@ -13,6 +13,9 @@ use crate::state::snapshot::ProjectRef;
 /// The file name of the integrations (never a project's).
 pub const INTEGRATIONS_FILE: &str = "integrations.yaml";
 
+/// The file of the global prompt templates.
+pub const PROMPT_TEMPLATES_FILE: &str = "prompt-templates.yaml";
+
 /// Longest slug, in characters, before `-<n>` and `.yaml`.
 const MAX_SLUG: usize = 64;
 
@@ -90,7 +93,10 @@ pub fn file_names(projects: &[ProjectRef]) -> BTreeMap<String, String> {
     });
     let natural: BTreeSet<String> = order.iter().map(|(_, s)| s.clone()).collect();
     let reserved = INTEGRATIONS_FILE.trim_end_matches(".yaml");
-    let mut used: BTreeSet<String> = BTreeSet::from([reserved.to_owned()]);
+    let mut used: BTreeSet<String> = BTreeSet::from([
+        reserved.to_owned(),
+        PROMPT_TEMPLATES_FILE.trim_end_matches(".yaml").to_owned(),
+    ]);
     let mut out = BTreeMap::new();
     for (project, base) in order {
         let mut candidate = base.clone();

@@ -250,6 +250,7 @@ pub(super) fn snapshot() -> Snapshot {
         projects: vec![project()],
         catalog: catalog(),
         integrations: Some(integrations()),
+        prompt_templates: None,
         warnings: Vec::new(),
     }
 }

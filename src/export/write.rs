@@ -38,6 +38,8 @@ pub enum Body {
     Project(Box<ProjectSpec>),
     /// `kind: Integration`.
     Integration(Box<IntegrationSpec>),
+    /// `kind: PromptTemplate`: a global prompt template.
+    PromptTemplate(Box<crate::kinds::prompt_templates::PromptTemplateSpec>),
 }
 
 /// Where editors find the manifest schema, for the `yaml-language-server` line.
@@ -129,6 +131,7 @@ pub fn document_value(document: &Document) -> Map<String, Value> {
     let mut out = Map::new();
     let (kind, spec, secret_fields, api_version) = match &document.body {
         Body::Project(spec) => ("Project", serde_json::to_value(spec), false, true),
+        Body::PromptTemplate(spec) => ("PromptTemplate", serde_json::to_value(spec), false, true),
         Body::Integration(spec) => (
             "Integration",
             serde_json::to_value(spec),

@@ -62,8 +62,21 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
             Ok(None)
         }
     };
-    let (listed, catalog, integrations) =
-        tokio::try_join!(list_projects(client), catalog, integrations)?;
+    let prompt_templates = async {
+        if !selection.prompt_templates {
+            return Ok(None);
+        }
+        crate::kinds::prompt_templates::read::read_prompt_templates(client, None)
+            .await
+            .map(Some)
+            .map_err(|e| ReadError::new("the global prompt templates", e))
+    };
+    let (listed, catalog, integrations, prompt_templates) = tokio::try_join!(
+        list_projects(client),
+        catalog,
+        integrations,
+        prompt_templates
+    )?;
     let (integrations, mut warnings) = match integrations {
         Some((found, warnings)) => (Some(found), warnings),
         None => (None, Vec::new()),
@@ -91,6 +104,7 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
         projects,
         catalog: catalog.clone(),
         integrations,
+        prompt_templates,
         warnings,
     })
 }

@@ -12,6 +12,8 @@ pub struct Selection {
     pub projects: Vec<String>,
     /// Whether to export the caller's integrations.
     pub integrations: bool,
+    /// Whether to export the global prompt templates.
+    pub prompt_templates: bool,
 }
 
 /// A project the credentials can see: its id and name.
@@ -37,6 +39,8 @@ pub struct Snapshot {
     pub catalog: Catalog,
     /// The caller's integrations, by provider, when selected.
     pub integrations: Option<Vec<IntegrationState>>,
+    /// The global prompt templates, when selected.
+    pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
     /// Things that were listed but could not be read (they changed during
     /// the export), for the user.
     pub warnings: Vec<String>,

@@ -250,3 +250,54 @@ fn two_documents_of_one_name_are_an_error() {
     );
     assert!(templates(&ctx).is_empty());
 }
+
+#[test]
+fn export_writes_one_file_of_global_templates_that_round_trips() {
+    let ctx = TestContext::new();
+    ctx.write("repo/greeting.yaml", GREETING);
+    ctx.write("repo/triage.yaml", TRIAGE);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    // A pinned selection is exported as the number.
+    ctx.write(
+        "repo/greeting.yaml",
+        &format!(
+            "{}selected_version: 1\n",
+            GREETING.replace("warmly", "kindly")
+        ),
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    let run = ctx.evalctl(&["export", "--dir", "exported", "--verify"]);
+    run.expect(0);
+    assert!(
+        run.all_output().contains("2 global prompt templates"),
+        "{}",
+        run.all_output()
+    );
+    let exported = std::fs::read_to_string(ctx.path("exported/prompt-templates.yaml"))
+        .expect("the global templates' file");
+    assert_eq!(
+        exported.matches("kind: PromptTemplate").count(),
+        2,
+        "{exported}"
+    );
+    for expected in [
+        "name: greeting",
+        "Greet {name} kindly.",
+        "model_alias: gpt-4.1-mini",
+        "selected_version: 1",
+        "name: triage",
+        "Classify the ticket as bug, question or request.",
+    ] {
+        assert!(exported.contains(expected), "{expected}\n{exported}");
+    }
+    ctx.evalctl(&["plan", "exported", "--detailed-exitcode"])
+        .expect(0);
+    // Planned on its own, the file is the whole truth of global templates.
+    let only = ctx.evalctl(&[
+        "plan",
+        "exported/prompt-templates.yaml",
+        "--prune",
+        "--detailed-exitcode",
+    ]);
+    only.expect(0);
+}
