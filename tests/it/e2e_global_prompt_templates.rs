@@ -88,6 +88,15 @@ fn created_from_nothing_a_second_apply_creates_nothing_and_a_one_word_change_is_
         assert!(plan.stdout.contains(address), "{}", plan.stdout);
     }
     assert!(!plan.stdout.contains("project["), "{}", plan.stdout);
+    // `--target` selects one global template.
+    let targeted = ctx.evalctl(&["plan", "repo", "--target", "prompt_template[triage]"]);
+    targeted.expect(0);
+    assert!(
+        targeted.stdout.contains("prompt_template[triage]")
+            && !targeted.stdout.contains("prompt_template[greeting]"),
+        "{}",
+        targeted.stdout
+    );
     ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
     let greeting = template(&ctx, "greeting");
     assert_eq!(
@@ -300,4 +309,31 @@ fn export_writes_one_file_of_global_templates_that_round_trips() {
         "--detailed-exitcode",
     ]);
     only.expect(0);
+}
+
+#[test]
+fn a_template_file_beside_the_document_is_the_template_and_a_missing_one_is_an_error() {
+    let ctx = TestContext::new();
+    ctx.write("repo/prompts/greeting.txt", "Greet {name} warmly.\n");
+    ctx.write(
+        "repo/greeting.yaml",
+        "kind: PromptTemplate\nname: greeting\ntemplate_file: prompts/greeting.txt\n",
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    assert_eq!(
+        template(&ctx, "greeting").selected_version.template,
+        serde_json::from_value(serde_json::json!("Greet {name} warmly.\n")).expect("a text")
+    );
+    ctx.write(
+        "repo/greeting.yaml",
+        "kind: PromptTemplate\nname: greeting\ntemplate_file: prompts/missing.txt\n",
+    );
+    let plan = ctx.evalctl(&["plan", "repo"]);
+    assert_ne!(plan.status, 0, "{}", plan.all_output());
+    assert!(
+        plan.all_output().contains("greeting.yaml:3:")
+            && plan.all_output().contains("prompts/missing.txt"),
+        "{}",
+        plan.all_output()
+    );
 }
