@@ -337,3 +337,35 @@ fn a_template_file_beside_the_document_is_the_template_and_a_missing_one_is_an_e
         plan.all_output()
     );
 }
+
+#[test]
+fn a_saved_plan_applies_once_and_applied_again_creates_nothing() {
+    let ctx = TestContext::new();
+    ctx.write("repo/greeting.yaml", GREETING);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    ctx.write("repo/greeting.yaml", &GREETING.replace("warmly", "kindly"));
+    ctx.write("repo/triage.yaml", TRIAGE);
+    ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
+        .expect(0);
+    let first = ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"]);
+    assert_eq!(first.status, 0, "{}", first.all_output());
+    let sent = posts(&ctx);
+    assert_eq!(template(&ctx, "greeting").max_version, 2);
+    // The same saved plan again: the global templates read back as applied.
+    let again = ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"]);
+    again.expect(0);
+    assert!(
+        again.all_output().contains("was already applied"),
+        "{}",
+        again.all_output()
+    );
+    assert_eq!(posts(&ctx), sent, "{}", again.all_output());
+    assert_eq!(template(&ctx, "greeting").max_version, 2);
+    assert_eq!(
+        templates(&ctx)
+            .iter()
+            .filter(|t| t.name == "triage")
+            .count(),
+        1
+    );
+}
