@@ -492,6 +492,16 @@ impl<'a> Planning<'a> {
             });
         }
         self.store_last();
+        let global_churn = live.prompt_templates.as_ref().and_then(|all| {
+            crate::kinds::prompt_templates::plan::global_churn(
+                planner
+                    .changes
+                    .iter()
+                    .filter(|c| options.selects(&c.address)),
+                all,
+                options.guard,
+            )
+        });
         let mut changes = std::mem::take(&mut self.changes);
         for change in planner.changes.drain(..) {
             if options.selects(&change.address) {
@@ -506,6 +516,7 @@ impl<'a> Planning<'a> {
         notes.dedup();
         let notes = notes::group_per_project(notes);
         let mut mass_changes = std::mem::take(&mut self.mass_changes);
+        mass_changes.extend(global_churn);
         mass_changes.sort();
         let forecast = forecast::finish(
             std::mem::take(&mut self.forecast),

@@ -369,3 +369,30 @@ fn a_saved_plan_applies_once_and_applied_again_creates_nothing() {
         1
     );
 }
+
+#[test]
+fn pruning_most_global_templates_is_a_mass_change_apply_refuses() {
+    let ctx = TestContext::new();
+    for i in 0..8 {
+        create_unmanaged(&ctx, &format!("by-hand-{i}"));
+    }
+    ctx.write("repo/greeting.yaml", GREETING);
+    let refused = ctx.evalctl(&["apply", "repo", "--auto-approve", "--prune"]);
+    assert_ne!(refused.status, 0, "{}", refused.all_output());
+    assert!(
+        refused.all_output().contains("--allow-mass-changes"),
+        "{}",
+        refused.all_output()
+    );
+    assert_eq!(templates(&ctx).len(), 8, "nothing deleted");
+    ctx.evalctl(&[
+        "apply",
+        "repo",
+        "--auto-approve",
+        "--prune",
+        "--allow-mass-changes",
+    ])
+    .expect(0);
+    let names: Vec<String> = templates(&ctx).into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["greeting"]);
+}

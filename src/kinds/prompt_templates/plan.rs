@@ -133,6 +133,32 @@ pub(crate) fn plan_global_prompt_templates(
     plan_in(planner, None, None, live, &declared);
 }
 
+/// The mass-change guard over the global templates: `changes` (the plan's,
+/// as selected) deleting a share of the `live` global templates past
+/// `limits` is one mass change of `global` (a project's templates are
+/// guarded with the project's collections).
+pub(crate) fn global_churn<'a>(
+    changes: impl IntoIterator<Item = &'a crate::plan::ResourceChange>,
+    live: &[PromptTemplateState],
+    limits: crate::plan::GuardLimits,
+) -> Option<crate::plan::MassChange> {
+    let deleted = changes
+        .into_iter()
+        .filter(|c| {
+            c.action == Action::Delete
+                && matches!(&c.address, Address::PromptTemplate(a) if a.project.is_none())
+        })
+        .count();
+    let live = live.len().max(deleted);
+    (deleted > 0 && limits.exceeded_by(live, deleted)).then(|| crate::plan::MassChange {
+        container: "global".to_owned(),
+        objects: "prompt templates".to_owned(),
+        live,
+        deleted,
+        replaced: 0,
+    })
+}
+
 /// Plans the templates of a scope: `project` (its name, for addresses) and
 /// `project_id` (for the calls), both `None` for the global ones.
 fn plan_in(
