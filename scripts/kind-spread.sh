@@ -27,7 +27,7 @@ spread() {
 }
 
 spread templates '\bTemplate(Spec|State|Kind|Constraints|Address|Body|Op|Record|Create|Update)\b|(Annotation|Feedback)(Template|Constraints|TreeNode)\b|ConstraintKind|(Address|Operation)::Template\b|kinds::templates\b'
-spread prompt_templates 'PromptTemplate(Spec|State|Address|Op)|(Address|Kind|Operation)::Prompt(Template|Version)|prompt_templates::'
+spread prompt_templates 'PromptTemplate(Spec|State|Address|Op)|(Address|Kind|Operation)::Prompt(Template|Version)|(Spec|Body|Content)::PromptTemplates?\b|prompt_templates::'
 spread scorers 'CustomScorer(Spec|State|Address|Op)|(Address|Operation|AddressKind)::CustomScorer\b|kinds::scorers\b'
 spread metric_settings 'MetricSettings'
 spread integrations 'IntegrationSpec|IntegrationState|IntegrationAddress|CustomIntegration|Address::Integration'

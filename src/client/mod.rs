@@ -21,7 +21,7 @@ pub mod config;
 mod error;
 pub mod operation;
 mod ops;
-mod paginate;
+pub(crate) mod paginate;
 mod redact;
 mod retry;
 mod stats;

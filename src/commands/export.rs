@@ -26,6 +26,7 @@ pub async fn run(args: &ExportArgs, printer: &Printer) -> Result<ExitStatus, Err
     let selection = Selection {
         projects: args.projects.clone(),
         integrations: args.projects.is_empty(),
+        prompt_templates: args.projects.is_empty(),
     };
     let provenance = Provenance {
         schema: match &args.schema_url {

@@ -15,6 +15,8 @@ pub const INTEGRATIONS_FILE: &str = "integrations.yaml";
 
 /// The file of the custom scorers (`kind: Scorer` documents).
 pub const SCORERS_FILE: &str = "scorers.yaml";
+/// The file of the global prompt templates.
+pub const PROMPT_TEMPLATES_FILE: &str = "prompt-templates.yaml";
 
 /// Longest slug, in characters, before `-<n>` and `.yaml`.
 const MAX_SLUG: usize = 64;
@@ -97,6 +99,7 @@ pub fn file_names(projects: &[ProjectRef]) -> BTreeMap<String, String> {
     let mut used: BTreeSet<String> = BTreeSet::from([
         reserved.to_owned(),
         SCORERS_FILE.trim_end_matches(".yaml").to_owned(),
+        PROMPT_TEMPLATES_FILE.trim_end_matches(".yaml").to_owned(),
     ]);
     let mut out = BTreeMap::new();
     for (project, base) in order {

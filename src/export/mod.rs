@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 pub use crate::state::snapshot::{ProjectRef, Selection, Snapshot};
 pub use write::SchemaLocation;
 
-use write::{Header, render_file};
+use write::{Document, Header, render_file};
 
 /// What one exported file holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +58,11 @@ pub enum Content {
     ScorerFile {
         /// The scorer's name.
         scorer: String,
+    },
+    /// The global prompt templates.
+    PromptTemplates {
+        /// How many.
+        count: usize,
     },
 }
 
@@ -88,6 +93,11 @@ impl std::fmt::Display for Content {
                 f,
                 "a file of custom scorer `{}`",
                 crate::scrub::escape_controls(scorer)
+            ),
+            Content::PromptTemplates { count } => write!(
+                f,
+                "{count} global prompt template{}",
+                if *count == 1 { "" } else { "s" }
             ),
         }
     }
@@ -130,6 +140,14 @@ const PROJECT_ABOUT: &[&str] = &[
     "the whole truth: `apply` turns off a scorer missing from `scorers`; sections,",
     "widgets, dashboards and templates not listed are deleted only with --prune.",
     "Right after the export, `evalctl plan` on this file shows no changes.",
+];
+
+const PROMPT_TEMPLATES_ABOUT: &[&str] = &[
+    "",
+    "The global prompt templates, one document per template: the latest version's",
+    "template and settings, and the selected version when it is not the latest.",
+    "With one of these documents in a repo, a global template not declared is",
+    "deleted only with --prune.",
 ];
 
 const INTEGRATIONS_ABOUT: &[&str] = &[
@@ -219,6 +237,34 @@ pub fn render(snapshot: &Snapshot, provenance: &Provenance) -> Export {
             text,
             content: Content::ScorerFile { scorer },
         }));
+    }
+    if let Some(live) = &snapshot.prompt_templates
+        && !live.is_empty()
+    {
+        let specs = crate::kinds::prompt_templates::export::global(live, &mut warnings);
+        let documents: Vec<Document> = specs
+            .into_iter()
+            .map(|spec| Document {
+                preamble: Vec::new(),
+                body: write::Body::PromptTemplate(Box::new(spec)),
+                comments: Default::default(),
+            })
+            .collect();
+        let header = Header {
+            schema: provenance.schema.clone(),
+            service: provenance.service.clone(),
+            about: PROMPT_TEMPLATES_ABOUT
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+        };
+        out.push(ExportedFile {
+            name: files::PROMPT_TEMPLATES_FILE.to_owned(),
+            text: render_file(&header, &documents),
+            content: Content::PromptTemplates {
+                count: documents.len(),
+            },
+        });
     }
     Export {
         files: out,

@@ -251,6 +251,7 @@ pub(super) fn snapshot() -> Snapshot {
         projects: vec![project()],
         catalog: catalog(),
         integrations: Some(integrations()),
+        prompt_templates: None,
         warnings: Vec::new(),
         custom_scorers: None,
     }
@@ -320,6 +321,7 @@ fn live_for(spec: &ProjectSpec) -> State {
         catalog,
         custom_scorers: None,
         missing: Vec::new(),
+        prompt_templates: None,
     }
 }
 

@@ -40,6 +40,8 @@ pub enum Body {
     Integration(Box<IntegrationSpec>),
     /// `kind: Scorer`.
     Scorer(Box<crate::kinds::scorers::CustomScorerSpec>),
+    /// `kind: PromptTemplate`: a global prompt template.
+    PromptTemplate(Box<crate::kinds::prompt_templates::PromptTemplateSpec>),
 }
 
 /// Where editors find the manifest schema, for the `yaml-language-server` line.
@@ -132,6 +134,7 @@ pub fn document_value(document: &Document) -> Map<String, Value> {
     let (kind, spec, secret_fields, api_version) = match &document.body {
         Body::Project(spec) => ("Project", serde_json::to_value(spec), false, true),
         Body::Scorer(spec) => ("Scorer", serde_json::to_value(spec), false, true),
+        Body::PromptTemplate(spec) => ("PromptTemplate", serde_json::to_value(spec), false, true),
         Body::Integration(spec) => (
             "Integration",
             serde_json::to_value(spec),

@@ -15,7 +15,7 @@ use super::interpolate::{self, Level, Reference};
 use super::pricing::PricingSpec;
 use super::schema::{
     self, INTEGRATION_DOCUMENT, KINDS, POLICY_DOCUMENT, PRICING_DOCUMENT, PROJECT_DOCUMENT,
-    SCORER_DOCUMENT, SETTINGS_DOCUMENT,
+    PROMPT_TEMPLATE_DOCUMENT, SCORER_DOCUMENT, SETTINGS_DOCUMENT,
 };
 use super::semantic::{self, Anchor};
 use super::types::{API_VERSION, EnvField, EnvFields, IntegrationSpec, ProjectSpec};
@@ -38,6 +38,8 @@ pub enum Spec {
     Settings(crate::policy::SettingsSpec),
     /// `kind: Pricing`.
     Pricing(PricingSpec),
+    /// `kind: PromptTemplate`: a global prompt template.
+    PromptTemplate(Box<crate::kinds::prompt_templates::PromptTemplateSpec>),
 }
 
 /// What checking one document found.
@@ -237,6 +239,7 @@ pub fn check(
         "Policy" => POLICY_DOCUMENT,
         "Settings" => SETTINGS_DOCUMENT,
         "Pricing" => PRICING_DOCUMENT,
+        "PromptTemplate" => PROMPT_TEMPLATE_DOCUMENT,
         _ => PROJECT_DOCUMENT,
     };
     // In an Azure integration, `api_version` is Azure's own field (the schema checks it,
@@ -306,6 +309,13 @@ pub fn check(
     } else if kind == "Scorer" {
         let manifest = std::path::Path::new(input.file);
         for issue in crate::kinds::scorers::files::resolve(manifest, &mut working) {
+            out.diagnostics
+                .push(input.error(input.at(&issue.pointer, Anchor::Value), issue.message));
+        }
+    } else if kind == "PromptTemplate" {
+        let manifest = std::path::Path::new(input.file);
+        for issue in crate::kinds::prompt_templates::files::resolve_document(manifest, &mut working)
+        {
             out.diagnostics
                 .push(input.error(input.at(&issue.pointer, Anchor::Value), issue.message));
         }
@@ -424,7 +434,7 @@ fn check_kind<'v>(
     kind: Option<&'v Value>,
     out: &mut Vec<Diagnostic>,
 ) -> Option<&'v str> {
-    let expected = "`kind: Project`, `kind: Integration`, `kind: Scorer`, `kind: Policy`, `kind: Settings` or `kind: Pricing`";
+    let expected = "`kind: Project`, `kind: Integration`, `kind: Scorer`, `kind: Policy`, `kind: Settings`, `kind: Pricing` or `kind: PromptTemplate`";
     match kind {
         None => {
             out.push(
@@ -532,6 +542,9 @@ fn typed(
         "Policy" => serde_json::from_value(value).map(Spec::Policy),
         "Settings" => serde_json::from_value(value).map(Spec::Settings),
         "Pricing" => serde_json::from_value::<PricingSpec>(value).map(Spec::Pricing),
+        "PromptTemplate" => {
+            serde_json::from_value(value).map(|s| Spec::PromptTemplate(Box::new(s)))
+        }
         _ => serde_json::from_value::<ProjectSpec>(value).map(Spec::Project),
     };
     match result {

@@ -133,6 +133,12 @@ pub const BINDINGS: &[Binding] = &[
         )],
     },
     Binding {
+        manifest: "/$defs/PromptTemplateDocument",
+        service: &[Service::Schema(
+            "CreatePromptTemplateWithVersionRequestBody",
+        )],
+    },
+    Binding {
         manifest: "/$defs/PromptSettings",
         service: &[Service::Schema("PromptRunSettings")],
     },

@@ -232,6 +232,12 @@ pub fn load_on(
                 Some(Spec::Pricing(spec)) if outcome.set.pricing.is_none() => {
                     outcome.set.pricing = Some(Located { origin, spec });
                 }
+                Some(Spec::PromptTemplate(spec)) => {
+                    outcome.set.prompt_templates.push(Located {
+                        origin,
+                        spec: *spec,
+                    });
+                }
                 _ => {}
             }
         }

@@ -50,4 +50,7 @@ pub struct ManifestSet {
     /// The `kind: Pricing` document, when the repo has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pricing: Option<Located<PricingSpec>>,
+    /// `kind: PromptTemplate` documents: the global prompt templates.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prompt_templates: Vec<Located<crate::kinds::prompt_templates::PromptTemplateSpec>>,
 }

@@ -288,7 +288,7 @@ fn sort_key(address: &Address) -> Vec<u8> {
             }
         }
         Address::PromptTemplate(a) => {
-            string(&mut key, &a.project);
+            optional(&mut key, a.project.as_deref());
             string(&mut key, &a.name);
             match a.version {
                 None => key.push(0),
@@ -375,7 +375,7 @@ fn address_of_key(key: &[u8]) -> Address {
         }),
         AddressKind::PromptTemplate => {
             Address::PromptTemplate(crate::kinds::prompt_templates::PromptTemplateAddress {
-                project: r.string(),
+                project: r.optional(),
                 name: r.string(),
                 version: (r.byte() == 1)
                     .then(|| u32::from_be_bytes([r.byte(), r.byte(), r.byte(), r.byte()])),

@@ -490,12 +490,34 @@ impl<'a> Planning<'a> {
                 &self.scorer_uses,
             );
         }
+        if let Some(first) = desired.prompt_templates.first()
+            && options.reaches(&crate::kinds::prompt_templates::plan::global_scope())
+        {
+            match &live.prompt_templates {
+                Some(all) => crate::kinds::prompt_templates::plan::plan_global_prompt_templates(
+                    &mut planner,
+                    all,
+                    &desired.prompt_templates,
+                ),
+                None => planner.problem(&first.origin, "the global prompt templates were not read"),
+            }
+        }
         if !planner.problems.is_empty() {
             return Err(PlanError {
                 problems: planner.problems,
             });
         }
         self.store_last();
+        let global_churn = live.prompt_templates.as_ref().and_then(|all| {
+            crate::kinds::prompt_templates::plan::global_churn(
+                planner
+                    .changes
+                    .iter()
+                    .filter(|c| options.selects(&c.address)),
+                all,
+                options.guard,
+            )
+        });
         let mut changes = std::mem::take(&mut self.changes);
         for change in planner.changes.drain(..) {
             if options.selects(&change.address) {
@@ -510,6 +532,7 @@ impl<'a> Planning<'a> {
         notes.dedup();
         let notes = notes::group_per_project(notes);
         let mut mass_changes = std::mem::take(&mut self.mass_changes);
+        mass_changes.extend(global_churn);
         mass_changes.sort();
         let forecast = forecast::finish(
             std::mem::take(&mut self.forecast),

@@ -146,6 +146,7 @@ impl Kind {
                 Kind::Integration,
                 Kind::CustomIntegration,
                 Kind::Scorer,
+                Kind::PromptTemplate,
             ],
             Some(Kind::Project) => &[
                 Kind::LogStream,
@@ -650,6 +651,11 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
     for scorer in &desired.scorers {
         out.push(Target::of(&Address::CustomScorer(
             crate::kinds::scorers::CustomScorerAddress::scorer(&scorer.spec.name),
+        )));
+    }
+    for t in &desired.prompt_templates {
+        out.push(Target::of(&Address::PromptTemplate(
+            crate::kinds::prompt_templates::PromptTemplateAddress::scoped(None, &t.spec.name),
         )));
     }
     out.sort();

@@ -71,8 +71,22 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
             .map(Some)
             .map_err(ctx(|| "the custom scorers".to_owned()))
     };
-    let (listed, catalog, integrations, custom_scorers) =
-        tokio::try_join!(list_projects(client), catalog, integrations, custom_scorers)?;
+    let prompt_templates = async {
+        if !selection.prompt_templates {
+            return Ok(None);
+        }
+        crate::kinds::prompt_templates::read::read_prompt_templates(client, None)
+            .await
+            .map(Some)
+            .map_err(|e| ReadError::new("the global prompt templates", e))
+    };
+    let (listed, catalog, integrations, custom_scorers, prompt_templates) = tokio::try_join!(
+        list_projects(client),
+        catalog,
+        integrations,
+        custom_scorers,
+        prompt_templates
+    )?;
     let (integrations, mut warnings) = match integrations {
         Some((found, warnings)) => (Some(found), warnings),
         None => (None, Vec::new()),
@@ -101,6 +115,7 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
         catalog: catalog.clone(),
         integrations,
         custom_scorers,
+        prompt_templates,
         warnings,
     })
 }
@@ -190,7 +205,7 @@ async fn load_project(
                 }))
         },
         async {
-            crate::kinds::prompt_templates::read::read_prompt_templates(client, &found.id)
+            crate::kinds::prompt_templates::read::read_prompt_templates(client, Some(&found.id))
                 .await
                 .map_err(ctx(|| {
                     format!(

@@ -57,6 +57,9 @@ pub struct State {
     pub custom_scorers: Option<Vec<crate::kinds::scorers::CustomScorerState>>,
     /// Objects that were looked for and do not exist, with the nearest names.
     pub missing: Vec<MissingObject>,
+    /// The global prompt templates, when read (a `kind: PromptTemplate`
+    /// document, or an export).
+    pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
 }
 
 /// A project and the parts of it that were read.

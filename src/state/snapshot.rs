@@ -12,6 +12,8 @@ pub struct Selection {
     pub projects: Vec<String>,
     /// Whether to export the caller's integrations.
     pub integrations: bool,
+    /// Whether to export the global prompt templates.
+    pub prompt_templates: bool,
 }
 
 /// A project the credentials can see: its id and name.
@@ -40,6 +42,8 @@ pub struct Snapshot {
     /// The custom scorers, when selected (with the integrations: an export
     /// of the whole organization).
     pub custom_scorers: Option<Vec<crate::kinds::scorers::CustomScorerState>>,
+    /// The global prompt templates, when selected.
+    pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
     /// Things that were listed but could not be read (they changed during
     /// the export), for the user.
     pub warnings: Vec<String>,

@@ -162,6 +162,7 @@ impl WireState {
             catalog,
             custom_scorers: None,
             missing: self.missing,
+            prompt_templates: None,
         }
     }
 }

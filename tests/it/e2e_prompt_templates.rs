@@ -39,7 +39,7 @@ fn templates(ctx: &TestContext) -> Vec<PromptTemplateWire> {
     let client = ctx.client();
     ctx.block_on(async {
         client
-            .list_prompt_templates(&project_id)
+            .list_prompt_templates(Some(&project_id))
             .await
             .expect("the templates are listed")
     })

@@ -37,6 +37,7 @@ mod e2e_echo_secrets;
 mod e2e_env_secrets;
 mod e2e_export;
 mod e2e_forecast;
+mod e2e_global_prompt_templates;
 mod e2e_large_plan;
 mod e2e_mass_changes;
 mod e2e_pr_noise;

@@ -1,6 +1,7 @@
-//! A prompt template's address, `project[P].prompt_template[NAME]`, and one
-//! of its versions, `project[P].prompt_template[NAME].version[N]` (what a
-//! plan creates when the template changes).
+//! A prompt template's address, `project[P].prompt_template[NAME]` (a
+//! global one: `prompt_template[NAME]`), and one of its versions,
+//! `project[P].prompt_template[NAME].version[N]` (what a plan creates when
+//! the template changes).
 
 use serde::{Deserialize, Serialize};
 
@@ -8,13 +9,14 @@ use crate::plan::address::{Address, KindAddress, project_segment, quote};
 use crate::plan::target::{Kind, Segment};
 use crate::state::ProjectState;
 
-/// A prompt template of a project, or one of its versions.
+/// A prompt template of a project or a global one, or one of its versions.
 #[derive(
     Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
 )]
 pub struct PromptTemplateAddress {
-    /// Project, as the manifest refers to it.
-    pub project: String,
+    /// Project, as the manifest refers to it (absent: a global template).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
     /// Template name.
     pub name: String,
     /// A version's number (absent: the template itself).
@@ -25,28 +27,31 @@ pub struct PromptTemplateAddress {
 impl PromptTemplateAddress {
     /// The template `name` of `project`.
     pub fn template(project: &str, name: &str) -> Self {
+        Self::scoped(Some(project), name)
+    }
+
+    /// The template `name` of `project`, or the global one (`None`).
+    pub fn scoped(project: Option<&str>, name: &str) -> Self {
         PromptTemplateAddress {
-            project: project.to_owned(),
+            project: project.map(str::to_owned),
             name: name.to_owned(),
             version: None,
         }
     }
 
     /// Version `version` of the template `name` of `project`.
-    pub fn version(project: &str, name: &str, version: u32) -> Self {
+    pub fn version(project: Option<&str>, name: &str, version: u32) -> Self {
         PromptTemplateAddress {
             version: Some(version),
-            ..Self::template(project, name)
+            ..Self::scoped(project, name)
         }
     }
 }
 
 impl KindAddress for PromptTemplateAddress {
     fn segments(&self) -> Vec<Segment> {
-        let mut segments = vec![
-            project_segment(&self.project),
-            Segment::named(Kind::PromptTemplate, &self.name),
-        ];
+        let mut segments: Vec<Segment> = self.project.iter().map(|p| project_segment(p)).collect();
+        segments.push(Segment::named(Kind::PromptTemplate, &self.name));
         if let Some(v) = self.version {
             segments.push(Segment::named(Kind::PromptVersion, v.to_string()));
         }
@@ -54,16 +59,16 @@ impl KindAddress for PromptTemplateAddress {
     }
 
     fn project(&self) -> Option<&str> {
-        Some(&self.project)
+        self.project.as_deref()
     }
 
     fn collection(&self) -> Option<(String, &'static str)> {
-        match self.version {
-            None => Some((
-                format!("project[{}]", quote(&self.project)),
-                "prompt templates",
-            )),
-            Some(_) => None,
+        match (&self.project, self.version) {
+            (Some(project), None) => {
+                Some((format!("project[{}]", quote(project)), "prompt templates"))
+            }
+            // Global templates are not a project's collection.
+            _ => None,
         }
     }
 

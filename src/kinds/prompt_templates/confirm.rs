@@ -66,9 +66,10 @@ pub fn observe(change: &ResourceChange, live: &[PromptTemplateState]) -> (String
     (fingerprint, Some(comparable))
 }
 
-/// The project a change's operations are in, by id, when they are prompt
-/// template operations: the read that holds its template.
-pub fn project_id(change: &ResourceChange) -> Option<&str> {
+/// The project a change's operations are in, by id (`Some(None)`: global),
+/// when they are prompt template operations: the read that holds its
+/// template.
+pub fn project_id(change: &ResourceChange) -> Option<Option<&str>> {
     change.operations.iter().find_map(|op| match op {
         Operation::PromptTemplate(op) => Some(op.project_id()),
         _ => None,

@@ -65,11 +65,32 @@ pub fn prompt_templates(
     live: &[PromptTemplateState],
     warnings: &mut Vec<String>,
 ) -> Vec<PromptTemplateSpec> {
+    specs(
+        live,
+        &|name| format!("prompt template `{name}` of project `{project}`"),
+        warnings,
+    )
+}
+
+/// The global prompt templates as specs (one PromptTemplate document each).
+pub fn global(live: &[PromptTemplateState], warnings: &mut Vec<String>) -> Vec<PromptTemplateSpec> {
+    specs(
+        live,
+        &|name| format!("global prompt template `{name}`"),
+        warnings,
+    )
+}
+
+fn specs(
+    live: &[PromptTemplateState],
+    describe: &dyn Fn(&str) -> String,
+    warnings: &mut Vec<String>,
+) -> Vec<PromptTemplateSpec> {
     let mut live: Vec<&PromptTemplateState> = live.iter().collect();
     live.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
     live.into_iter()
         .map(|t| {
-            let what = format!("prompt template `{}` of project `{project}`", t.name);
+            let what = describe(&t.name);
             PromptTemplateSpec {
                 name: t.name.clone(),
                 template: Some(t.latest.template.clone()),

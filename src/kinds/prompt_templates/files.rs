@@ -1,7 +1,8 @@
 //! `template_file:` — a prompt template's text kept in a file beside the
 //! manifest, so a prompt is reviewed as a prompt. The loader calls
 //! [`resolve`] on each Project document once it is interpolated and
-//! validated: each `template_file` (relative to the manifest's directory)
+//! validated, and [`resolve_document`] on each PromptTemplate document (a
+//! global template): each `template_file` (relative to the manifest's directory)
 //! is read and becomes the `template` string, as written (the file's text is
 //! not interpolated). A file that cannot be read, is not UTF-8, is empty or
 //! larger than [`MAX_TEMPLATE_BYTES`], and a template given both ways or
@@ -36,47 +37,68 @@ pub fn resolve(manifest: &Path, document: &mut Value) -> Vec<FileIssue> {
         return issues;
     };
     for (i, template) in templates.iter_mut().enumerate() {
-        let Some(map) = template.as_object_mut() else {
-            continue;
-        };
-        let at = format!("/prompt_templates/{i}");
-        let file = map
-            .get("template_file")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let inline = map.contains_key("template");
-        let Some(file) = file else {
-            if !inline {
-                issues.push(FileIssue {
-                    pointer: at,
-                    message: "a prompt template needs `template` (a string or a list of messages) or `template_file` (a file beside the manifest)".to_owned(),
-                });
-            }
-            continue;
-        };
-        let pointer = format!("{at}/template_file");
-        if inline {
-            issues.push(FileIssue {
-                pointer,
-                message: "give `template` or `template_file`, not both".to_owned(),
-            });
-            continue;
-        }
-        match read(&dir.join(&file)) {
-            Ok(text) => {
-                map.remove("template_file");
-                map.insert("template".to_owned(), Value::String(text));
-            }
-            Err(why) => issues.push(FileIssue {
-                pointer,
-                message: format!(
-                    "the template file `{file}` (relative to the manifest's directory, `{}`) {why}",
-                    dir.display()
-                ),
-            }),
+        if let Some(map) = template.as_object_mut() {
+            resolve_one(dir, map, &format!("/prompt_templates/{i}"), &mut issues);
         }
     }
     issues
+}
+
+/// Replaces the `template_file` of the PromptTemplate document `document`
+/// (a global template, read from the manifest `manifest`) with the file's
+/// text as `template`.
+pub fn resolve_document(manifest: &Path, document: &mut Value) -> Vec<FileIssue> {
+    let mut issues = Vec::new();
+    let dir = manifest.parent().unwrap_or_else(|| Path::new(""));
+    if let Some(map) = document.as_object_mut() {
+        resolve_one(dir, map, "", &mut issues);
+    }
+    issues
+}
+
+/// Reads one template's `template_file` (relative to `dir`) into
+/// `template`; `at` is the template's JSON pointer.
+fn resolve_one(
+    dir: &Path,
+    map: &mut serde_json::Map<String, Value>,
+    at: &str,
+    issues: &mut Vec<FileIssue>,
+) {
+    let file = map
+        .get("template_file")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let inline = map.contains_key("template");
+    let Some(file) = file else {
+        if !inline {
+            issues.push(FileIssue {
+                pointer: at.to_owned(),
+                message: "a prompt template needs `template` (a string or a list of messages) or `template_file` (a file beside the manifest)".to_owned(),
+            });
+        }
+        return;
+    };
+    let pointer = format!("{at}/template_file");
+    if inline {
+        issues.push(FileIssue {
+            pointer,
+            message: "give `template` or `template_file`, not both".to_owned(),
+        });
+        return;
+    }
+    match read(&dir.join(&file)) {
+        Ok(text) => {
+            map.remove("template_file");
+            map.insert("template".to_owned(), Value::String(text));
+        }
+        Err(why) => issues.push(FileIssue {
+            pointer,
+            message: format!(
+                "the template file `{file}` (relative to the manifest's directory, `{}`) {why}",
+                dir.display()
+            ),
+        }),
+    }
 }
 
 fn read(path: &Path) -> Result<String, String> {

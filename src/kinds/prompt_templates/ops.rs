@@ -36,15 +36,17 @@ use crate::reconcile::apply::settle::short_cause;
 pub enum PromptTemplateOp {
     /// POST a template with its first version.
     CreatePromptTemplate {
-        /// Project id.
-        project_id: String,
+        /// Project id (absent: a global template).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        project_id: Option<String>,
         /// The body.
         body: PromptTemplateCreate,
     },
     /// POST a new version (the service selects it).
     CreatePromptVersion {
-        /// Project id.
-        project_id: String,
+        /// Project id (absent: a global template).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        project_id: Option<String>,
         /// Template id.
         template_id: String,
         /// The latest version when the plan was made.
@@ -54,8 +56,9 @@ pub enum PromptTemplateOp {
     },
     /// PUT the selected version.
     SelectPromptVersion {
-        /// Project id.
-        project_id: String,
+        /// Project id (absent: a global template).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        project_id: Option<String>,
         /// Template id.
         template_id: String,
         /// The version to select.
@@ -63,8 +66,9 @@ pub enum PromptTemplateOp {
     },
     /// DELETE a template and its versions.
     DeletePromptTemplate {
-        /// Project id.
-        project_id: String,
+        /// Project id (absent: a global template).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        project_id: Option<String>,
         /// Template id.
         template_id: String,
     },
@@ -84,13 +88,13 @@ impl PromptTemplateOp {
         }
     }
 
-    /// The project it is in, by id.
-    pub fn project_id(&self) -> &str {
+    /// The project it is in, by id (`None`: a global template).
+    pub fn project_id(&self) -> Option<&str> {
         match self {
             PromptTemplateOp::CreatePromptTemplate { project_id, .. }
             | PromptTemplateOp::CreatePromptVersion { project_id, .. }
             | PromptTemplateOp::SelectPromptVersion { project_id, .. }
-            | PromptTemplateOp::DeletePromptTemplate { project_id, .. } => project_id,
+            | PromptTemplateOp::DeletePromptTemplate { project_id, .. } => project_id.as_deref(),
         }
     }
 
@@ -101,14 +105,14 @@ impl PromptTemplateOp {
         match self {
             PromptTemplateOp::CreatePromptTemplate { project_id, body } => {
                 let find = || async {
-                    read_prompt_templates(client, project_id)
+                    read_prompt_templates(client, project_id.as_deref())
                         .await
                         .map(|all| all.into_iter().any(|t| t.name == body.name))
                 };
                 let describe = || format!("the prompt templates named `{}`", body.name);
                 settled(TEMPLATE, find, describe, || async {
                     client
-                        .create_prompt_template(project_id, body)
+                        .create_prompt_template(project_id.as_deref(), body)
                         .await
                         .map(drop)
                 })
@@ -123,18 +127,20 @@ impl PromptTemplateOp {
                 // Landed: the template's latest version is newer than the
                 // plan's and holds this content.
                 let find = || async {
-                    read_prompt_templates(client, project_id).await.map(|all| {
-                        all.iter().any(|t: &PromptTemplateState| {
-                            &t.id == template_id
-                                && t.latest.version > *base_version
-                                && holds(&t.latest, &body.template, &body.settings)
+                    read_prompt_templates(client, project_id.as_deref())
+                        .await
+                        .map(|all| {
+                            all.iter().any(|t: &PromptTemplateState| {
+                                &t.id == template_id
+                                    && t.latest.version > *base_version
+                                    && holds(&t.latest, &body.template, &body.settings)
+                            })
                         })
-                    })
                 };
                 let describe = || "the prompt template's latest version".to_owned();
                 settled(VERSION, find, describe, || async {
                     client
-                        .create_prompt_version(project_id, template_id, body)
+                        .create_prompt_version(project_id.as_deref(), template_id, body)
                         .await
                         .map(drop)
                 })
@@ -146,7 +152,7 @@ impl PromptTemplateOp {
                 version,
             } => {
                 client
-                    .select_prompt_version(project_id, template_id, *version)
+                    .select_prompt_version(project_id.as_deref(), template_id, *version)
                     .await?;
                 Ok(None)
             }
@@ -155,7 +161,7 @@ impl PromptTemplateOp {
                 template_id,
             } => {
                 let deleted = client
-                    .delete_prompt_template(project_id, template_id)
+                    .delete_prompt_template(project_id.as_deref(), template_id)
                     .await?;
                 Ok(deleted.note())
             }

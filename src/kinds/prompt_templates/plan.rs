@@ -15,6 +15,12 @@
 //!   selected again right after a version is created, and a changed pin is
 //!   an update (`~ project[P].prompt_template[N]`).
 //! - An undeclared template is deleted only with `--prune`.
+//!
+//! Global templates (`kind: PromptTemplate` documents) are planned the same
+//! way, at `prompt_template[N]`, against the global listing, and only when
+//! the repo has at least one such document: then every global template no
+//! document declares is unmanaged (a note; deleted with `--prune`). A repo
+//! without one leaves the global templates alone, whatever `--prune` says.
 
 use serde::Serialize;
 
@@ -25,6 +31,7 @@ use super::ops::PromptTemplateOp;
 use super::spec::PromptTemplateSpec;
 use super::wire::{PromptTemplateCreate, PromptVersionCreate};
 use crate::manifest::locate::FieldPath;
+use crate::manifest::set::Located;
 use crate::manifest::set::Origin;
 use crate::plan::address::Address;
 use crate::plan::target::{Kind, Segment, Target};
@@ -38,6 +45,18 @@ pub fn scope(project: &str) -> Target {
         Segment::named(Kind::Project, project),
         Segment::kind(Kind::PromptTemplate),
     ])
+}
+
+/// The scope of the global prompt templates, for `--target`.
+pub fn global_scope() -> Target {
+    Target::scope(vec![Segment::kind(Kind::PromptTemplate)])
+}
+
+/// A declared template, where it is declared.
+struct Declared<'a> {
+    origin: &'a Origin,
+    field: FieldPath,
+    spec: &'a PromptTemplateSpec,
 }
 
 /// A template as a plan shows it whole (a create or a delete).
@@ -64,14 +83,104 @@ pub(crate) fn plan_prompt_templates(
     wanted: &[PromptTemplateSpec],
 ) {
     let live: &[PromptTemplateState] = live_project.prompt_templates.as_deref().unwrap_or_default();
+    let declared: Vec<Declared<'_>> = wanted
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| Declared {
+            origin,
+            field: FieldPath::root().key("prompt_templates").index(i),
+            spec,
+        })
+        .collect();
+    plan_in(
+        planner,
+        Some(project),
+        Some(&live_project.id),
+        live,
+        &declared,
+    );
+}
+
+/// Plans the global prompt templates (`kind: PromptTemplate` documents)
+/// against `live`, the global listing; nothing when there is no document.
+pub(crate) fn plan_global_prompt_templates(
+    planner: &mut Planner<'_>,
+    live: &[PromptTemplateState],
+    wanted: &[Located<PromptTemplateSpec>],
+) {
+    if wanted.is_empty() {
+        return;
+    }
+    let mut declared: Vec<Declared<'_>> = Vec::new();
+    for (i, doc) in wanted.iter().enumerate() {
+        if let Some(first) = wanted[..i].iter().find(|d| d.spec.name == doc.spec.name) {
+            planner.problem_at(
+                &doc.origin,
+                FieldPath::root().key("name"),
+                format!(
+                    "a second PromptTemplate document named `{}` (the first is at {}): a global template's name is unique",
+                    doc.spec.name, first.origin
+                ),
+            );
+            continue;
+        }
+        declared.push(Declared {
+            origin: &doc.origin,
+            field: FieldPath::root(),
+            spec: &doc.spec,
+        });
+    }
+    plan_in(planner, None, None, live, &declared);
+}
+
+/// The mass-change guard over the global templates: `changes` (the plan's,
+/// as selected) deleting a share of the `live` global templates past
+/// `limits` is one mass change of `global` (a project's templates are
+/// guarded with the project's collections).
+pub(crate) fn global_churn<'a>(
+    changes: impl IntoIterator<Item = &'a crate::plan::ResourceChange>,
+    live: &[PromptTemplateState],
+    limits: crate::plan::GuardLimits,
+) -> Option<crate::plan::MassChange> {
+    let deleted = changes
+        .into_iter()
+        .filter(|c| {
+            c.action == Action::Delete
+                && matches!(&c.address, Address::PromptTemplate(a) if a.project.is_none())
+        })
+        .count();
+    let live = live.len().max(deleted);
+    (deleted > 0 && limits.exceeded_by(live, deleted)).then(|| crate::plan::MassChange {
+        container: "global".to_owned(),
+        objects: "prompt templates".to_owned(),
+        live,
+        deleted,
+        replaced: 0,
+    })
+}
+
+/// Plans the templates of a scope: `project` (its name, for addresses) and
+/// `project_id` (for the calls), both `None` for the global ones.
+fn plan_in(
+    planner: &mut Planner<'_>,
+    project: Option<&str>,
+    project_id: Option<&str>,
+    live: &[PromptTemplateState],
+    wanted: &[Declared<'_>],
+) {
     let mut used = vec![false; live.len()];
-    let field = |i: usize| FieldPath::root().key("prompt_templates").index(i);
-    for (i, spec) in wanted.iter().enumerate() {
+    let scope_id = || project_id.map(str::to_owned);
+    for Declared {
+        origin,
+        field,
+        spec,
+    } in wanted
+    {
         // The loader has read any `template_file` into `template`.
         let Some(text) = &spec.template else {
             planner.problem_at(
                 origin,
-                field(i),
+                field.clone(),
                 format!(
                     "prompt template `{}` has no template: give `template` or `template_file`",
                     spec.name
@@ -89,7 +198,7 @@ pub(crate) fn plan_prompt_templates(
             if let Some(n) = spec.pinned().filter(|n| *n != 1) {
                 planner.problem_at(
                     origin,
-                    field(i).key("selected_version"),
+                    field.clone().key("selected_version"),
                     format!(
                         "prompt template `{}` does not exist yet: its first version is 1, so version {n} cannot be selected",
                         spec.name
@@ -103,7 +212,7 @@ pub(crate) fn plan_prompt_templates(
                 selected_version: 1,
             };
             let draft = Draft {
-                address: Address::PromptTemplate(PromptTemplateAddress::template(
+                address: Address::PromptTemplate(PromptTemplateAddress::scoped(
                     project, &spec.name,
                 )),
                 action: Action::Create,
@@ -111,7 +220,7 @@ pub(crate) fn plan_prompt_templates(
                 live_fingerprint: fingerprint::of::<PromptTemplateState>(None),
                 operations: vec![Operation::PromptTemplate(
                     PromptTemplateOp::CreatePromptTemplate {
-                        project_id: live_project.id.clone(),
+                        project_id: scope_id(),
                         body: PromptTemplateCreate {
                             name: spec.name.clone(),
                             template: text.clone(),
@@ -135,7 +244,7 @@ pub(crate) fn plan_prompt_templates(
         if wanted_selection > max {
             planner.problem_at(
                 origin,
-                field(i).key("selected_version"),
+                field.clone().key("selected_version"),
                 format!(
                     "prompt template `{}` has no version {wanted_selection}: its latest {} {max}",
                     spec.name,
@@ -151,7 +260,7 @@ pub(crate) fn plan_prompt_templates(
             settings.extend(declared.clone());
             let mut operations = vec![Operation::PromptTemplate(
                 PromptTemplateOp::CreatePromptVersion {
-                    project_id: live_project.id.clone(),
+                    project_id: scope_id(),
                     template_id: current.id.clone(),
                     base_version: current.latest.version,
                     body: PromptVersionCreate {
@@ -169,7 +278,7 @@ pub(crate) fn plan_prompt_templates(
                 // put back right after.
                 operations.push(Operation::PromptTemplate(
                     PromptTemplateOp::SelectPromptVersion {
-                        project_id: live_project.id.clone(),
+                        project_id: scope_id(),
                         template_id: current.id.clone(),
                         version: wanted_selection,
                     },
@@ -190,7 +299,7 @@ pub(crate) fn plan_prompt_templates(
             planner.changes.push(c);
         } else if wanted_selection != current.selected_version {
             let draft = Draft {
-                address: Address::PromptTemplate(PromptTemplateAddress::template(
+                address: Address::PromptTemplate(PromptTemplateAddress::scoped(
                     project, &spec.name,
                 )),
                 action: Action::Update,
@@ -205,7 +314,7 @@ pub(crate) fn plan_prompt_templates(
                 live_fingerprint: fingerprint::of(Some(current)),
                 operations: vec![Operation::PromptTemplate(
                     PromptTemplateOp::SelectPromptVersion {
-                        project_id: live_project.id.clone(),
+                        project_id: scope_id(),
                         template_id: current.id.clone(),
                         version: wanted_selection,
                     },
@@ -228,7 +337,7 @@ pub(crate) fn plan_prompt_templates(
             continue;
         }
         let address =
-            Address::PromptTemplate(PromptTemplateAddress::template(project, &template.name));
+            Address::PromptTemplate(PromptTemplateAddress::scoped(project, &template.name));
         if planner.options.prune {
             let before = NormTemplate {
                 name: &template.name,
@@ -242,7 +351,7 @@ pub(crate) fn plan_prompt_templates(
                 live_fingerprint: fingerprint::of(Some(template)),
                 operations: vec![Operation::PromptTemplate(
                     PromptTemplateOp::DeletePromptTemplate {
-                        project_id: live_project.id.clone(),
+                        project_id: scope_id(),
                         template_id: template.id.clone(),
                     },
                 )],

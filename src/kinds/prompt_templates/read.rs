@@ -1,4 +1,5 @@
-//! Reading a project's prompt templates: one listing, and for a template
+//! Reading prompt templates, a project's (`Some(project_id)`) or the global
+//! ones (`None`): one listing, and for a template
 //! whose listing holds neither its latest version (selected) nor every
 //! version, a read of its latest version.
 
@@ -10,18 +11,19 @@ use crate::client::{ApiError, Client};
 /// Latest versions read at once.
 const AT_ONCE: usize = 8;
 
-/// The prompt templates of a project.
+/// The prompt templates of a project (`Some(project_id)`) or the global
+/// ones (`None`).
 pub async fn read_prompt_templates(
     client: &Client,
-    project_id: &str,
+    scope: Option<&str>,
 ) -> Result<Vec<PromptTemplateState>, ApiError> {
-    let listed = client.list_prompt_templates(project_id).await?;
+    let listed = client.list_prompt_templates(scope).await?;
     futures::stream::iter(listed.into_iter().map(|t| async move {
         match PromptTemplateState::from_wire(t) {
             Ok(state) => Ok(state),
             Err(t) => {
                 let latest = client
-                    .get_prompt_version(project_id, &t.id, t.max_version)
+                    .get_prompt_version(scope, &t.id, t.max_version)
                     .await?;
                 // A latest version the listing names but the service cannot
                 // find: the selected one stands in (the next read corrects it).

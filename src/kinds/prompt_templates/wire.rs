@@ -152,3 +152,20 @@ pub struct PromptVersionCreate {
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub settings: Map<String, Value>,
 }
+
+/// One page of the global prompt templates (POST `/v2/templates/query`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct GlobalTemplatePage {
+    /// The templates of this page.
+    #[serde(default)]
+    pub templates: Vec<PromptTemplateWire>,
+    /// Pagination.
+    #[serde(flatten)]
+    pub page: crate::api::PageInfo,
+}
+
+impl crate::client::paginate::Paged for GlobalTemplatePage {
+    fn page_info(&self) -> &crate::api::PageInfo {
+        &self.page
+    }
+}

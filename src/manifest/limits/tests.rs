@@ -109,6 +109,7 @@ fn every_limit_of_the_reference_on_a_manifest_field() {
     /$defs/TemplateWithFeedbackConstraints/properties/criteria minLength=1 (had it) <- #/components/schemas/FeedbackTemplateUpdate/properties/criteria/anyOf/0
     /$defs/PromptTemplateSpec/properties/name minLength=1 <- #/components/schemas/CreatePromptTemplateWithVersionRequestBody/properties/name/anyOf/0
     /$defs/PromptText/anyOf/0 minLength=1 <- #/components/schemas/CreatePromptTemplateWithVersionRequestBody/properties/template/anyOf/0
+    /$defs/PromptTemplateDocument/properties/name minLength=1 <- #/components/schemas/CreatePromptTemplateWithVersionRequestBody/properties/name/anyOf/0
     /$defs/StageRuleset/properties/rules minItems=1 <- #/components/schemas/Ruleset/properties/rules
     /$defs/StageAction/oneOf/0/properties/choices minItems=1 <- #/components/schemas/OverrideAction/properties/choices
     /$defs/StageSubscription/properties/url minLength=1 <- #/components/schemas/SubscriptionConfig/properties/url

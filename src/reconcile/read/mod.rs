@@ -102,8 +102,30 @@ pub async fn find<'s>(
             .map(Some)
             .map_err(|e| ReadError::new("the custom scorers".to_owned(), e))
     };
-    let (catalog, integrations, custom_integrations, (projects, mut missing), custom_scorers) =
-        tokio::try_join!(catalog, integrations, custom, discovered, custom_scorers)?;
+    let prompts = async {
+        if !selection.prompt_templates {
+            return Ok(None);
+        }
+        crate::kinds::prompt_templates::read::read_prompt_templates(client, None)
+            .await
+            .map(Some)
+            .map_err(|e| ReadError::new("the global prompt templates", e))
+    };
+    let (
+        catalog,
+        integrations,
+        custom_integrations,
+        (projects, mut missing),
+        custom_scorers,
+        prompt_templates,
+    ) = tokio::try_join!(
+        catalog,
+        integrations,
+        custom,
+        discovered,
+        custom_scorers,
+        prompts
+    )?;
     missing.sort();
     Ok(Found {
         state: State {
@@ -113,6 +135,7 @@ pub async fn find<'s>(
             catalog,
             custom_scorers,
             missing,
+            prompt_templates,
         },
         projects,
     })
@@ -308,7 +331,7 @@ async fn read_project(
         if !read_prompts {
             return Ok(None);
         }
-        crate::kinds::prompt_templates::read::read_prompt_templates(client, &project.id)
+        crate::kinds::prompt_templates::read::read_prompt_templates(client, Some(&project.id))
             .await
             .map(Some)
             .map_err(ctx(|| {

@@ -29,6 +29,9 @@ pub struct Selection {
     pub catalog: Option<BTreeSet<ScorerRef>>,
     /// Whether the custom scorers are read (the manifests declare some).
     pub custom_scorers: bool,
+    /// Whether the global prompt templates are read (a `kind:
+    /// PromptTemplate` document in reach).
+    pub prompt_templates: bool,
 }
 
 /// What to read of one project.
@@ -228,6 +231,8 @@ impl Selection {
                 crate::kinds::scorers::CustomScorerAddress::scorer(&s.spec.name),
             ))
         });
+        selection.prompt_templates = !desired.prompt_templates.is_empty()
+            && options.reaches(&crate::kinds::prompt_templates::plan::global_scope());
         selection.catalog = any_settings.then_some(pins);
         selection
     }
@@ -283,6 +288,7 @@ impl Selection {
         self.integrations.extend(other.integrations);
         self.custom_integrations.extend(other.custom_integrations);
         self.custom_scorers |= other.custom_scorers;
+        self.prompt_templates |= other.prompt_templates;
         self.catalog = match (self.catalog, other.catalog) {
             (Some(mut a), Some(b)) => {
                 a.extend(b);

@@ -70,9 +70,10 @@ enum ReadKey {
     Integration {
         provider: String,
     },
-    /// A project's prompt templates (the kind observes its own changes).
+    /// A project's prompt templates, or the global ones (`None`) (the kind
+    /// observes its own changes).
     PromptTemplates {
-        project_id: String,
+        project_id: Option<String>,
     },
     /// A project's Protect stage, by name (the kind observes its own changes).
     ProtectStage {
@@ -242,7 +243,7 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
     }
     if let Some(project_id) = crate::kinds::prompt_templates::confirm::project_id(change) {
         return Some(ReadKey::PromptTemplates {
-            project_id: project_id.to_owned(),
+            project_id: project_id.map(str::to_owned),
         });
     }
     if let Some((project_id, name)) = crate::kinds::protect_stages::confirm::read_of(change) {
@@ -307,7 +308,11 @@ async fn fetch(client: &Client, catalog: &Catalog, key: &ReadKey) -> Result<Fetc
             Fetched::Projects(crate::kinds::projects::confirm::fetch(client, key).await?)
         }
         ReadKey::PromptTemplates { project_id } => Fetched::PromptTemplates(
-            crate::kinds::prompt_templates::read::read_prompt_templates(client, project_id).await?,
+            crate::kinds::prompt_templates::read::read_prompt_templates(
+                client,
+                project_id.as_deref(),
+            )
+            .await?,
         ),
         ReadKey::MetricSettings {
             project_id,

@@ -571,7 +571,7 @@ pub fn in_project(mut change: ResourceChange, project: &str) -> ResourceChange {
         | Address::Widget(WidgetAddress { project: p, .. })
         | Address::Settings(SettingsAddress { project: p, .. })
         | Address::Dashboard(DashboardAddress { project: p, .. }) => *p = project.to_owned(),
-        Address::PromptTemplate(a) => a.project = project.to_owned(),
+        Address::PromptTemplate(a) => a.project = Some(project.to_owned()),
         Address::ProtectStage(a) => a.project = project.to_owned(),
         Address::Project(a) => a.project = project.to_owned(),
         Address::LogStream(a) => a.project = project.to_owned(),
