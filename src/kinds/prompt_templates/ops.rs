@@ -23,11 +23,9 @@ use super::live::PromptTemplateState;
 use super::normalize::holds;
 use super::read::read_prompt_templates;
 use super::wire::{PromptTemplateCreate, PromptVersionCreate};
-use crate::client::{ApiError, Client};
-use crate::reconcile::ReadError;
+use crate::client::Client;
 use crate::reconcile::apply::OperationError;
-use crate::reconcile::apply::create::{MAX_SENDS, may_still_land};
-use crate::reconcile::apply::settle::short_cause;
+use crate::reconcile::apply::create::settle_described as settled;
 
 /// One API call on a prompt template. Ids are resolved; bodies are what is
 /// sent.
@@ -167,81 +165,4 @@ impl PromptTemplateOp {
             }
         }
     }
-}
-
-/// Sends a create (`send`) until it is known to exist (`find` reads whether
-/// it does), as the module says.
-async fn settled<F, FF, S, SF>(
-    noun: &'static str,
-    find: F,
-    describe: impl Fn() -> String,
-    send: S,
-) -> Result<Option<String>, OperationError>
-where
-    F: Fn() -> FF,
-    FF: std::future::Future<Output = Result<bool, ApiError>>,
-    S: Fn() -> SF,
-    SF: std::future::Future<Output = Result<(), ApiError>>,
-{
-    match find().await {
-        Ok(true) => {
-            return Ok(Some(format!(
-                "the {noun} exists already (created since the plan was read, by another run); not created again"
-            )));
-        }
-        Ok(false) => {}
-        Err(e) => {
-            return Err(OperationError::NotRead {
-                noun,
-                source: ReadError::new(describe(), e),
-            });
-        }
-    }
-    let mut lost: Vec<String> = Vec::new();
-    for _ in 0..MAX_SENDS {
-        let error = match send().await {
-            Ok(()) => {
-                return Ok((!lost.is_empty()).then(|| {
-                    format!(
-                        "the answer to {} earlier request(s) was lost ({}) and a re-read did not find the {noun}, so it was sent again",
-                        lost.len(),
-                        lost.join(", ")
-                    )
-                }));
-            }
-            Err(e @ ApiError::Ambiguous { .. }) => e,
-            // Refused as a duplicate: another run made it since the read above.
-            Err(e @ ApiError::Conflict { .. }) => {
-                return match find().await {
-                    Ok(true) => Ok(Some(format!(
-                        "another run created the {noun} at the same time; not created again"
-                    ))),
-                    _ => Err(e.into()),
-                };
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let cause = short_cause(&error);
-        match find().await {
-            Ok(true) => {
-                return Ok(Some(format!(
-                    "the service's answer was lost ({cause}); a re-read found the {noun}, so it was created once"
-                )));
-            }
-            Ok(false) if may_still_land(&cause) => {
-                return Err(OperationError::MaybeLate { noun, cause });
-            }
-            Ok(false) => lost.push(cause),
-            Err(e) => {
-                return Err(OperationError::Unsettled {
-                    noun,
-                    source: ReadError::new(describe(), e),
-                });
-            }
-        }
-    }
-    Err(OperationError::LostCreate {
-        noun,
-        sends: MAX_SENDS,
-    })
 }

@@ -23,9 +23,8 @@ use super::normalize::NormDefinition;
 use super::read::read_custom_scorers;
 use super::wire::{CreateScorerBody, ScopeBody, UpdateScorerBody, VersionBody};
 use crate::client::{ApiError, Client};
-use crate::reconcile::ReadError;
 use crate::reconcile::apply::OperationError;
-use crate::reconcile::apply::create::settle_create;
+pub(super) use crate::reconcile::apply::create::settle_described as settled;
 
 /// The scorer an operation acts on: by id, or (created by the same
 /// change) by name.
@@ -266,22 +265,4 @@ impl CustomScorerOp {
             }
         }
     }
-}
-
-/// Sends a create (`send`) until it is known to exist (`find` reads whether
-/// it does), as the module says: [`settle_create`], the settling every
-/// kind's create goes through.
-pub(super) async fn settled<F, FF, S, SF>(
-    noun: &'static str,
-    find: F,
-    describe: impl Fn() -> String,
-    send: S,
-) -> Result<Option<String>, OperationError>
-where
-    F: Fn() -> FF,
-    FF: std::future::Future<Output = Result<bool, ApiError>>,
-    S: Fn() -> SF,
-    SF: std::future::Future<Output = Result<(), ApiError>>,
-{
-    settle_create(noun, find, |e| ReadError::new(describe(), e), send).await
 }

@@ -613,6 +613,23 @@ where
     })
 }
 
+/// [`settle_create`] for a `find` that fails as the client does, its read
+/// described by `describe` (`the prompt templates of project P`).
+pub async fn settle_described<F, FF, S, SF>(
+    noun: &'static str,
+    find: F,
+    describe: impl Fn() -> String,
+    send: S,
+) -> Result<Option<String>, OperationError>
+where
+    F: Fn() -> FF,
+    FF: std::future::Future<Output = Result<bool, ApiError>>,
+    S: Fn() -> SF,
+    SF: std::future::Future<Output = Result<(), ApiError>>,
+{
+    settle_create(noun, find, |e| ReadError::new(describe(), e), send).await
+}
+
 /// One create to make in a scope.
 pub struct Job<'a> {
     /// Its index in the caller's list (outcomes are returned with it).
