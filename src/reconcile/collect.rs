@@ -62,24 +62,11 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
             Ok(None)
         }
     };
-    let custom_scorers = async {
-        if !selection.integrations {
-            return Ok(None);
-        }
-        crate::kinds::scorers::read::read_custom_scorers(client)
-            .await
-            .map(Some)
-            .map_err(ctx(|| "the custom scorers".to_owned()))
-    };
-    let prompt_templates = async {
-        if !selection.prompt_templates {
-            return Ok(None);
-        }
-        crate::kinds::prompt_templates::read::read_prompt_templates(client, None)
-            .await
-            .map(Some)
-            .map_err(|e| ReadError::new("the global prompt templates", e))
-    };
+    // The custom scorers go with the integrations: an export of the whole
+    // organization.
+    let custom_scorers = crate::kinds::scorers::read::read_if(client, selection.integrations);
+    let prompt_templates =
+        crate::kinds::prompt_templates::read::read_global_if(client, selection.prompt_templates);
     let (listed, catalog, integrations, custom_scorers, prompt_templates) = tokio::try_join!(
         list_projects(client),
         catalog,

@@ -156,6 +156,34 @@ fn renames<'w>(
         .collect()
 }
 
+/// Every old name of `renames`, as keys to look up.
+fn old_names(renames: &[(ObjectKey, &[String])]) -> Vec<ObjectKey> {
+    renames
+        .iter()
+        .flat_map(|(_, names)| names.iter().map(|n| ObjectKey::Name(n.clone())))
+        .collect()
+}
+
+/// Moves each renamed key whose first old name `live` holds from `missing`
+/// (of `kind`) into `found`, with the live object.
+fn take_renamed<T: Clone>(
+    renames: Vec<(ObjectKey, &[String])>,
+    kind: &str,
+    live: &BTreeMap<ObjectKey, T>,
+    found: &mut BTreeMap<ObjectKey, T>,
+    missing: &mut Vec<MissingObject>,
+) {
+    for (key, names) in renames {
+        let first = names
+            .iter()
+            .find_map(|n| live.get(&ObjectKey::Name(n.clone())));
+        if let Some(object) = first {
+            found.insert(key.clone(), object.clone());
+            missing.retain(|m| !(m.kind == kind && m.key == key));
+        }
+    }
+}
+
 /// Moves the projects reading found missing by name, that exist under a
 /// name of their `renamed_from`, into `found` (with that live name): the
 /// planner renames them.
@@ -173,20 +201,8 @@ pub async fn renamed_projects(
     if renames.is_empty() {
         return Ok(());
     }
-    let old: Vec<ObjectKey> = renames
-        .iter()
-        .flat_map(|(_, names)| names.iter().map(|n| ObjectKey::Name(n.clone())))
-        .collect();
-    let (live, _) = find_projects(client, &old).await?;
-    for (key, names) in renames {
-        let first = names
-            .iter()
-            .find_map(|n| live.get(&ObjectKey::Name(n.clone())));
-        if let Some(project) = first {
-            found.insert(key.clone(), project.clone());
-            missing.retain(|m| !(m.kind == "project" && m.key == key));
-        }
-    }
+    let (live, _) = find_projects(client, &old_names(&renames)).await?;
+    take_renamed(renames, "project", &live, found, missing);
     Ok(())
 }
 
@@ -210,20 +226,8 @@ pub async fn renamed_log_streams(
     if renames.is_empty() {
         return Ok(());
     }
-    let old: Vec<ObjectKey> = renames
-        .iter()
-        .flat_map(|(_, names)| names.iter().map(|n| ObjectKey::Name(n.clone())))
-        .collect();
-    let (live, _) = find_runs(client, project, kind, &old).await?;
-    for (key, names) in renames {
-        let first = names
-            .iter()
-            .find_map(|n| live.get(&ObjectKey::Name(n.clone())));
-        if let Some(run) = first {
-            found.insert(key.clone(), run.clone());
-            missing.retain(|m| !(m.kind == "log stream" && m.key == key));
-        }
-    }
+    let (live, _) = find_runs(client, project, kind, &old_names(&renames)).await?;
+    take_renamed(renames, "log stream", &live, found, missing);
     Ok(())
 }
 

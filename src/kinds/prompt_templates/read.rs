@@ -36,3 +36,18 @@ pub async fn read_prompt_templates(
     .try_collect()
     .await
 }
+
+/// The global prompt templates when `selected` (`None` otherwise), as the
+/// plan and export read them.
+pub async fn read_global_if(
+    client: &Client,
+    selected: bool,
+) -> Result<Option<Vec<PromptTemplateState>>, crate::reconcile::ReadError> {
+    if !selected {
+        return Ok(None);
+    }
+    read_prompt_templates(client, None)
+        .await
+        .map(Some)
+        .map_err(|e| crate::reconcile::ReadError::new("the global prompt templates", e))
+}

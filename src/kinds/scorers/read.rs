@@ -45,3 +45,18 @@ pub async fn read_custom_scorers(client: &Client) -> Result<Vec<CustomScorerStat
     scorers.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
     Ok(scorers)
 }
+
+/// Every custom scorer when `selected` (`None` otherwise), as the plan and
+/// export read them.
+pub async fn read_if(
+    client: &Client,
+    selected: bool,
+) -> Result<Option<Vec<CustomScorerState>>, crate::reconcile::ReadError> {
+    if !selected {
+        return Ok(None);
+    }
+    read_custom_scorers(client)
+        .await
+        .map(Some)
+        .map_err(|e| crate::reconcile::ReadError::new("the custom scorers", e))
+}

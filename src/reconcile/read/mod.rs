@@ -93,24 +93,9 @@ pub async fn find<'s>(
     let integrations = integrations::read_integrations(client, selection.integrations.clone());
     let custom = integrations::read_custom_integrations(client, &selection.custom_integrations);
     let discovered = discover(client, &selection.projects, known);
-    let custom_scorers = async {
-        if !selection.custom_scorers {
-            return Ok(None);
-        }
-        crate::kinds::scorers::read::read_custom_scorers(client)
-            .await
-            .map(Some)
-            .map_err(|e| ReadError::new("the custom scorers".to_owned(), e))
-    };
-    let prompts = async {
-        if !selection.prompt_templates {
-            return Ok(None);
-        }
-        crate::kinds::prompt_templates::read::read_prompt_templates(client, None)
-            .await
-            .map(Some)
-            .map_err(|e| ReadError::new("the global prompt templates", e))
-    };
+    let custom_scorers = crate::kinds::scorers::read::read_if(client, selection.custom_scorers);
+    let prompts =
+        crate::kinds::prompt_templates::read::read_global_if(client, selection.prompt_templates);
     let (
         catalog,
         integrations,
