@@ -218,6 +218,16 @@ fn a_stage_removed_from_the_manifests_is_only_paused_with_prune() {
         "the plan says what --prune does: {}",
         plan.stdout
     );
+    let text = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    text.expect(0);
+    assert!(
+        !text.stdout.contains("deleted only with --prune")
+            && text
+                .stdout
+                .contains("protect_stage[pii]: Protect stage `pii` exists but is not declared; the service cannot delete a stage, so --prune pauses it"),
+        "the text plan does not call the stage deletable: {}",
+        text.stdout
+    );
     let pruned = ctx.evalctl(&["plan", "repo", "--prune", "--detailed-exitcode"]);
     pruned.expect(2);
     assert!(

@@ -203,7 +203,9 @@ pub(crate) fn plan_protect_stages(
             planner.note_by(
                 stage.created_by.clone(),
                 Some(here),
-                NoteKind::Unmanaged,
+                // Not `Unmanaged`: its heading says "deleted only with
+                // --prune", and a stage is never deleted.
+                NoteKind::Info,
                 format!(
                     "Protect stage `{}` exists but is not declared; the service cannot delete a stage, so --prune pauses it",
                     stage.name
