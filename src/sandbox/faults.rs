@@ -56,6 +56,11 @@ pub struct Faults {
     /// Only requests whose path contains this are subject to faults
     /// (latency included); `None` for all.
     pub path_contains: Option<String>,
+    /// Only requests to exactly this path (no query) are subject to faults;
+    /// `None` for all. Where a listing's path extends a create's
+    /// (`POST /v2/templates/query` and `POST /v2/templates`), this aims at
+    /// the create alone.
+    pub path_is: Option<String>,
     /// Only requests of this method (`PATCH`) are subject to faults; `None`
     /// for all.
     pub method: Option<String>,
@@ -221,6 +226,7 @@ impl FaultState {
         if f.path_contains
             .as_deref()
             .is_some_and(|p| !path.contains(p))
+            || f.path_is.as_deref().is_some_and(|p| path != p)
             || f.method
                 .as_deref()
                 .is_some_and(|m| !m.eq_ignore_ascii_case(method))

@@ -245,6 +245,43 @@ fn a_lost_answer_to_a_version_create_is_settled_without_a_second_version() {
 }
 
 #[test]
+fn a_lost_answer_to_a_template_create_is_settled_without_a_second_template() {
+    // `POST /v2/templates` creates; `POST /v2/templates/query` lists: the
+    // faults aim at the exact path, so the listing that settles is answered.
+    for (seed, drop_after) in [(3, true), (4, false)] {
+        let ctx = TestContext::new();
+        ctx.write("repo/greeting.yaml", GREETING);
+        ctx.faults(Faults {
+            fail_after_rate: if drop_after { 0.0 } else { 1.0 },
+            drop_after_rate: if drop_after { 1.0 } else { 0.0 },
+            fail_statuses: if drop_after { vec![] } else { vec![500] },
+            seed,
+            path_is: Some("/v2/templates".into()),
+            method: Some("POST".into()),
+            ..Faults::none()
+        });
+        let run = ctx.evalctl(&["apply", "repo", "--auto-approve"]);
+        assert_eq!(run.status, 0, "{}", run.all_output());
+        let hits = ctx
+            .sandbox
+            .requests()
+            .iter()
+            .filter(|r| matches!(r.fault, Some(Fault::FailAfter(_) | Fault::DropAfter)))
+            .count();
+        assert_eq!(
+            hits, 1,
+            "the fault hit the one create, which was not sent again"
+        );
+        ctx.faults(Faults::none());
+        let all = templates(&ctx);
+        assert_eq!(all.len(), 1, "one template, not two: {all:?}");
+        assert_eq!(all[0].max_version, 1);
+        ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+            .expect(0);
+    }
+}
+
+#[test]
 fn two_documents_of_one_name_are_an_error() {
     let ctx = TestContext::new();
     ctx.write("repo/a.yaml", GREETING);
