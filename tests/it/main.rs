@@ -31,6 +31,7 @@ mod client_reference;
 mod client_retry;
 mod client_sandbox;
 mod client_secrets;
+mod docs_examples;
 mod e2e_blast_radius;
 mod e2e_dashboards_export;
 mod e2e_echo_secrets;
