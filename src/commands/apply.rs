@@ -18,8 +18,8 @@ use crate::error::Error;
 use crate::exit::ExitStatus;
 use crate::output::Printer;
 use crate::plan::{
-    AddressKind, ApplyReport, ChangeOutcome, ChangesError, Enrichment, Operation, OutcomeStatus,
-    Plan, PlanOptions, ResourceChange, Unconverged,
+    AddressKind, ApplyReport, ChangeOutcome, ChangesError, Enrichment, OutcomeStatus, Plan,
+    PlanOptions, ResourceChange, Unconverged,
 };
 use crate::progress::Progress;
 use crate::reconcile::apply::secrets::referenced_variables;
@@ -410,8 +410,8 @@ fn stream_outcome(outcome: &ChangeOutcome, format: Format, printer: &Printer, pr
     progress.advance();
 }
 
-/// Refuses before any write when an integration's secret variable that the
-/// plan sends is not set, showing each at the field that takes it (from
+/// Refuses before any write when a secret variable that the plan sends (an
+/// integration's, or a Protect stage's webhook URL's) is not set, showing each at the field that takes it (from
 /// manifests). A variable the plan does not send is not mentioned.
 fn check_secrets_available(
     plan: &Plan,
@@ -424,21 +424,22 @@ fn check_secrets_available(
     for i in 0..changes.len() {
         if !matches!(
             changes.kind(i),
-            AddressKind::Integration | AddressKind::CustomIntegration
+            AddressKind::Integration | AddressKind::CustomIntegration | AddressKind::ProtectStage
         ) {
             continue;
         }
         let change = changes.get(i).map_err(Error::Changes)?;
-        for body in change
-            .operations
-            .iter()
-            .filter_map(Operation::integration_body)
-        {
-            for name in referenced_variables(body) {
-                if process_env(&name).is_none_or(|v| v.is_empty()) {
-                    missing.push(format!("{name} (for {})", change.address));
-                    names.push(name);
-                }
+        for name in change.operations.iter().flat_map(|op| {
+            let mut names = op
+                .integration_body()
+                .map(referenced_variables)
+                .unwrap_or_default();
+            names.extend(op.webhook_variables());
+            names
+        }) {
+            if process_env(&name).is_none_or(|v| v.is_empty()) {
+                missing.push(format!("{name} (for {})", change.address));
+                names.push(name);
             }
         }
     }

@@ -198,31 +198,46 @@ fn drop_constraint_defaults(constraints: &mut Value) {
 
 /// Writes every literal `${` as `$${` in the strings the loader interpolates:
 /// all of them, except under a secret key of an Integration document (the
-/// same rule as [`crate::manifest::interpolate`]) and the references export
-/// writes there for values that may come from the environment. Keys are never
-/// interpolated.
+/// same rule as [`crate::manifest::interpolate`]), the references export
+/// writes there for values that may come from the environment, and the
+/// strings the loader keeps as written elsewhere
+/// ([`crate::manifest::interpolate::kept_as_written`]: a Protect stage's
+/// webhook URL, which export has from evalctl's record as the manifest wrote
+/// it). Keys are never interpolated.
 fn escape_interpolation(value: &mut Value, secret_fields: bool, secret: bool) {
+    escape_at(value, &mut String::new(), secret_fields, secret);
+}
+
+fn escape_at(value: &mut Value, path: &mut String, secret_fields: bool, secret: bool) {
     match value {
         Value::Object(map) => {
             for (key, child) in map.iter_mut() {
+                let len = path.len();
+                path.push('/');
+                path.push_str(key);
                 let secret = secret || (secret_fields && is_secret_key(key));
-                escape_interpolation(child, secret_fields, secret);
+                escape_at(child, path, secret_fields, secret);
+                path.truncate(len);
             }
         }
         Value::Array(items) => {
-            for child in items {
-                escape_interpolation(child, secret_fields, secret);
+            for (index, child) in items.iter_mut().enumerate() {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&index.to_string());
+                escape_at(child, path, secret_fields, secret);
+                path.truncate(len);
             }
         }
-        // In an Integration document, a string that is exactly one reference was
-        // written as one by export (a value that may come from the environment).
-        Value::String(s)
-            if !secret
-                && s.contains("${")
-                && !(secret_fields
-                    && crate::manifest::types::EnvRef::try_from(s.clone()).is_ok()) =>
-        {
-            *s = s.replace("${", "$${");
+        Value::String(s) if !secret && s.contains("${") => {
+            // In an Integration document, a string that is exactly one reference
+            // was written as one by export (a value that may come from the
+            // environment).
+            let reference =
+                secret_fields && crate::manifest::types::EnvRef::try_from(s.clone()).is_ok();
+            if !reference && !crate::manifest::interpolate::kept_as_written(path, s) {
+                *s = s.replace("${", "$${");
+            }
         }
         _ => {}
     }

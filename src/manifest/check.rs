@@ -324,8 +324,9 @@ pub fn check(
     out.claims = claims(input, &working);
     out.hidden = hidden_spans(input, &working, &hidden);
     if !out.diagnostics.iter().any(Diagnostic::is_error) {
-        // An Integration's strings that refer to the environment go into the spec as
-        // written: only `apply` expands them (its secret resolution).
+        // An Integration's strings that refer to the environment (and a Project's
+        // webhook URLs that do) go into the spec as written: only `apply` expands
+        // them (its secret resolution).
         let mut env = EnvFields::default();
         for kept in interpolated.kept {
             if let Some(slot) = working.pointer_mut(&kept.pointer) {
@@ -334,8 +335,10 @@ pub fn check(
             }
         }
         out.spec = typed(input, working, kind, azure, &mut out.diagnostics);
-        if let Some(Spec::Integration(spec)) = &mut out.spec {
-            spec.env = env;
+        match &mut out.spec {
+            Some(Spec::Integration(spec)) => spec.env = env,
+            Some(Spec::Project(spec)) => spec.attach_env(&env),
+            _ => {}
         }
         if let Some(Spec::Settings(spec)) = &out.spec {
             let loosened =

@@ -24,6 +24,8 @@
 //!   a variable (`Bearer ${TOKEN}` does); a literal is refused like a literal secret.
 //!   The fields that name the document (`provider`, `name`, ...) are interpolated and
 //!   shown as in a Project document.
+//! - Outside Integration documents, a Protect stage's webhook URL that refers to a
+//!   variable is kept the same way ([`SECRET_WHEN_FROM_ENV`]).
 //!
 //! Mapping keys are never interpolated.
 
@@ -122,7 +124,7 @@ pub struct Outcome {
     pub issues: Vec<Issue>,
     /// Every scalar under a secret key, and every refused literal credential.
     pub secrets: Vec<SecretSite>,
-    /// In an Integration document, the strings to keep as written (see
+    /// In an Integration document (and at [`SECRET_WHEN_FROM_ENV`]), the strings to keep as written (see
     /// [`crate::manifest::types::IntegrationSpec::config`]), in document order.
     pub kept: Vec<Kept>,
     /// Every variable referred to, in document order.
@@ -221,6 +223,43 @@ pub fn interpolate(
     };
     walker.walk(value, &mut String::new(), false, false);
     walker.out
+}
+
+/// Fields of other documents than Integrations whose value, when taken from
+/// the environment, is a secret all the same: kept as written in the spec
+/// ([`Outcome::kept`], the value only as a fingerprint), shown as written,
+/// and expanded by `apply` at the last moment. A Protect stage's webhook URL
+/// is one: a Slack or Teams webhook URL is its own credential. `*` matches
+/// any list index.
+const SECRET_WHEN_FROM_ENV: &[&[&str]] = &[&[
+    "protect_stages",
+    "*",
+    "prioritized_rulesets",
+    "*",
+    "action",
+    "subscriptions",
+    "*",
+    "url",
+]];
+
+/// Whether the string `text` at the JSON pointer `path` is one of
+/// [`SECRET_WHEN_FROM_ENV`] and refers to the environment (or writes `$${`):
+/// the loader keeps it as written, and export writes it as it has it.
+pub fn kept_as_written(path: &str, text: &str) -> bool {
+    if !text.contains("${") {
+        return false;
+    }
+    let tokens: Vec<&str> = path.split('/').skip(1).collect();
+    SECRET_WHEN_FROM_ENV.iter().any(|pattern| {
+        pattern.len() == tokens.len()
+            && pattern.iter().zip(&tokens).all(|(p, t)| {
+                if *p == "*" {
+                    !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())
+                } else {
+                    p == t
+                }
+            })
+    })
 }
 
 /// Finds the scalars under secret keys of `value` (any key [`crate::api::secret::is_secret_key`]
@@ -514,7 +553,7 @@ impl Walker<'_> {
     /// string under a credential key ([`crate::api::secret::is_secret_key`]) must
     /// refer to a variable.
     fn string(&mut self, text: &str, path: &str, credential: bool) -> Option<String> {
-        let kept = self.secret_fields && !self.is_identity(path);
+        let kept = (self.secret_fields && !self.is_identity(path)) || kept_as_written(path, text);
         if kept && credential && !text.contains("${") {
             self.out.secrets.push(SecretSite {
                 pointer: path.to_owned(),

@@ -96,6 +96,14 @@ impl ProjectSpec {
         self.prompt_templates = None;
         self.protect_stages = None;
     }
+
+    /// Gives the spec what the loader kept of the strings it took from the
+    /// environment (`env`, by JSON pointer): its Protect stages' webhook URLs.
+    pub fn attach_env(&mut self, env: &EnvFields) {
+        if let Some(stages) = &mut self.protect_stages {
+            crate::kinds::protect_stages::webhooks::attach(stages, env);
+        }
+    }
 }
 
 /// A log stream's managed configuration.

@@ -575,6 +575,15 @@ impl Operation {
             _ => None,
         }
     }
+
+    /// The environment variables the webhook URLs it sends are read from
+    /// (a Protect stage's), at apply time.
+    pub fn webhook_variables(&self) -> Vec<String> {
+        match self {
+            Operation::ProtectStage(op) => op.variables(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// Something a reviewer should know that is not a change.

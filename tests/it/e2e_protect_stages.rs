@@ -461,3 +461,129 @@ fn a_hostile_stage_name_is_created_once_and_read_back_by_its_exact_name() {
     ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
     assert_eq!(stages(&ctx).len(), 1);
 }
+
+/// A stage whose webhook URL is taken from the environment.
+const FROM_ENV: &str = r#"
+kind: Project
+name: demo-project
+protect_stages:
+  - name: hooked
+    prioritized_rulesets:
+      - rules:
+          - metric: toxicity
+            operator: gt
+            target_value: 0.5
+        action:
+          type: passthrough
+          subscriptions:
+            - url: ${HOOK_URL}
+"#;
+
+const HOOK: &str = "https://hooks.slack.com/services/T0001/B0002/hook-secret-4f9a8c7e";
+const HOOK_ROTATED: &str = "https://hooks.slack.com/services/T0001/B0002/hook-rotated-77d1e0";
+
+/// Every file below the test's directory, as text (plan files, the record,
+/// exports): none may hold the URL.
+fn files_holding(ctx: &TestContext, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![ctx.path("")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if std::fs::read(&path)
+                .is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
+            {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_webhook_url_from_the_environment_is_sent_but_never_shown_and_a_new_value_is_a_change() {
+    let ctx = TestContext::new();
+    ctx.write("repo/project.yaml", FROM_ENV);
+    let env = [("HOOK_URL", HOOK)];
+    let mut outputs = Vec::new();
+    for format in ["text", "json", "markdown"] {
+        let plan = ctx.evalctl_with(&env, &["plan", "repo", "-o", format, "-vv"]);
+        plan.expect(0);
+        assert!(plan.stdout.contains("${HOOK_URL}"), "{}", plan.stdout);
+        outputs.push(plan.all_output());
+    }
+    ctx.evalctl_with(&env, &["plan", "repo", "--out", "plan.json"])
+        .expect(0);
+    // Without the variable, apply refuses before any write.
+    let refused = ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"]);
+    assert_eq!(refused.status, 1, "{}", refused.all_output());
+    assert!(
+        refused
+            .all_output()
+            .contains("HOOK_URL (for project[demo-project].protect_stage[hooked])"),
+        "{}",
+        refused.all_output()
+    );
+    assert!(stages(&ctx).iter().all(|s| s.name != "hooked"));
+    let apply = ctx.evalctl_with(
+        &env,
+        &["apply", "--plan", "plan.json", "--auto-approve", "-vv"],
+    );
+    apply.expect(0);
+    outputs.push(apply.all_output());
+    // The service got the value.
+    let hooked = stage(&ctx, "hooked");
+    assert_eq!(
+        hooked.prioritized_rulesets[0]["action"]["subscriptions"][0]["url"],
+        HOOK
+    );
+    // The same value again: nothing to do.
+    let again = ctx.evalctl_with(&env, &["plan", "repo", "--detailed-exitcode"]);
+    again.expect(0);
+    outputs.push(again.all_output());
+    // A new value is a change, shown as written.
+    let rotated = [("HOOK_URL", HOOK_ROTATED)];
+    let plan = ctx.evalctl_with(&rotated, &["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    assert!(
+        plan.stdout
+            .contains("~ project[demo-project].protect_stage[hooked]"),
+        "{}",
+        plan.stdout
+    );
+    outputs.push(plan.all_output());
+    let apply = ctx.evalctl_with(&rotated, &["apply", "repo", "--auto-approve"]);
+    apply.expect(0);
+    outputs.push(apply.all_output());
+    assert_eq!(
+        stage(&ctx, "hooked").prioritized_rulesets[0]["action"]["subscriptions"][0]["url"],
+        HOOK_ROTATED
+    );
+    ctx.evalctl_with(&rotated, &["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+    // Export writes the reference, and plans empty.
+    let export = ctx.evalctl_with(
+        &rotated,
+        &["export", "--dir", "exported", "--project", "demo-project"],
+    );
+    export.expect(0);
+    outputs.push(export.all_output());
+    let exported =
+        std::fs::read_to_string(ctx.path("exported/demo-project.yaml")).unwrap_or_default();
+    assert!(exported.contains("${HOOK_URL}"), "{exported}");
+    for secret in [HOOK, HOOK_ROTATED] {
+        for output in &outputs {
+            assert!(
+                !output.contains(secret),
+                "an output shows the URL:\n{output}"
+            );
+        }
+        assert_eq!(
+            files_holding(&ctx, secret),
+            Vec::<String>::new(),
+            "files hold the URL"
+        );
+    }
+}

@@ -32,6 +32,7 @@ pub mod plan;
 pub mod read;
 pub mod record;
 pub mod spec;
+pub mod webhooks;
 pub mod wire;
 
 pub use address::ProtectStageAddress;

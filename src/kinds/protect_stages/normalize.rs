@@ -47,9 +47,11 @@ pub fn shown(rulesets: &[Value]) -> Value {
 }
 
 /// Whether the rulesets known live are the declared ones (`None` live:
-/// unknown, which is not the same).
+/// unknown, which is not the same), `declared` in the compared form
+/// ([`super::webhooks::compared`]).
 pub fn same_rulesets(live: Option<&[Value]>, declared: &[Value]) -> bool {
     live.is_some_and(|live| {
+        let live = super::webhooks::aligned(live, declared);
         live.len() == declared.len() && live.iter().zip(declared).all(|(a, b)| same_value(a, b))
     })
 }

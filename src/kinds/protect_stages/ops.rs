@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use super::client::StageBy;
 use super::record::{self, StageRecord};
+use super::webhooks::{for_sending, variables};
 use super::wire::{RulesetsBody, StageCreate, StageWire};
 use crate::client::{ApiError, Client};
 use crate::reconcile::ReadError;
@@ -77,6 +78,18 @@ impl ProtectStageOp {
         }
     }
 
+    /// The environment variables its rulesets' webhook URLs are read from
+    /// when it is sent.
+    pub fn variables(&self) -> Vec<String> {
+        match self {
+            ProtectStageOp::CreateStage { body, .. } => variables(&body.prioritized_rulesets),
+            ProtectStageOp::ReplaceStageRulesets { body, .. } => {
+                variables(&body.prioritized_rulesets)
+            }
+            ProtectStageOp::PauseStage { .. } => Vec::new(),
+        }
+    }
+
     /// The project it is in, by id.
     pub fn project_id(&self) -> &str {
         match self {
@@ -88,10 +101,19 @@ impl ProtectStageOp {
 
     /// Sends the operation as the module says; `Ok(Some(note))` when it
     /// succeeded in a way worth saying.
-    pub async fn send(&self, client: &Client) -> Result<Option<String>, OperationError> {
+    pub async fn send(
+        &self,
+        client: &Client,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<String>, OperationError> {
         match self {
             ProtectStageOp::CreateStage { project_id, body } => {
-                create(client, project_id, body).await
+                let (sent, recorded) = for_sending(&body.prioritized_rulesets, env)?;
+                let body = StageCreate {
+                    prioritized_rulesets: sent,
+                    ..body.clone()
+                };
+                create(client, project_id, &body, &recorded).await
             }
             ProtectStageOp::ReplaceStageRulesets {
                 project_id,
@@ -99,7 +121,19 @@ impl ProtectStageOp {
                 name,
                 base_version,
                 body,
-            } => replace(client, project_id, stage_id, name, *base_version, body).await,
+            } => {
+                let (sent, recorded) = for_sending(&body.prioritized_rulesets, env)?;
+                let body = RulesetsBody {
+                    prioritized_rulesets: sent,
+                };
+                let at = Stage {
+                    project_id,
+                    stage_id,
+                    name,
+                    base_version: *base_version,
+                };
+                replace(client, &at, &body, &recorded).await
+            }
             ProtectStageOp::PauseStage {
                 project_id,
                 stage_id,
@@ -138,10 +172,13 @@ fn join(a: Option<String>, b: Option<String>) -> Option<String> {
     }
 }
 
+/// `recorded`: the rulesets as the record keeps them
+/// ([`super::webhooks::for_sending`]).
 async fn create(
     client: &Client,
     project_id: &str,
     body: &StageCreate,
+    recorded: &[Value],
 ) -> Result<Option<String>, OperationError> {
     let find = || client.get_stage(project_id, StageBy::Name(&body.name));
     let not_read = |e: ApiError| OperationError::NotRead {
@@ -166,10 +203,7 @@ async fn create(
                         lost.join(", ")
                     )
                 });
-                return Ok(join(
-                    said,
-                    remember(project_id, &stage, &body.prioritized_rulesets),
-                ));
+                return Ok(join(said, remember(project_id, &stage, recorded)));
             }
             Err(e @ ApiError::Ambiguous { .. }) => e,
             Err(e @ ApiError::Conflict { .. }) => {
@@ -188,10 +222,7 @@ async fn create(
                 let said = format!(
                     "the service's answer was lost ({cause}); a re-read found the {STAGE}, so it was created once"
                 );
-                return Ok(join(
-                    Some(said),
-                    remember(project_id, &stage, &body.prioritized_rulesets),
-                ));
+                return Ok(join(Some(said), remember(project_id, &stage, recorded)));
             }
             Ok(None) if may_still_land(&cause) => {
                 return Err(OperationError::MaybeLate { noun: STAGE, cause });
@@ -211,15 +242,30 @@ async fn create(
     })
 }
 
+/// The stage a replace acts on.
+struct Stage<'a> {
+    project_id: &'a str,
+    stage_id: &'a str,
+    name: &'a str,
+    /// Its version when the plan was made.
+    base_version: Option<i64>,
+}
+
+/// `recorded`: the rulesets as the record keeps them
+/// ([`super::webhooks::for_sending`]).
 async fn replace(
     client: &Client,
-    project_id: &str,
-    stage_id: &str,
-    name: &str,
-    base_version: Option<i64>,
+    at: &Stage<'_>,
     body: &RulesetsBody,
+    recorded: &[Value],
 ) -> Result<Option<String>, OperationError> {
-    let rulesets = &body.prioritized_rulesets;
+    let &Stage {
+        project_id,
+        stage_id,
+        name,
+        base_version,
+    } = at;
+    let rulesets = recorded;
     let mut lost: Vec<String> = Vec::new();
     for _ in 0..MAX_SENDS {
         let error = match client

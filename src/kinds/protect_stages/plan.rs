@@ -59,7 +59,10 @@ pub(crate) fn plan_protect_stages(
             }
             continue;
         }
+        // Sent as written (a URL from the environment is expanded by apply);
+        // compared with the fingerprints of such URLs' values beside them.
         let declared = spec.wire_rulesets();
+        let compared = super::webhooks::compared(spec).unwrap_or_default();
         let found = live
             .iter()
             .enumerate()
@@ -106,7 +109,7 @@ pub(crate) fn plan_protect_stages(
         let mut operations = Vec::new();
         let mut reasons = Vec::new();
         if let Some(declared) = declared
-            && !same_rulesets(current.rulesets.as_deref(), &declared)
+            && !same_rulesets(current.rulesets.as_deref(), &compared)
         {
             before.prioritized_rulesets = Some(match &current.rulesets {
                 Some(known) => shown(known),

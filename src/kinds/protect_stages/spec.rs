@@ -156,6 +156,30 @@ pub struct StageSubscription {
     /// The statuses that notify (the service's default: `triggered`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub statuses: Option<Vec<ExecutionStatus>>,
+    /// When `url` takes its value from the environment and the variable is
+    /// set: the fingerprint of the value, from the loader
+    /// ([`super::webhooks`]). Never written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub url_fingerprint: Option<String>,
+}
+
+impl StageAction {
+    /// Its subscriptions.
+    pub fn subscriptions(&self) -> &[StageSubscription] {
+        match self {
+            StageAction::Override { subscriptions, .. }
+            | StageAction::Passthrough { subscriptions } => subscriptions,
+        }
+    }
+
+    /// Its subscriptions, mutably.
+    pub fn subscriptions_mut(&mut self) -> &mut Vec<StageSubscription> {
+        match self {
+            StageAction::Override { subscriptions, .. }
+            | StageAction::Passthrough { subscriptions } => subscriptions,
+        }
+    }
 }
 
 /// A ruleset's status (the reference's `ExecutionStatus`).
@@ -200,7 +224,9 @@ impl StageRuleset {
 
     /// A ruleset as [`StageRuleset::to_wire`] wrote it (`None`: not one).
     pub fn from_wire(wire: &Value) -> Option<Self> {
-        let mut wire = wire.clone();
+        let mut wire = super::webhooks::without_fingerprints(std::slice::from_ref(wire))
+            .pop()
+            .unwrap_or(Value::Null);
         if let Some(t) = wire.pointer_mut("/action/type")
             && let Some(s) = t.as_str()
         {

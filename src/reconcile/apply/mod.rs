@@ -982,7 +982,7 @@ async fn send_idempotent(
         }
         Operation::Template(op) => op.send_idempotent(client).await?,
         Operation::PromptTemplate(op) => op.send(client).await?,
-        Operation::ProtectStage(op) => op.send(client).await?,
+        Operation::ProtectStage(op) => op.send(client, options.env).await?,
         Operation::CustomScorer(op) => op.send(client).await?,
         Operation::Project(op) => op.send(client).await?,
         Operation::PutIntegration { body } => {

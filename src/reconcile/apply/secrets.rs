@@ -16,7 +16,7 @@ use crate::manifest::types::EnvRef;
 /// A secret reference whose variable is not set.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "environment variable `{name}` is not set (the integration's secrets are read from it at apply time)"
+    "environment variable `{name}` is not set (a secret read from it at apply time: an integration's, or a webhook URL's)"
 )]
 pub struct MissingSecret {
     /// The variable.
