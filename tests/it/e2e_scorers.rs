@@ -580,3 +580,147 @@ fn two_applies_creating_one_scorer_at_once_leave_one_scorer_with_one_version() {
     ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
         .expect(0);
 }
+
+/// Metric settings of the demo project that use the politeness judge the
+/// same manifests declare: staging follows the latest, the experiment is
+/// pinned to its version 1.
+const USES: &str = "kind: Project\nname: demo-project\nlog_streams:\n  - name: staging\n    metric_settings:\n      scorers:\n        - name: politeness-judge\nexperiments:\n  - name: baseline-eval\n    metric_settings:\n      scorers:\n        - name: politeness-judge\n          scorer_version: 1\n";
+
+/// The scorer configs of the demo's staging log stream and baseline-eval
+/// experiment, read out of band: (scorer id, pinned version id) of the
+/// scorer named `name`.
+#[allow(clippy::type_complexity)]
+fn uses_of(ctx: &TestContext, name: &str) -> (Option<String>, Option<(String, Option<String>)>) {
+    let client = ctx.client();
+    ctx.block_on(async {
+        let project = client
+            .find_project_by_name("demo-project")
+            .await
+            .expect("lookup")
+            .expect("the demo project");
+        let stream = client
+            .find_log_stream_by_name(&project.id, "staging")
+            .await
+            .expect("lookup")
+            .expect("the staging log stream");
+        let staging = client
+            .get_log_stream_metric_settings(&project.id, &stream.id)
+            .await
+            .expect("staging's settings")
+            .expect("settings");
+        let eval = client
+            .find_experiment_by_name(&project.id, "baseline-eval")
+            .await
+            .expect("lookup")
+            .expect("baseline-eval");
+        let pinned = client
+            .get_experiment_metric_settings(&project.id, &eval.id)
+            .await
+            .expect("baseline-eval's settings")
+            .expect("settings");
+        let find = |configs: Vec<evalctl::api::ScorerConfig>| {
+            configs
+                .into_iter()
+                .find(|c| c.name.as_deref() == Some(name))
+        };
+        (
+            find(staging.scorers).map(|c| c.id),
+            find(pinned.scorers).map(|c| (c.id, c.scorer_version.map(|v| v.id))),
+        )
+    })
+}
+
+#[test]
+fn a_scorer_created_in_the_same_apply_is_used_by_metric_settings_followed_and_pinned() {
+    let ctx = TestContext::new();
+    repo(&ctx, REPO, PROMPT);
+    ctx.write("repo/project.yaml", USES);
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    for line in [
+        "+ scorer[politeness-judge]",
+        "~ project[demo-project].log_stream[staging].metric_settings",
+        "~ project[demo-project].experiment[baseline-eval].metric_settings",
+    ] {
+        assert!(plan.stdout.contains(line), "{line}:\n{}", plan.stdout);
+    }
+    assert!(
+        !plan.all_output().contains("pending:"),
+        "{}",
+        plan.all_output()
+    );
+    let run = ctx.evalctl(&["apply", "repo", "--auto-approve"]);
+    assert_eq!(run.status, 0, "{}", run.all_output());
+    let s = scorer(&ctx, "politeness-judge");
+    let v1 = s.latest_version.as_ref().expect("version 1").id.clone();
+    let (follows, pinned) = uses_of(&ctx, "politeness-judge");
+    assert_eq!(
+        follows.as_deref(),
+        Some(s.id.as_str()),
+        "staging follows it"
+    );
+    assert_eq!(
+        pinned,
+        Some((s.id.clone(), Some(v1))),
+        "the experiment pins 1"
+    );
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+    assert_eq!(posts(&ctx, "/v2/scorers"), 1, "the scorer was created once");
+    assert_eq!(posts(&ctx, "/version/llm"), 1, "and its version once");
+}
+
+#[test]
+fn a_saved_plan_that_creates_a_scorer_and_uses_it_resolves_it_when_applied() {
+    let ctx = TestContext::new();
+    repo(&ctx, REPO, PROMPT);
+    ctx.write("repo/project.yaml", USES);
+    ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
+        .expect(0);
+    let saved = std::fs::read_to_string(ctx.path("plan.json")).expect("the saved plan");
+    assert!(
+        saved.contains("pending:scorer:politeness-judge")
+            && saved.contains("pending:scorer_version:politeness-judge:1"),
+        "the saved plan carries the pending references"
+    );
+    let run = ctx.evalctl(&["apply", "--plan", "plan.json", "--auto-approve"]);
+    assert_eq!(run.status, 0, "{}", run.all_output());
+    let s = scorer(&ctx, "politeness-judge");
+    let v1 = s.latest_version.as_ref().expect("version 1").id.clone();
+    assert_eq!(
+        uses_of(&ctx, "politeness-judge"),
+        (Some(s.id.clone()), Some((s.id.clone(), Some(v1))))
+    );
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}
+
+#[test]
+fn metric_settings_may_pin_the_version_the_same_apply_adds() {
+    let ctx = TestContext::new();
+    repo(&ctx, REPO, PROMPT);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    repo(&ctx, REPO, &PROMPT.replace("polite?", "courteous?"));
+    ctx.write(
+        "repo/project.yaml",
+        &USES.replace("scorer_version: 1", "scorer_version: 2"),
+    );
+    let plan = ctx.evalctl(&["plan", "repo"]);
+    assert!(
+        plan.stdout
+            .contains("+ scorer[politeness-judge].version[2]"),
+        "{}",
+        plan.all_output()
+    );
+    let run = ctx.evalctl(&["apply", "repo", "--auto-approve"]);
+    assert_eq!(run.status, 0, "{}", run.all_output());
+    let s = scorer(&ctx, "politeness-judge");
+    let v2 = s.latest_version.as_ref().expect("version 2");
+    assert_eq!(v2.version, 2);
+    assert_eq!(
+        uses_of(&ctx, "politeness-judge").1,
+        Some((s.id.clone(), Some(v2.id.clone())))
+    );
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}

@@ -365,12 +365,12 @@ pub async fn apply(plan: &Plan, client: &Client, options: &ApplyOptions<'_>) -> 
     let changes = &plan.changes;
     let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(changes.len());
     let of_change = stages_of(changes);
-    // Ids of projects and log streams this plan creates are resolved when
-    // the operations inside them run.
+    // Ids of projects, log streams and custom scorers this plan creates are
+    // resolved when the operations inside or using them run.
     let creates = (0..changes.len()).any(|i| {
         matches!(
             changes.kind(i),
-            AddressKind::Project | AddressKind::LogStream
+            AddressKind::Project | AddressKind::LogStream | AddressKind::CustomScorer
         ) && changes.action(i) == Action::Create
     });
     let pending = &Pending::new(creates);
