@@ -463,8 +463,8 @@ fn a_failing_validation_is_reported_with_the_service_message_and_creates_no_vers
     ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
     code_repo(&ctx, "def score(x):\n    return True\n");
     let run = ctx.evalctl(&["apply", "repo", "--auto-approve"]);
-    // Apply's documented status for a change that failed (not 0, not 2).
-    assert_eq!(run.status, 3, "{}", run.all_output());
+    // The user's code is wrong: an error (1), not an unfinished apply (3).
+    assert_eq!(run.status, 1, "{}", run.all_output());
     assert!(
         run.all_output().contains("No function named 'scorer_fn'")
             && run.all_output().contains("no version was created")
@@ -474,6 +474,39 @@ fn a_failing_validation_is_reported_with_the_service_message_and_creates_no_vers
     );
     assert_eq!(posts(&ctx, "/version/code"), 1, "nothing was created");
     assert_eq!(latest(&scorer(&ctx, "short-answer")), 1);
+    assert_eq!(code_of(&ctx, "short-answer"), CODE);
+    let report: ApplyReport = {
+        let run = ctx.evalctl(&["apply", "repo", "--auto-approve", "-o", "json"]);
+        assert_eq!(run.status, 1, "{}", run.all_output());
+        report(&run)
+    };
+    assert!(
+        report.outcomes.iter().any(|o| o.invalid_input),
+        "{report:?}"
+    );
+}
+
+#[test]
+fn a_new_code_scorer_whose_file_fails_validation_creates_neither_scorer_nor_version() {
+    let ctx = TestContext::new();
+    code_repo(&ctx, "def score(x):\n    return True\n");
+    let run = ctx.evalctl(&["apply", "repo", "--auto-approve"]);
+    assert_eq!(run.status, 1, "{}", run.all_output());
+    assert!(
+        run.all_output().contains("No function named 'scorer_fn'")
+            && run.all_output().contains("no version was created"),
+        "{}",
+        run.all_output()
+    );
+    assert!(
+        !scorers(&ctx).iter().any(|s| s.name == "short-answer"),
+        "no scorer was created"
+    );
+    assert_eq!(posts(&ctx, "/v2/scorers"), 0);
+    assert_eq!(posts(&ctx, "/version/code"), 0);
+    // Fixed, the next apply creates it.
+    code_repo(&ctx, CODE);
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
     assert_eq!(code_of(&ctx, "short-answer"), CODE);
 }
 
@@ -557,16 +590,15 @@ fn two_applies_creating_one_scorer_at_once_leave_one_scorer_with_one_version() {
         )
     });
     ctx.faults(Faults::none());
-    // The run whose create was refused as a duplicate leaves the first
-    // version, scope and pin to the run that made the scorer; its
-    // confirmation may read the scorer before that run finished (3: did not
-    // converge yet). Neither fails.
+    // The run that finds the scorer made by the other adopts it: it waits
+    // for the other's first version, finds it holds the same definition,
+    // and makes none. Both succeed.
     for run in [&a, &b] {
-        assert!(matches!(run.status, 0 | 3), "{}", run.all_output());
+        assert_eq!(run.status, 0, "{}", run.all_output());
     }
     assert!(
-        a.all_output().contains("left to the run that made it")
-            || b.all_output().contains("left to the run that made it"),
+        a.all_output().contains("this run adopted it")
+            || b.all_output().contains("this run adopted it"),
         "{}\n{}",
         a.all_output(),
         b.all_output()

@@ -408,6 +408,7 @@ async fn run_unit(
             status: OutcomeStatus::Failed,
             detail: Some(format!("not attempted: {error}")),
             transient: false,
+            invalid_input: false,
         };
         (options.on_outcome)(&outcome);
         (i, outcome)
@@ -490,6 +491,7 @@ fn outcome(
         status,
         detail,
         transient: false,
+        invalid_input: false,
     }
 }
 
@@ -532,6 +534,7 @@ fn failed(change: &ResourceChange, error: &OperationError, done: usize) -> Chang
     };
     ChangeOutcome {
         transient: error.is_transient(),
+        invalid_input: matches!(error, OperationError::CodeNotValidated { .. }),
         ..outcome(
             change,
             OutcomeStatus::Failed,
