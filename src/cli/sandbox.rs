@@ -163,7 +163,8 @@ pub struct SandboxArgs {
     )]
     pub drop_after_rate: f64,
 
-    /// Fault: only requests whose path contains this are subject to faults.
+    /// Fault: only requests whose path contains this are subject to faults
+    /// (ending in `$`: whose path ends with the rest, as `/v2/scorers$`).
     #[arg(long, value_name = "TEXT", help_heading = "Faults")]
     pub fault_path: Option<String>,
 

@@ -196,6 +196,10 @@ pub async fn run(args: &ApplyArgs, printer: &Printer) -> Result<ExitStatus, Erro
     write_report(printer, &applied, args.output, &render_options);
     Ok(if report.is_complete() {
         ExitStatus::Success
+    } else if report.has_invalid_input() {
+        // The manifests must change (a code scorer's file the service's
+        // validation fails): an error of the input, not an unfinished apply.
+        ExitStatus::Failure
     } else {
         ExitStatus::Incomplete
     })

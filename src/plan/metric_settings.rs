@@ -35,7 +35,7 @@ pub(crate) fn plan_metric_settings(
         return;
     };
     let run_kind = *run_kind;
-    let catalog = &planner.live.catalog;
+    let catalog = planner.catalog;
     let before = run.metric_settings.clone().unwrap_or_default();
     let mut after = before.clone();
     let mut body = MetricSettingsRequest::default();

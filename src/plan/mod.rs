@@ -147,6 +147,10 @@ fn render_problems(problems: &[Problem]) -> String {
 /// Accumulates the changes, notes and problems of one planning run.
 pub(crate) struct Planner<'a> {
     pub(crate) live: &'a State,
+    /// The scorer catalog metric settings resolve against: live's, with the
+    /// custom scorers and versions the plan creates
+    /// (`crate::kinds::scorers::pending`).
+    pub(crate) catalog: &'a crate::state::Catalog,
     pub(crate) options: &'a PlanOptions,
     pub(crate) changes: Vec<ResourceChange>,
     pub(crate) notes: Vec<Note>,
@@ -310,6 +314,9 @@ pub struct Planning<'a> {
     /// Which declared metric settings use each declared custom scorer
     /// (gathered before the projects are planned and released).
     scorer_uses: crate::kinds::scorers::uses::Uses,
+    /// Live's scorer catalog with the custom scorers and versions the plan
+    /// creates ([`crate::kinds::scorers::pending::planned_catalog`]).
+    catalog: Cow<'a, crate::state::Catalog>,
 }
 
 impl<'a> Planning<'a> {
@@ -341,6 +348,11 @@ impl<'a> Planning<'a> {
         }
         let problems = desired.projects.iter().map(|_| None).collect();
         let scorer_uses = crate::kinds::scorers::uses::declared_uses(&desired);
+        let catalog = crate::kinds::scorers::pending::planned_catalog(
+            &live.catalog,
+            &desired.scorers,
+            live.custom_scorers.as_deref(),
+        );
         Planning {
             desired,
             live,
@@ -355,6 +367,7 @@ impl<'a> Planning<'a> {
             forecast: Vec::new(),
             forecast_names: std::collections::BTreeSet::new(),
             scorer_uses,
+            catalog,
         }
     }
 
@@ -370,6 +383,7 @@ impl<'a> Planning<'a> {
             let project = &self.desired.projects[index];
             let mut planner = Planner {
                 live: self.live,
+                catalog: &self.catalog,
                 options: self.options,
                 changes: Vec::new(),
                 notes: std::mem::take(&mut self.notes),
@@ -420,9 +434,11 @@ impl<'a> Planning<'a> {
         projects: &BTreeMap<ObjectKey, ProjectState>,
     ) -> Result<Plan, PlanError> {
         let (live, options) = (self.live, self.options);
+        let catalog = std::mem::take(&mut self.catalog);
         let desired = &*self.desired;
         let mut planner = Planner {
             live,
+            catalog: &catalog,
             options,
             changes: Vec::new(),
             notes: Vec::new(),

@@ -42,6 +42,14 @@ impl ApplyReport {
             )
     }
 
+    /// Whether a change failed because the service found what the
+    /// manifests declare invalid ([`ChangeOutcome::invalid_input`]).
+    pub fn has_invalid_input(&self) -> bool {
+        self.outcomes
+            .iter()
+            .any(|o| o.status == OutcomeStatus::Failed && o.invalid_input)
+    }
+
     /// Whether every change succeeded and live state converged.
     pub fn is_complete(&self) -> bool {
         let c = self.counts();
@@ -86,6 +94,12 @@ pub struct ChangeOutcome {
     /// an environment variable fails the same way until something changes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub transient: bool,
+    /// For a change that failed: the service found what the manifests
+    /// declare invalid (a code scorer's file failed its validation), so the
+    /// manifests must change; `apply` exits 1 then, as for any error of its
+    /// input, not 3.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub invalid_input: bool,
 }
 
 /// How a change ended.

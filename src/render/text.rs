@@ -615,6 +615,7 @@ mod tests {
                     status,
                     detail: None,
                     transient,
+                    invalid_input: false,
                 })
                 .collect(),
             ..ApplyReport::default()

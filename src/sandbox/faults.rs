@@ -54,16 +54,23 @@ pub struct Faults {
     /// Seed of the decisions.
     pub seed: u64,
     /// Only requests whose path contains this are subject to faults
-    /// (latency included); `None` for all.
+    /// (latency included); `None` for all. Ending in `$`, only those whose
+    /// path ends with the rest: `/v2/scorers$` is a scorer's create
+    /// (`POST /v2/scorers`), not the listing (`POST /v2/scorers/list`) nor
+    /// a version's create, which `/v2/scorers` also matches.
     pub path_contains: Option<String>,
-    /// Only requests to exactly this path (no query) are subject to faults;
-    /// `None` for all. Where a listing's path extends a create's
-    /// (`POST /v2/templates/query` and `POST /v2/templates`), this aims at
-    /// the create alone.
-    pub path_is: Option<String>,
     /// Only requests of this method (`PATCH`) are subject to faults; `None`
     /// for all.
     pub method: Option<String>,
+}
+
+/// Whether `path` is one [`Faults::path_contains`] selects: it contains
+/// `filter`, or, when `filter` ends in `$`, ends with the rest.
+fn path_matches(path: &str, filter: &str) -> bool {
+    match filter.strip_suffix('$') {
+        Some(end) => path.ends_with(end),
+        None => path.contains(filter),
+    }
 }
 
 /// The statuses injected 5xx answers draw from by default: 500 as well as
@@ -225,8 +232,7 @@ impl FaultState {
         let f = &self.faults;
         if f.path_contains
             .as_deref()
-            .is_some_and(|p| !path.contains(p))
-            || f.path_is.as_deref().is_some_and(|p| path != p)
+            .is_some_and(|p| !path_matches(path, p))
             || f.method
                 .as_deref()
                 .is_some_and(|m| !m.eq_ignore_ascii_case(method))
@@ -436,5 +442,24 @@ mod tests {
             .is_err()
         );
         assert!(Faults::none().validate().is_ok());
+    }
+
+    #[test]
+    fn a_path_filter_ending_in_a_dollar_matches_the_end_of_the_path_only() {
+        let faults = Faults {
+            fail_rate: 1.0,
+            path_contains: Some("/v2/scorers$".into()),
+            ..Faults::none()
+        };
+        let mut state = FaultState::new(faults);
+        let hit =
+            |state: &mut FaultState, path: &str| state.decide(1, "POST", path).fault.is_some();
+        assert!(hit(&mut state, "/v2/scorers"));
+        assert!(!hit(&mut state, "/v2/scorers/list"));
+        assert!(!hit(&mut state, "/v2/scorers/abc/version/llm"));
+        assert!(
+            path_matches("/v2/scorers/list", "/v2/scorers"),
+            "a substring, as before"
+        );
     }
 }

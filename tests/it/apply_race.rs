@@ -73,7 +73,8 @@ fn at_once(ctx: &TestContext, a: &[&str], b: &[&str]) -> (Run, Run) {
 }
 
 /// Names that occur more than once among the sections of each dashboard of
-/// `demo-project`'s log streams and among its templates of each kind.
+/// `demo-project`'s log streams, among its templates of each kind and among
+/// the custom scorers; and examples/full's scorers at a version other than 1.
 fn duplicates(ctx: &TestContext) -> Vec<String> {
     let project_id = ctx.demo_project_id();
     let client = ctx.client();
@@ -117,6 +118,16 @@ fn duplicates(ctx: &TestContext) -> Vec<String> {
                 .into_iter()
                 .map(|t| ("feedback template".to_owned(), t.name)),
         );
+        // examples/full's custom scorers: one of each, with one version.
+        let scorers = client.list_custom_scorers().await.expect("read");
+        let mut versions = Vec::new();
+        for s in scorers {
+            let n = s.latest_version.as_ref().map_or(0, |v| v.version);
+            if ["support-politeness", "answer-length"].contains(&s.name.as_str()) && n != 1 {
+                versions.push(format!("custom scorer `{}` at version {n}, not 1", s.name));
+            }
+            names.push(("custom scorer".to_owned(), s.name));
+        }
         let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
         for n in names {
             *counts.entry(n).or_default() += 1;
@@ -125,6 +136,7 @@ fn duplicates(ctx: &TestContext) -> Vec<String> {
             .into_iter()
             .filter(|(_, n)| *n > 1)
             .map(|((what, name), n)| format!("{what} `{name}` {n} times"))
+            .chain(versions)
             .collect()
     })
 }

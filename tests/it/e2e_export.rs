@@ -146,8 +146,10 @@ fn a_rich_configuration_round_trips_deterministically_without_secrets() {
     assert_no_secret(&run.all_output());
     let written = exported(&run);
     // Three projects (examples/full's new-team among them), the
-    // integrations, the custom scorers and their prompt and code files.
-    assert_eq!(written.len(), 7, "{}", run.stderr);
+    // integrations, the custom scorers (the demo's two and examples/full's
+    // two) and their prompt and code files.
+    assert_eq!(written.len(), 9, "{}", run.stderr);
+    assert!(run.stderr.contains("(4 custom scorers)"), "{}", run.stderr);
     assert!(
         run.stderr
             .contains("integrations `anthropic`, `custom`, `openai`"),

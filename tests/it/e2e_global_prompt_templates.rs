@@ -256,7 +256,7 @@ fn a_lost_answer_to_a_template_create_is_settled_without_a_second_template() {
             drop_after_rate: if drop_after { 1.0 } else { 0.0 },
             fail_statuses: if drop_after { vec![] } else { vec![500] },
             seed,
-            path_is: Some("/v2/templates".into()),
+            path_contains: Some("/v2/templates$".into()),
             method: Some("POST".into()),
             ..Faults::none()
         });

@@ -51,6 +51,7 @@ mod e2e_scorers;
 mod e2e_secrets;
 mod e2e_three_way;
 mod e2e_widgets;
+mod fault_scorers;
 mod fault_suite;
 mod hostile_names;
 mod install_action;

@@ -58,6 +58,7 @@ fn every_example_document_conforms_to_it() {
         "examples/full/demo-project.yaml",
         "examples/full/integrations.yaml",
         "examples/full/policies.yaml",
+        "examples/full/scorers.yaml",
     ] {
         let text = std::fs::read_to_string(file).expect("read example");
         for document in parse(&text, &Limits::default()).expect("the example parses") {
@@ -66,7 +67,7 @@ fn every_example_document_conforms_to_it() {
             documents += 1;
         }
     }
-    assert_eq!(documents, 5);
+    assert_eq!(documents, 7);
 }
 
 #[test]

@@ -43,7 +43,7 @@ const KEYS: [(&str, &str); 2] = [
 fn valid_manifests_exit_zero_with_a_summary_on_stdout() {
     let run = evalctl(&["validate", "examples/full"], &KEYS);
     assert_eq!(run.status, 0, "{}", run.stderr);
-    assert_eq!(run.stdout, "4 files, 5 documents: valid\n");
+    assert_eq!(run.stdout, "5 files, 7 documents: valid\n");
     assert_eq!(run.stderr, "");
     let run = evalctl(&["validate", "examples/quickstart/demo-project.yaml"], &[]);
     assert_eq!(
@@ -80,11 +80,11 @@ fn unset_tokens_are_one_note_not_warnings() {
     let note = "note: plan and drift do not need integration tokens; apply does (2 not set here: ANTHROPIC_API_KEY, OPENAI_API_KEY)\n";
     let run = evalctl(&["validate", "examples/full"], &[]);
     assert_eq!(run.status, 0, "{}", run.stderr);
-    assert_eq!(run.stdout, "4 files, 5 documents: valid\n");
+    assert_eq!(run.stdout, "5 files, 7 documents: valid\n");
     assert_eq!(run.stderr, note);
     let run = evalctl(&["validate", "-o", "github", "examples/full"], &[]);
     assert_eq!(run.status, 0, "{}", run.stderr);
-    assert_eq!(run.stdout, "4 files, 5 documents: valid\n");
+    assert_eq!(run.stdout, "5 files, 7 documents: valid\n");
     assert_eq!(run.stderr, note);
     // JSON keeps each, as data.
     let run = evalctl(&["validate", "-o", "json", "examples/full"], &[]);
@@ -163,7 +163,7 @@ fn github_output_annotates_each_problem() {
     );
 
     let run = evalctl(&["validate", "-o", "github", "examples/full"], &KEYS);
-    assert_eq!(run.stdout, "4 files, 5 documents: valid\n");
+    assert_eq!(run.stdout, "5 files, 7 documents: valid\n");
 }
 
 #[test]

@@ -8,6 +8,9 @@
 //! `reconcile::read::runs::find_runs`) ([`Pending`]). A saved plan holds
 //! pending ids too, and is resolved the same way when it is applied.
 //!
+//! Other kinds name what a plan creates the same way and are resolved here
+//! too: a custom scorer and its versions (`crate::kinds::scorers::pending`).
+//!
 //! A pending id cannot be a service id (those are uuids), and the service
 //! is never asked about one.
 
@@ -25,6 +28,8 @@ use crate::state::ObjectKey;
 
 const PROJECT: &str = "pending:project:";
 const LOG_STREAM: &str = "pending:log_stream:";
+/// The key under which ids of other kinds are resolved (not a project id).
+const PENDING_OF_KIND: &str = "pending:";
 
 /// The pending id of the project `name` a plan creates.
 pub fn project_id(name: &str) -> String {
@@ -102,6 +107,11 @@ impl Pending {
         while let Some(v) = stack.pop() {
             match v {
                 serde_json::Value::String(s) if is_pending(s) => {
+                    if let Some(id) = self.of_kind(client, s).await? {
+                        *s = id;
+                        changed = true;
+                        continue;
+                    }
                     let id = match (project_name(s), log_stream_name(s), &project_id) {
                         (Some(name), _, _) => self.project(client, name).await?,
                         (None, Some(name), Some(project_id)) => {
@@ -123,6 +133,21 @@ impl Pending {
         serde_json::from_value(value)
             .map(Some)
             .map_err(|e| unresolved(e.to_string()))
+    }
+
+    /// The id a pending id of another kind stands for (a custom scorer or
+    /// its version: `crate::kinds::scorers::pending`), once per apply;
+    /// `None` when it is a project's or a log stream's.
+    async fn of_kind(&self, client: &Client, id: &str) -> Result<Option<String>, OperationError> {
+        let key = (PENDING_OF_KIND.to_owned(), id.to_owned());
+        if let Some(id) = self.resolved.lock().await.get(&key) {
+            return Ok(Some(id.clone()));
+        }
+        let found = crate::kinds::scorers::pending::resolve(client, id).await?;
+        if let Some(real) = &found {
+            self.resolved.lock().await.insert(key, real.clone());
+        }
+        Ok(found)
     }
 
     async fn project(&self, client: &Client, name: &str) -> Result<String, OperationError> {

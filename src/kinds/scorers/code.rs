@@ -5,7 +5,9 @@
 //! task's result) only from a completed, passing validation of the same
 //! file. A failing validation is reported with the service's message and
 //! nothing is created; a task not completed within [`POLL_BUDGET`] is a
-//! failure too (nothing created; the next apply validates again).
+//! failure too (nothing created; the next apply validates again). A new
+//! code scorer's file is validated before the scorer is created, so a
+//! failing one leaves neither a scorer nor a version.
 //!
 //! The version's create is settled like every create ([`super::ops`]): a
 //! read before it (a newer latest version already holding this file is not
@@ -175,13 +177,26 @@ pub async fn validate(
     }
 }
 
-/// Creates a version of the code scorer `id` from `code`, once validated;
-/// `find` reads whether a newer version already holds it.
+/// The passing validation of `code`: a failing one is
+/// [`OperationError::CodeNotValidated`], with the service's message.
+pub async fn validated(client: &Client, name: &str, code: &str) -> Result<Value, OperationError> {
+    match validate(client, name, code).await? {
+        Validation::Valid(result) => Ok(result),
+        Validation::Invalid(message) => Err(OperationError::CodeNotValidated {
+            scorer: name.to_owned(),
+            message: format!("the service's validation failed: {message}"),
+        }),
+    }
+}
+
+/// Creates a version of the code scorer `id` from `code`, once validated
+/// (`passed`: the validation already made, by the scorer's create); `find`
+/// reads whether a newer version already holds it.
 pub async fn create_code_version<F, FF>(
     client: &Client,
-    id: &str,
-    name: &str,
+    (id, name): (&str, &str),
     code: &str,
+    passed: Option<Value>,
     find: F,
 ) -> Result<Option<String>, OperationError>
 where
@@ -194,14 +209,9 @@ where
                 .to_owned(),
         ));
     }
-    let result = match validate(client, name, code).await? {
-        Validation::Valid(result) => result,
-        Validation::Invalid(message) => {
-            return Err(OperationError::CodeNotValidated {
-                scorer: name.to_owned(),
-                message: format!("the service's validation failed: {message}"),
-            });
-        }
+    let result = match passed {
+        Some(result) => result,
+        None => validated(client, name, code).await?,
     };
     settled(
         "code scorer version",

@@ -3,7 +3,8 @@
 //! back as planned?): the live scorer the change is about, found by the id
 //! its operations name or, for a create, by name; its fingerprint, as the
 //! planner took it; and its comparable form, every field the change's
-//! fields may point into (metadata and the latest version's definition).
+//! fields may point into (metadata and the latest version's definition;
+//! for a create, only the fields it planned).
 
 use serde_json::{Map, Value};
 
@@ -69,5 +70,18 @@ pub fn observe(change: &ResourceChange, live: &[CustomScorerState]) -> (String, 
         None if creates => live.iter().find(|s| s.name == address.name),
         None => None,
     };
-    (fingerprint::of(found), found.map(comparable))
+    let mut now = found.map(comparable);
+    // A create is planned whole: the fields the manifest leaves out (the
+    // service's defaults) are not what it planned, so they are not compared.
+    if creates
+        && let Some(Value::Object(now)) = &mut now
+        && let Some(Value::Object(planned)) = change
+            .fields
+            .iter()
+            .find(|f| f.path.is_empty())
+            .and_then(|f| f.after_value())
+    {
+        now.retain(|k, _| planned.contains_key(k));
+    }
+    (fingerprint::of(found), now)
 }

@@ -6,7 +6,8 @@
 //! Everything evalctl knows of them is here: the manifest spec ([`spec`])
 //! and its files ([`files`]), the wire bodies ([`wire`]) and the client's
 //! calls, how they are read ([`read`]) and reduced ([`live`]), compared
-//! ([`normalize`]), addressed ([`address`]), planned ([`plan`]), sent
+//! ([`normalize`]), addressed ([`address`]), planned ([`plan`]; metric
+//! settings name a scorer the same apply creates by a [`pending`] id), sent
 //! ([`ops`], [`code`]), confirmed ([`confirm`]) and exported ([`export`]).
 
 pub mod address;
@@ -18,6 +19,7 @@ pub mod files;
 pub mod live;
 pub mod normalize;
 pub mod ops;
+pub mod pending;
 pub mod plan;
 pub mod read;
 pub mod spec;

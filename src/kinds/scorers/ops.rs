@@ -15,7 +15,11 @@
 //! `MAX_SENDS` in all), unless the request may still be in the service (the
 //! client timed out), which is reported as failed for the next apply to
 //! re-read. A scorer's create refused as a duplicate (409: another run made
-//! it since the read) is done when a read finds it.
+//! it since the read) is done when a read finds it, and the scorer is
+//! adopted: this run waits (bounded) for the other run's first version,
+//! then creates its own only when that one does not hold its definition, so
+//! two applies of one manifest leave one scorer with one version, and both
+//! succeed. A code scorer's file is validated before its scorer is created.
 
 use serde::{Deserialize, Serialize};
 
@@ -79,10 +83,10 @@ impl ScorerRef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum CustomScorerOp {
-    /// POST a scorer (no version yet), then, only when this run made it,
-    /// `then`: its first version, scope and pin. A scorer another run made
-    /// meanwhile is that run's to finish: its first version is not made
-    /// twice.
+    /// POST a scorer (no version yet; a code scorer's file validated
+    /// first), then `then`: its first version, scope and pin. A scorer
+    /// another run made meanwhile is adopted: its first version, once that
+    /// run made it, is not made twice when it holds the same definition.
     CreateCustomScorer {
         /// The body.
         body: CreateScorerBody,
@@ -133,6 +137,40 @@ pub enum CustomScorerOp {
 }
 
 const SCORER: &str = "custom scorer";
+
+/// How long a run that finds the scorer it was to create made by another
+/// run waits for that run's first version before comparing with it.
+const ADOPT_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Adopts the scorer `name` another run created (its create was refused as
+/// a duplicate, or a read before sending found it): that run makes its
+/// first version right after the scorer, so this one waits for it (within
+/// [`ADOPT_WAIT`]), then goes on as for an existing scorer: its version is
+/// created only when the latest one does not hold this definition.
+async fn adopt(client: &Client, name: &str) -> Result<String, OperationError> {
+    let started = tokio::time::Instant::now();
+    let mut wait = std::time::Duration::from_millis(50);
+    loop {
+        let all = client.list_custom_scorers().await?;
+        let versioned = all
+            .iter()
+            .any(|s| s.name == name && s.latest_version.is_some());
+        if versioned {
+            return Ok(
+                "another run created the scorer at the same time; this run adopted it and compared its definition with that run's first version"
+                    .to_owned(),
+            );
+        }
+        if started.elapsed() + wait > ADOPT_WAIT {
+            return Ok(format!(
+                "another run created the scorer and had made no version after {}s; this run adopted it and made its first version",
+                ADOPT_WAIT.as_secs()
+            ));
+        }
+        tokio::time::sleep(wait).await;
+        wait = (wait * 2).min(std::time::Duration::from_secs(1));
+    }
+}
 const VERSION: &str = "custom scorer version";
 
 impl CustomScorerOp {
@@ -148,12 +186,69 @@ impl CustomScorerOp {
         }
     }
 
+    /// Creates a version (the operation is `CreateScorerVersion`; `passed`:
+    /// its code's passing validation, made already), unless a version newer
+    /// than the plan's base already holds its definition.
+    async fn create_version(
+        &self,
+        client: &Client,
+        passed: Option<serde_json::Value>,
+    ) -> Result<Option<String>, OperationError> {
+        let CustomScorerOp::CreateScorerVersion {
+            scorer,
+            base_version,
+            declared,
+            body,
+        } = self
+        else {
+            return Ok(None);
+        };
+        let id = scorer.id(client).await?;
+        let find = || async {
+            let all = read_custom_scorers(client).await?;
+            Ok(all.iter().any(|s| {
+                s.id == id
+                    && s.latest.as_ref().is_some_and(|v| {
+                        Some(v.version) > *base_version && v.definition.holds(declared)
+                    })
+            }))
+        };
+        match body.as_ref() {
+            VersionBody::Llm(llm) => {
+                settled(
+                    VERSION,
+                    find,
+                    || format!("custom scorer `{}`", scorer.name),
+                    || async { client.create_llm_scorer_version(&id, llm).await.map(|_| ()) },
+                )
+                .await
+            }
+            VersionBody::Code { code } => {
+                super::code::create_code_version(client, (&id, &scorer.name), code, passed, find)
+                    .await
+            }
+        }
+    }
+
     /// Sends the operation: an update once (the client retries it as its
     /// policy allows), a create settled as the module says;
     /// `Ok(Some(note))` when it succeeded in a way worth saying.
     pub async fn send(&self, client: &Client) -> Result<Option<String>, OperationError> {
         match self {
             CustomScorerOp::CreateCustomScorer { body, then } => {
+                // A code scorer's file is validated first: a failing one
+                // leaves neither a scorer nor a version.
+                let mut passed = match then.first() {
+                    Some(CustomScorerOp::CreateScorerVersion { body: version, .. }) => {
+                        match version.as_ref() {
+                            VersionBody::Code { code } => {
+                                Some(super::code::validated(client, &body.name, code).await?)
+                            }
+                            VersionBody::Llm(_) => None,
+                        }
+                    }
+                    _ => None,
+                };
                 let find = || async {
                     let all = client.list_custom_scorers().await?;
                     Ok(all.iter().any(|s| s.name == body.name))
@@ -173,55 +268,22 @@ impl CustomScorerOp {
                     },
                 )
                 .await?;
-                if !ours.load(std::sync::atomic::Ordering::SeqCst) {
-                    return Ok(note.map(|n| {
-                        format!(
-                            "{n}; its first version, scope and pin are left to the run that made it"
-                        )
-                    }));
-                }
                 let mut notes: Vec<String> = note.into_iter().collect();
+                if !ours.load(std::sync::atomic::Ordering::SeqCst) {
+                    notes.push(adopt(client, &body.name).await?);
+                }
                 for op in then {
-                    if let Some(n) = Box::pin(op.send(client)).await? {
-                        notes.push(n);
-                    }
+                    let note = match op {
+                        CustomScorerOp::CreateScorerVersion { .. } => {
+                            Box::pin(op.create_version(client, passed.take())).await?
+                        }
+                        other => Box::pin(other.send(client)).await?,
+                    };
+                    notes.extend(note);
                 }
                 Ok((!notes.is_empty()).then(|| notes.join("; ")))
             }
-            CustomScorerOp::CreateScorerVersion {
-                scorer,
-                base_version,
-                declared,
-                body,
-            } => {
-                let id = scorer.id(client).await?;
-                let find = || async {
-                    let all = read_custom_scorers(client).await?;
-                    Ok(all.iter().any(|s| {
-                        s.id == id
-                            && s.latest.as_ref().is_some_and(|v| {
-                                Some(v.version) > *base_version && v.definition.holds(declared)
-                            })
-                    }))
-                };
-                match body.as_ref() {
-                    VersionBody::Llm(llm) => {
-                        settled(
-                            VERSION,
-                            find,
-                            || format!("custom scorer `{}`", scorer.name),
-                            || async {
-                                client.create_llm_scorer_version(&id, llm).await.map(|_| ())
-                            },
-                        )
-                        .await
-                    }
-                    VersionBody::Code { code } => {
-                        super::code::create_code_version(client, &id, &scorer.name, code, find)
-                            .await
-                    }
-                }
-            }
+            CustomScorerOp::CreateScorerVersion { .. } => self.create_version(client, None).await,
             CustomScorerOp::UpdateCustomScorer { scorer, body } => {
                 let id = scorer.id(client).await?;
                 let json = serde_json::to_value(body).unwrap_or(serde_json::Value::Null);

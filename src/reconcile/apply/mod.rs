@@ -365,12 +365,12 @@ pub async fn apply(plan: &Plan, client: &Client, options: &ApplyOptions<'_>) -> 
     let changes = &plan.changes;
     let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(changes.len());
     let of_change = stages_of(changes);
-    // Ids of projects and log streams this plan creates are resolved when
-    // the operations inside them run.
+    // Ids of projects, log streams and custom scorers this plan creates are
+    // resolved when the operations inside or using them run.
     let creates = (0..changes.len()).any(|i| {
         matches!(
             changes.kind(i),
-            AddressKind::Project | AddressKind::LogStream
+            AddressKind::Project | AddressKind::LogStream | AddressKind::CustomScorer
         ) && changes.action(i) == Action::Create
     });
     let pending = &Pending::new(creates);
@@ -408,6 +408,7 @@ async fn run_unit(
             status: OutcomeStatus::Failed,
             detail: Some(format!("not attempted: {error}")),
             transient: false,
+            invalid_input: false,
         };
         (options.on_outcome)(&outcome);
         (i, outcome)
@@ -490,6 +491,7 @@ fn outcome(
         status,
         detail,
         transient: false,
+        invalid_input: false,
     }
 }
 
@@ -532,6 +534,7 @@ fn failed(change: &ResourceChange, error: &OperationError, done: usize) -> Chang
     };
     ChangeOutcome {
         transient: error.is_transient(),
+        invalid_input: matches!(error, OperationError::CodeNotValidated { .. }),
         ..outcome(
             change,
             OutcomeStatus::Failed,

@@ -84,9 +84,10 @@ pub async fn find<'s>(
 ) -> Result<Found<'s>, ReadError> {
     let catalog = async {
         match (&selection.catalog, known) {
-            // The catalog does not change with an apply: the one known is kept.
-            (Some(_), Some(known)) => Ok(known.catalog.clone()),
-            (Some(pinned), None) => catalog::read_catalog(client, pinned).await,
+            // The catalog does not change with an apply, unless it made
+            // custom scorers: otherwise the one known is kept.
+            (Some(_), Some(known)) if !selection.custom_scorers => Ok(known.catalog.clone()),
+            (Some(pinned), _) => catalog::read_catalog(client, pinned).await,
             (None, _) => Ok(Catalog::default()),
         }
     };

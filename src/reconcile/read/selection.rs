@@ -226,10 +226,12 @@ impl Selection {
                 }
             }
         }
+        // Reached, not only selected: a target that is one of a scorer's
+        // versions needs the scorer read too (metric settings may pin it).
         selection.custom_scorers = desired.scorers.iter().any(|s| {
-            options.selects(&Address::CustomScorer(
+            options.reaches(&crate::plan::Target::of(&Address::CustomScorer(
                 crate::kinds::scorers::CustomScorerAddress::scorer(&s.spec.name),
-            ))
+            )))
         });
         selection.prompt_templates = !desired.prompt_templates.is_empty()
             && options.reaches(&crate::kinds::prompt_templates::plan::global_scope());

@@ -473,6 +473,7 @@ pub fn apply_report() -> ApplyReport {
         detail: detail.map(str::to_owned),
         // A refusal (422) or a skip after it: a second apply fails alike.
         transient: false,
+        invalid_input: false,
     };
     let ms = metric_settings_change().address;
     ApplyReport {
