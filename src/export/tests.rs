@@ -322,6 +322,7 @@ fn live_for(spec: &ProjectSpec) -> State {
         custom_scorers: None,
         missing: Vec::new(),
         prompt_templates: None,
+        undeclared_projects: None,
     }
 }
 

@@ -502,6 +502,13 @@ impl<'a> Planning<'a> {
                 None => planner.problem(&first.origin, "the global prompt templates were not read"),
             }
         }
+        if let Some(undeclared) = &live.undeclared_projects {
+            crate::kinds::projects::prune::plan_undeclared_projects(
+                &mut planner,
+                desired,
+                undeclared,
+            );
+        }
         if !planner.problems.is_empty() {
             return Err(PlanError {
                 problems: planner.problems,

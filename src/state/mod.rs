@@ -60,6 +60,9 @@ pub struct State {
     /// The global prompt templates, when read (a `kind: PromptTemplate`
     /// document, or an export).
     pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
+    /// The live projects the repo owns (`prune_projects`) and does not
+    /// declare, when read (`--prune`).
+    pub undeclared_projects: Option<Vec<crate::kinds::projects::prune::LiveProject>>,
 }
 
 /// A project and the parts of it that were read.

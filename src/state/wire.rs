@@ -163,6 +163,7 @@ impl WireState {
             custom_scorers: None,
             missing: self.missing,
             prompt_templates: None,
+            undeclared_projects: None,
         }
     }
 }

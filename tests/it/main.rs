@@ -42,6 +42,7 @@ mod e2e_large_plan;
 mod e2e_mass_changes;
 mod e2e_pr_noise;
 mod e2e_projects;
+mod e2e_projects_manage;
 mod e2e_prompt_templates;
 mod e2e_protect_stages;
 mod e2e_read_path;

@@ -31,8 +31,8 @@ use crate::state::{ObjectKey, ProjectState};
 
 /// A project or log stream as a plan shows it.
 #[derive(Debug, Serialize)]
-struct Named<'a> {
-    name: &'a str,
+pub(super) struct Named<'a> {
+    pub(super) name: &'a str,
 }
 
 /// Plans the project `project` (as the manifest names it) and its log
@@ -179,7 +179,7 @@ pub(crate) fn plan_project(
 }
 
 /// `N traces`, as counted (`its traces` when the service did not count them).
-fn traces(num_traces: Option<u64>) -> String {
+pub(super) fn traces(num_traces: Option<u64>) -> String {
     match num_traces {
         Some(1) => "1 trace".to_owned(),
         Some(n) => format!("{} traces", thousands(n)),
@@ -188,7 +188,7 @@ fn traces(num_traces: Option<u64>) -> String {
 }
 
 /// `n` with thousands separated by commas.
-fn thousands(n: u64) -> String {
+pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -96,6 +96,10 @@ pub async fn find<'s>(
     let custom_scorers = crate::kinds::scorers::read::read_if(client, selection.custom_scorers);
     let prompts =
         crate::kinds::prompt_templates::read::read_global_if(client, selection.prompt_templates);
+    let undeclared = crate::kinds::projects::prune::read_undeclared(
+        client,
+        selection.undeclared_projects.as_ref(),
+    );
     let (
         catalog,
         integrations,
@@ -103,13 +107,15 @@ pub async fn find<'s>(
         (projects, mut missing),
         custom_scorers,
         prompt_templates,
+        undeclared_projects,
     ) = tokio::try_join!(
         catalog,
         integrations,
         custom,
         discovered,
         custom_scorers,
-        prompts
+        prompts,
+        undeclared,
     )?;
     missing.sort();
     Ok(Found {
@@ -121,6 +127,7 @@ pub async fn find<'s>(
             custom_scorers,
             missing,
             prompt_templates,
+            undeclared_projects,
         },
         projects,
     })

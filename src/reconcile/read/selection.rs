@@ -32,6 +32,9 @@ pub struct Selection {
     /// Whether the global prompt templates are read (a `kind:
     /// PromptTemplate` document in reach).
     pub prompt_templates: bool,
+    /// The projects the repo owns without declaring them, read with
+    /// `--prune` (`crate::kinds::projects::prune`).
+    pub undeclared_projects: Option<crate::kinds::projects::prune::ProjectPrune>,
 }
 
 /// What to read of one project.
@@ -234,6 +237,8 @@ impl Selection {
         selection.prompt_templates = !desired.prompt_templates.is_empty()
             && options.reaches(&crate::kinds::prompt_templates::plan::global_scope());
         selection.catalog = any_settings.then_some(pins);
+        selection.undeclared_projects =
+            crate::kinds::projects::prune::ProjectPrune::of(desired, options);
         selection
     }
 }
@@ -289,6 +294,10 @@ impl Selection {
         self.custom_integrations.extend(other.custom_integrations);
         self.custom_scorers |= other.custom_scorers;
         self.prompt_templates |= other.prompt_templates;
+        self.undeclared_projects = crate::kinds::projects::prune::ProjectPrune::union(
+            self.undeclared_projects,
+            other.undeclared_projects,
+        );
         self.catalog = match (self.catalog, other.catalog) {
             (Some(mut a), Some(b)) => {
                 a.extend(b);
