@@ -215,6 +215,7 @@ pub(super) fn project() -> ProjectState {
         prompt_templates: None,
         protect_stages: None,
         undeclared_log_streams: None,
+        meta: None,
     }
 }
 

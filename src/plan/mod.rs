@@ -625,7 +625,7 @@ fn plan_project(
 ) {
     // Addresses name a project or run by the manifest's key.
     let project = key.to_string();
-    crate::kinds::projects::plan::plan_project(planner, key, &project, live);
+    crate::kinds::projects::plan::plan_project(planner, key, &project, spec, live);
     let runs = spec
         .log_streams
         .iter()

@@ -87,6 +87,8 @@ pub struct ProjectState {
     /// The live log streams the manifests do not declare, when the project
     /// manages its log streams (`prune_log_streams`).
     pub undeclared_log_streams: Option<Vec<crate::kinds::projects::read::LiveLogStream>>,
+    /// Its description and labels, when read (the manifests manage them).
+    pub meta: Option<crate::kinds::projects::read::ProjectMeta>,
 }
 
 impl ProjectState {

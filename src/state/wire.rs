@@ -151,6 +151,7 @@ impl WireState {
                     prompt_templates: None,
                     protect_stages: None,
                     undeclared_log_streams: None,
+                    meta: None,
                 };
                 (key, project)
             })

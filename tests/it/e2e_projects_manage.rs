@@ -1,12 +1,28 @@
 //! Projects as code, the rest of issue 20 item 3, through the binary on the
 //! sandbox: deleting the projects a repo owns without declaring them
 //! (`prune_projects:` in `kind: Settings`, only with `--prune` and
-//! `--allow-destroy`, never outside that scope).
+//! `--allow-destroy`, never outside that scope); a project's description
+//! and labels, managed when written.
 
 use crate::e2e_support;
 
 use e2e_support::{Run, TestContext};
 use evalctl::plan::{ApplyReport, OutcomeStatus};
+
+/// The ids of the projects named `name`, read out of band.
+fn projects_named(ctx: &TestContext, name: &str) -> Vec<String> {
+    let client = ctx.client();
+    ctx.block_on(async {
+        client
+            .list_projects(Default::default())
+            .await
+            .expect("the projects are listed")
+            .into_iter()
+            .filter(|p| p.name == name)
+            .map(|p| p.id)
+            .collect()
+    })
+}
 
 fn all_projects(ctx: &TestContext) -> Vec<String> {
     let client = ctx.client();
@@ -242,6 +258,160 @@ fn a_pattern_of_stars_only_is_refused_offline() {
     assert_eq!(run.status, 65, "{}", run.all_output());
     assert!(
         run.all_output().contains("project.yaml:2:"),
+        "{}",
+        run.all_output()
+    );
+}
+
+/// The description and labels of the project `id`, read out of band.
+fn meta(ctx: &TestContext, id: &str) -> (Option<String>, Vec<String>) {
+    let client = ctx.client();
+    ctx.block_on(async {
+        let p = client
+            .get_project(id)
+            .await
+            .expect("read")
+            .expect("the project");
+        (p.description, p.labels)
+    })
+}
+
+#[test]
+fn a_projects_description_and_labels_are_managed_when_written() {
+    let ctx = TestContext::new();
+    let id = ctx.demo_project_id();
+    // Omitted: not managed.
+    ctx.write("repo/project.yaml", "kind: Project\nname: demo-project\n");
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+    ctx.write(
+        "repo/project.yaml",
+        "kind: Project\nname: demo-project\ndescription: The demo's answers\nlabels: [sample]\n---\nkind: Project\nname: support-bot\n",
+    );
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    for line in [
+        "~ project[demo-project]",
+        "description:",
+        "\"The demo's answers\"",
+        "labels:",
+    ] {
+        assert!(plan.stdout.contains(line), "{line}\n{}", plan.stdout);
+    }
+    // Selected by --target like any change.
+    ctx.evalctl(&[
+        "plan",
+        "repo",
+        "--target",
+        "project[support-bot]",
+        "--detailed-exitcode",
+    ])
+    .expect(0);
+    ctx.evalctl(&[
+        "apply",
+        "repo",
+        "--target",
+        "project[demo-project]",
+        "--auto-approve",
+    ])
+    .expect(0);
+    assert_eq!(
+        meta(&ctx, &id),
+        (
+            Some("The demo's answers".to_owned()),
+            vec!["sample".to_owned()]
+        )
+    );
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+
+    // One field changed: only it is shown and sent; the other is kept.
+    ctx.write(
+        "repo/project.yaml",
+        "kind: Project\nname: demo-project\ndescription: Answers\nlabels: [sample]\n",
+    );
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    assert!(!plan.stdout.contains("labels:"), "{}", plan.stdout);
+    // Applied from a saved plan: checked before, confirmed after.
+    ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
+        .expect(0);
+    let run = ctx.evalctl(&[
+        "apply",
+        "--plan",
+        "plan.json",
+        "--auto-approve",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.all_output());
+    assert_eq!(
+        meta(&ctx, &id),
+        (Some("Answers".to_owned()), vec!["sample".to_owned()])
+    );
+
+    // Export writes them, and its plan is empty.
+    let export = ctx.evalctl(&["export", "--dir", "exported", "--verify"]);
+    assert_eq!(export.status, 0, "{}", export.all_output());
+    let written = std::fs::read_to_string(ctx.dir.path().join("exported/demo-project.yaml"))
+        .unwrap_or_else(|e| panic!("{e}\n{}", export.all_output()));
+    assert!(
+        written.contains("description: Answers") && written.contains("- sample"),
+        "{written}"
+    );
+    ctx.evalctl(&["plan", "exported", "--detailed-exitcode"])
+        .expect(0);
+
+    // Cleared: `""` and `[]`.
+    ctx.write(
+        "repo/project.yaml",
+        "kind: Project\nname: demo-project\ndescription: \"\"\nlabels: []\n",
+    );
+    ctx.evalctl(&["apply", "repo", "--auto-approve"]).expect(0);
+    let (description, labels) = meta(&ctx, &id);
+    assert_eq!(description.unwrap_or_default(), "");
+    assert!(labels.is_empty());
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}
+
+#[test]
+fn a_new_project_is_created_with_its_description_and_labels() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "repo/project.yaml",
+        "kind: Project\nname: new-team\ndescription: A new team\nlabels: [sample]\n",
+    );
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    assert!(
+        plan.stdout.contains("+ project[new-team]") && plan.stdout.contains("A new team"),
+        "{}",
+        plan.stdout
+    );
+    let run = ctx.evalctl(&["apply", "repo", "--auto-approve", "-o", "json"]);
+    assert_eq!(run.status, 0, "{}", run.all_output());
+    let ids = projects_named(&ctx, "new-team");
+    assert_eq!(ids.len(), 1);
+    assert_eq!(
+        meta(&ctx, &ids[0]),
+        (Some("A new team".to_owned()), vec!["sample".to_owned()])
+    );
+    ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
+        .expect(0);
+}
+
+#[test]
+fn an_unknown_label_is_refused_offline() {
+    let ctx = TestContext::new();
+    ctx.write(
+        "repo/project.yaml",
+        "kind: Project\nname: demo-project\nlabels: [urgent]\n",
+    );
+    let run = ctx.evalctl(&["validate", "repo"]);
+    assert_eq!(run.status, 65, "{}", run.all_output());
+    assert!(
+        run.all_output().contains("project.yaml:3:"),
         "{}",
         run.all_output()
     );

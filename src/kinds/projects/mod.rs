@@ -12,6 +12,7 @@
 pub mod address;
 mod client;
 pub mod confirm;
+pub mod export;
 pub mod ops;
 pub mod pending;
 pub mod plan;

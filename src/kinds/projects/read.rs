@@ -237,3 +237,50 @@ pub async fn renamed_log_streams(
 pub fn settled(key: &ObjectKey, id: &str, name: &str) -> bool {
     !is_pending(id) && !matches!(key, ObjectKey::Name(n) if n != name)
 }
+
+/// A project's description and labels, as read (managed when the manifests
+/// write them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProjectMeta {
+    /// Description (`None`: the service holds none).
+    pub description: Option<String>,
+    /// Labels, as the service lists them.
+    pub labels: Vec<String>,
+}
+
+impl ProjectMeta {
+    /// As a project listing shows it.
+    pub fn of_item(item: &crate::api::ProjectItem) -> Self {
+        ProjectMeta {
+            description: item.description.clone(),
+            labels: item.labels.clone(),
+        }
+    }
+}
+
+/// The description and labels of `project`, when `wanted` (one GET of the
+/// project); a project this plan creates has none, one that vanished since
+/// it was found is `None` (nothing is planned for them).
+pub async fn read_meta(
+    client: &Client,
+    project: &FoundProject,
+    wanted: bool,
+) -> Result<Option<ProjectMeta>, ReadError> {
+    if !wanted {
+        return Ok(None);
+    }
+    if is_pending(&project.id) {
+        return Ok(Some(ProjectMeta::default()));
+    }
+    let read =
+        client
+            .get_project(&project.id)
+            .await
+            .map_err(crate::reconcile::read::error::ctx(|| {
+                format!("project `{}`", project.name)
+            }))?;
+    Ok(read.map(|p| ProjectMeta {
+        description: p.description,
+        labels: p.labels,
+    }))
+}

@@ -331,6 +331,7 @@ async fn read_project(
             }))
     };
     let undeclared_log_streams = undeclared.await?;
+    let meta = new::read_meta(client, project, wanted.meta).await?;
     let stages = async {
         let Some(names) = &wanted.protect_stages else {
             return Ok(None);
@@ -375,6 +376,7 @@ async fn read_project(
         prompt_templates: prompt_templates.or_else(|| empty(pending, wanted.prompt_templates)),
         undeclared_log_streams,
         protect_stages,
+        meta,
     })
 }
 

@@ -59,6 +59,9 @@ pub struct ProjectSelection {
     pub undeclared_log_streams: bool,
     /// The names it had (`renamed_from`), tried when its name finds nothing.
     pub renamed_from: Vec<String>,
+    /// Whether its description and labels are read (the manifests manage
+    /// them).
+    pub meta: bool,
 }
 
 /// What to read of one run.
@@ -154,6 +157,7 @@ impl Selection {
                     .map(|all| all.iter().map(|s| s.name.clone()).collect()),
                 undeclared_log_streams: spec.prune_log_streams && options.prune,
                 renamed_from: spec.renamed_from.clone(),
+                meta: crate::kinds::projects::plan::manages_meta(spec, &name, options),
             };
             let runs = spec
                 .log_streams
@@ -284,6 +288,7 @@ impl Selection {
                             .extend(names);
                     }
                     mine.undeclared_log_streams |= project.undeclared_log_streams;
+                    mine.meta |= project.meta;
                     union_runs(&mut mine.log_streams, project.log_streams);
                     union_runs(&mut mine.experiments, project.experiments);
                 }
