@@ -2,7 +2,8 @@
 //! sandbox: deleting the projects a repo owns without declaring them
 //! (`prune_projects:` in `kind: Settings`, only with `--prune` and
 //! `--allow-destroy`, never outside that scope); a project's description
-//! and labels, managed when written.
+//! and labels, managed when written; the dashboards and metric settings of
+//! a log stream the same apply creates.
 
 use crate::e2e_support;
 
@@ -415,4 +416,99 @@ fn an_unknown_label_is_refused_offline() {
         "{}",
         run.all_output()
     );
+}
+
+const TRENDS: &str = r#"
+    metric_settings:
+      scorers:
+        - name: correctness
+          num_judges: 3
+      segment_filters: []
+    trends:
+      interval_mins: 60
+      widgets:
+        - {name: Traces, type: number, metric: num_traces, aggregation: Count}
+      sections:
+        - name: Quality
+          description: Quality charts
+          widgets:
+            - {name: Correctness, type: bar_chart, metric: correctness, aggregation: Average}
+      favorite: project
+      dashboards:
+        - name: On-call
+          visibility: project
+          widgets:
+            - {name: Errors, type: table, metric: error_count, aggregation: Sum}
+"#;
+
+/// Applies `manifest` (a log stream the apply creates, with metric
+/// settings and trends), from a saved plan when `saved`, and checks one
+/// apply converges.
+fn converges_in_one_apply(ctx: &TestContext, manifest: &str, created: &[&str], saved: bool) {
+    ctx.write("repo/project.yaml", manifest);
+    let plan = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    plan.expect(2);
+    for line in created
+        .iter()
+        .copied()
+        .chain(["metric_settings", "section[Quality]", "widget[Correctness]"])
+        .chain(["dashboard[On-call]", "widget[Errors]", "favorite"])
+    {
+        assert!(plan.stdout.contains(line), "{line}\n{}", plan.stdout);
+    }
+    let run = if saved {
+        ctx.evalctl(&["plan", "repo", "--out", "plan.json"])
+            .expect(0);
+        ctx.evalctl(&[
+            "apply",
+            "--plan",
+            "plan.json",
+            "--auto-approve",
+            "-o",
+            "json",
+        ])
+    } else {
+        ctx.evalctl(&["apply", "repo", "--auto-approve", "-o", "json"])
+    };
+    assert_eq!(run.status, 0, "{}", run.all_output());
+    for o in &report(&run).outcomes {
+        assert_eq!(o.status, OutcomeStatus::Succeeded, "{}", run.all_output());
+    }
+    let second = ctx.evalctl(&["plan", "repo", "--detailed-exitcode"]);
+    assert_eq!(second.status, 0, "{}", second.all_output());
+}
+
+#[test]
+fn a_new_log_streams_metric_settings_and_trends_are_applied_with_it() {
+    let ctx = TestContext::new();
+    let manifest = format!(
+        "kind: Project\nname: demo-project\nlog_streams:\n  - name: canary\n{}",
+        TRENDS.trim_start_matches('\n')
+    );
+    converges_in_one_apply(
+        &ctx,
+        &manifest,
+        &["+ project[demo-project].log_stream[canary]"],
+        false,
+    );
+}
+
+#[test]
+fn a_new_projects_log_stream_gets_its_metric_settings_and_trends_in_one_apply() {
+    let ctx = TestContext::new();
+    let manifest = format!(
+        "kind: Project\nname: new-team\nlog_streams:\n  - name: production\n{}",
+        TRENDS.trim_start_matches('\n')
+    );
+    converges_in_one_apply(
+        &ctx,
+        &manifest,
+        &[
+            "+ project[new-team]",
+            "+ project[new-team].log_stream[production]",
+        ],
+        true,
+    );
+    let ids = projects_named(&ctx, "new-team");
+    assert_eq!(ids.len(), 1);
 }
