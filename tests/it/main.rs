@@ -13,6 +13,7 @@ mod sandbox_support;
 
 mod apply_interrupt;
 mod apply_race;
+mod apply_race_projects;
 mod apply_settle;
 mod apply_stream;
 mod architecture;
