@@ -215,6 +215,7 @@ pub(super) fn project() -> ProjectState {
         prompt_templates: None,
         protect_stages: None,
         undeclared_log_streams: None,
+        meta: None,
     }
 }
 
@@ -322,6 +323,7 @@ fn live_for(spec: &ProjectSpec) -> State {
         custom_scorers: None,
         missing: Vec::new(),
         prompt_templates: None,
+        undeclared_projects: None,
     }
 }
 

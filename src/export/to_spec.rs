@@ -151,6 +151,7 @@ pub fn project_document(
             crate::kinds::protect_stages::export::protect_stages(&project.name, ss, notes.warnings)
         })
         .filter(|ss| !ss.is_empty());
+    let (description, labels) = crate::kinds::projects::export::meta(project, notes.warnings);
     let spec = ProjectSpec {
         name,
         id,
@@ -163,6 +164,8 @@ pub fn project_document(
         // Export does not claim the log streams it did not see declared.
         prune_log_streams: false,
         renamed_from: Vec::new(),
+        description,
+        labels,
     };
     Document {
         preamble: Vec::new(),

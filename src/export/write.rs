@@ -259,6 +259,8 @@ mod tests {
             protect_stages: None,
             prune_log_streams: false,
             renamed_from: Vec::new(),
+            description: None,
+            labels: None,
             annotation_templates: Some(vec![TemplateSpec {
                 name: "t".into(),
                 renamed_from: Vec::new(),

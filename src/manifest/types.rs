@@ -76,6 +76,12 @@ pub struct ProjectSpec {
     /// does, it is renamed (it keeps its id, log streams and traces).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renamed_from: Vec<String>,
+    /// The project's description. Absent: not managed; `""` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The project's labels. Absent: not managed; `[]` clears them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Vec<crate::kinds::projects::wire::ProjectLabel>>,
 }
 
 impl ProjectSpec {

@@ -518,6 +518,13 @@ impl<'a> Planning<'a> {
                 None => planner.problem(&first.origin, "the global prompt templates were not read"),
             }
         }
+        if let Some(undeclared) = &live.undeclared_projects {
+            crate::kinds::projects::prune::plan_undeclared_projects(
+                &mut planner,
+                desired,
+                undeclared,
+            );
+        }
         if !planner.problems.is_empty() {
             return Err(PlanError {
                 problems: planner.problems,
@@ -634,7 +641,7 @@ fn plan_project(
 ) {
     // Addresses name a project or run by the manifest's key.
     let project = key.to_string();
-    crate::kinds::projects::plan::plan_project(planner, key, &project, live);
+    crate::kinds::projects::plan::plan_project(planner, key, &project, spec, live);
     let runs = spec
         .log_streams
         .iter()

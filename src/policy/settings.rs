@@ -89,6 +89,7 @@ mod tests {
                 max_share,
                 min_objects,
             }),
+            ..SettingsSpec::default()
         }
     }
 

@@ -127,7 +127,19 @@ pub struct SettingsSpec {
     /// naming this file and the new limit, every time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard: Option<GuardSettings>,
+    /// The projects this repo owns beyond those it declares: names, or patterns with `*`
+    /// (`team-a-*`). A live project matching one that no `kind: Project` document
+    /// declares is deleted, with its log streams, experiments and traces, by
+    /// `--prune --allow-destroy` (docs/projects.md). Absent: no project is ever deleted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prune_projects: Vec<ProjectPattern>,
 }
+
+/// A project name, or a pattern where `*` stands for any characters; at least one
+/// character is not `*` (a repo never owns every project of an organization).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct ProjectPattern(#[schemars(length(min = 1), regex(pattern = r"[^*]"))] pub String);
 
 /// The mass-change guard's thresholds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -252,6 +252,7 @@ async fn load_project(
             prompt_templates: Some(prompts),
             protect_stages: Some(stages),
             undeclared_log_streams: None,
+            meta: Some(crate::kinds::projects::read::ProjectMeta::of_item(project)),
         },
         warnings,
     ))

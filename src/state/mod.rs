@@ -60,6 +60,9 @@ pub struct State {
     /// The global prompt templates, when read (a `kind: PromptTemplate`
     /// document, or an export).
     pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
+    /// The live projects the repo owns (`prune_projects`) and does not
+    /// declare, when read (`--prune`).
+    pub undeclared_projects: Option<Vec<crate::kinds::projects::prune::LiveProject>>,
 }
 
 /// A project and the parts of it that were read.
@@ -84,6 +87,8 @@ pub struct ProjectState {
     /// The live log streams the manifests do not declare, when the project
     /// manages its log streams (`prune_log_streams`).
     pub undeclared_log_streams: Option<Vec<crate::kinds::projects::read::LiveLogStream>>,
+    /// Its description and labels, when read (the manifests manage them).
+    pub meta: Option<crate::kinds::projects::read::ProjectMeta>,
 }
 
 impl ProjectState {

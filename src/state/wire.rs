@@ -151,6 +151,7 @@ impl WireState {
                     prompt_templates: None,
                     protect_stages: None,
                     undeclared_log_streams: None,
+                    meta: None,
                 };
                 (key, project)
             })
@@ -163,6 +164,7 @@ impl WireState {
             custom_scorers: None,
             missing: self.missing,
             prompt_templates: None,
+            undeclared_projects: None,
         }
     }
 }

@@ -13,6 +13,7 @@ mod sandbox_support;
 
 mod apply_interrupt;
 mod apply_race;
+mod apply_race_projects;
 mod apply_settle;
 mod apply_stream;
 mod architecture;
@@ -43,6 +44,7 @@ mod e2e_large_plan;
 mod e2e_mass_changes;
 mod e2e_pr_noise;
 mod e2e_projects;
+mod e2e_projects_manage;
 mod e2e_prompt_templates;
 mod e2e_protect_stages;
 mod e2e_read_path;

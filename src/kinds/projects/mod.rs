@@ -4,16 +4,19 @@
 //! writes ([`wire`], `client`), what the reader makes of one that does not
 //! exist yet ([`read`]) and the pending ids everything inside it is planned
 //! with, resolved when apply runs ([`pending`]), addressed ([`address`]),
-//! planned ([`plan`]) and sent ([`ops`]). Finding them by name or id, and
+//! planned ([`plan`]) and sent ([`ops`]); the projects a repo owns without
+//! declaring them, deleted with `--prune --allow-destroy` ([`prune`]). Finding them by name or id, and
 //! reading what they hold, is the core's reader
 //! (`crate::reconcile::read::projects`, `runs`).
 
 pub mod address;
 mod client;
 pub mod confirm;
+pub mod export;
 pub mod ops;
 pub mod pending;
 pub mod plan;
+pub mod prune;
 pub mod read;
 pub mod wire;
 

@@ -31,6 +31,10 @@ pub enum ProjectOp {
     CreateProject {
         /// The body.
         body: ProjectCreate,
+        /// What the create cannot set (description, labels), sent once the
+        /// project exists.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        then: Option<ProjectUpdate>,
     },
     /// PUT a project's name, description or labels.
     UpdateProject {
@@ -78,16 +82,31 @@ impl ProjectOp {
     /// `Ok(Some(note))` when it succeeded in a way worth saying.
     pub async fn send(&self, client: &Client) -> Result<Option<String>, OperationError> {
         match self {
-            ProjectOp::CreateProject { body } => {
+            ProjectOp::CreateProject { body, then } => {
                 let find = || async {
                     find_project(client, &body.name)
                         .await
                         .map(|found| found.is_some())
                 };
-                settle_create(PROJECT, find, std::convert::identity, || async {
+                let note = settle_create(PROJECT, find, std::convert::identity, || async {
                     client.create_project(body).await
                 })
-                .await
+                .await?;
+                if let Some(update) = then {
+                    let found = find_project(client, &body.name)
+                        .await
+                        .map_err(|e| OperationError::Unresolved {
+                            what: e.to_string(),
+                        })?
+                        .ok_or_else(|| OperationError::Unresolved {
+                            what: format!(
+                                "project `{}`, created by this apply, was not found to set its description and labels",
+                                body.name
+                            ),
+                        })?;
+                    client.update_project(&found.id, update).await?;
+                }
+                Ok(note)
             }
             ProjectOp::CreateLogStream { project_id, name } => {
                 let find = || async {

@@ -1,7 +1,10 @@
 //! Projects and log streams a plan creates have no id when the plan is made,
 //! yet everything planned inside them (metric settings, templates, …) names
 //! them by id. The reader gives such an object a pending id, which says it
-//! is to be created and under which name ([`project_id`], [`log_stream_id`]);
+//! is to be created and under which name ([`project_id`], [`log_stream_id`];
+//! a new log stream's default dashboard, which the service makes with it,
+//! [`default_dashboard_id`]: its sections, widgets, settings, favorite and
+//! the dashboards copied from it name it);
 //! apply resolves every pending id of an operation when the operation runs,
 //! after the creates' stage, by reading back by name through the plan's own
 //! readers (`reconcile::read::projects::find_projects`,
@@ -30,6 +33,7 @@ const PROJECT: &str = "pending:project:";
 const LOG_STREAM: &str = "pending:log_stream:";
 /// The key under which ids of other kinds are resolved (not a project id).
 const PENDING_OF_KIND: &str = "pending:";
+const DEFAULT_DASHBOARD: &str = "pending:default_dashboard:";
 
 /// The pending id of the project `name` a plan creates.
 pub fn project_id(name: &str) -> String {
@@ -39,6 +43,17 @@ pub fn project_id(name: &str) -> String {
 /// The pending id of the log stream `name` a plan creates.
 pub fn log_stream_id(name: &str) -> String {
     format!("{LOG_STREAM}{name}")
+}
+
+/// The pending id of the default dashboard of the log stream `name` a plan
+/// creates (the service makes it with the log stream).
+pub fn default_dashboard_id(name: &str) -> String {
+    format!("{DEFAULT_DASHBOARD}{name}")
+}
+
+/// The log stream's name of a pending default dashboard id.
+pub fn default_dashboard_of(id: &str) -> Option<&str> {
+    id.strip_prefix(DEFAULT_DASHBOARD)
 }
 
 /// Whether `id` is pending (its object is to be created).
@@ -112,10 +127,18 @@ impl Pending {
                         changed = true;
                         continue;
                     }
-                    let id = match (project_name(s), log_stream_name(s), &project_id) {
-                        (Some(name), _, _) => self.project(client, name).await?,
-                        (None, Some(name), Some(project_id)) => {
+                    let id = match (
+                        project_name(s),
+                        log_stream_name(s),
+                        default_dashboard_of(s),
+                        &project_id,
+                    ) {
+                        (Some(name), _, _, _) => self.project(client, name).await?,
+                        (None, Some(name), _, Some(project_id)) => {
                             self.log_stream(client, project_id, name).await?
+                        }
+                        (None, None, Some(name), Some(project_id)) => {
+                            self.default_dashboard(client, project_id, name).await?
                         }
                         _ => return Err(unresolved(format!("`{s}` (no project to find it in)"))),
                     };
@@ -187,6 +210,34 @@ impl Pending {
             })?;
         self.resolved.lock().await.insert(key, id.clone());
         Ok(id)
+    }
+}
+
+impl Pending {
+    /// The id of the default dashboard of the log stream `name` (created by
+    /// this apply) of the project `project_id`.
+    async fn default_dashboard(
+        &self,
+        client: &Client,
+        project_id: &str,
+        name: &str,
+    ) -> Result<String, OperationError> {
+        let key = (format!("{project_id}/{DEFAULT_DASHBOARD}"), name.to_owned());
+        if let Some(id) = self.resolved.lock().await.get(&key) {
+            return Ok(id.clone());
+        }
+        let log_stream_id = self.log_stream(client, project_id, name).await?;
+        let dashboard = client
+            .get_dashboard(project_id, &log_stream_id, None)
+            .await
+            .map_err(|e| unresolved(e.to_string()))?
+            .ok_or_else(|| {
+                unresolved(format!(
+                    "the default dashboard of log stream `{name}`, which this apply created, does not exist"
+                ))
+            })?;
+        self.resolved.lock().await.insert(key, dashboard.id.clone());
+        Ok(dashboard.id)
     }
 }
 

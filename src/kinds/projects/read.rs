@@ -19,7 +19,9 @@ use crate::reconcile::read::projects::{FoundProject, find_projects};
 use crate::reconcile::read::runs::{FoundRun, find_runs};
 use crate::reconcile::read::{ProjectSelection, ReadError, RunParts, RunSelection};
 use crate::state::metric_settings::metric_settings_from_wire;
-use crate::state::{Catalog, MissingObject, ObjectKey, RunState, Traffic};
+use crate::state::{
+    Catalog, DashboardState, MissingObject, ObjectKey, RunState, SettingsState, Traffic,
+};
 
 /// Moves the projects declared by name that reading found missing into
 /// `found`, pending.
@@ -94,8 +96,9 @@ pub fn runs_of_pending_project(
 }
 
 /// A pending log stream as the service creates it: default metric
-/// settings, no dashboard but its default one (left unread: `None`), no
-/// other dashboards.
+/// settings, its default dashboard (empty, with the service's default
+/// settings, named by a pending id that apply resolves once the log stream
+/// exists: [`pending::default_dashboard_id`]), no other dashboards.
 pub fn pending_run(catalog: &Catalog, run: &FoundRun, parts: RunParts) -> RunState {
     RunState {
         id: run.id.clone(),
@@ -103,9 +106,33 @@ pub fn pending_run(catalog: &Catalog, run: &FoundRun, parts: RunParts) -> RunSta
         metric_settings: parts
             .metric_settings
             .then(|| Box::new(metric_settings_from_wire(catalog, &Default::default()))),
-        dashboard: None,
+        dashboard: parts
+            .trends
+            .map(|_| Box::new(pending_default_dashboard(&run.name))),
         dashboards: parts.dashboards.map(|_| Vec::new()),
         traffic: run.traffic,
+    }
+}
+
+/// The default dashboard the service gives a new log stream `name`: no
+/// section, no widget, not favorited, its settings an hour's buckets over
+/// the last 7 days.
+fn pending_default_dashboard(name: &str) -> DashboardState {
+    DashboardState {
+        id: pending::default_dashboard_id(name),
+        name: "Default".to_owned(),
+        is_default: true,
+        visibility: "project".to_owned(),
+        created_by: None,
+        is_favorited: false,
+        sections: Vec::new(),
+        widgets: Some(Vec::new()),
+        settings: Some(SettingsState {
+            interval_mins: 60,
+            relative_time: Some("last_7_days".to_owned()),
+            group_by: None,
+            description: None,
+        }),
     }
 }
 
@@ -236,4 +263,51 @@ pub async fn renamed_log_streams(
 /// confirmation finds one that is not again, by name.
 pub fn settled(key: &ObjectKey, id: &str, name: &str) -> bool {
     !is_pending(id) && !matches!(key, ObjectKey::Name(n) if n != name)
+}
+
+/// A project's description and labels, as read (managed when the manifests
+/// write them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProjectMeta {
+    /// Description (`None`: the service holds none).
+    pub description: Option<String>,
+    /// Labels, as the service lists them.
+    pub labels: Vec<String>,
+}
+
+impl ProjectMeta {
+    /// As a project listing shows it.
+    pub fn of_item(item: &crate::api::ProjectItem) -> Self {
+        ProjectMeta {
+            description: item.description.clone(),
+            labels: item.labels.clone(),
+        }
+    }
+}
+
+/// The description and labels of `project`, when `wanted` (one GET of the
+/// project); a project this plan creates has none, one that vanished since
+/// it was found is `None` (nothing is planned for them).
+pub async fn read_meta(
+    client: &Client,
+    project: &FoundProject,
+    wanted: bool,
+) -> Result<Option<ProjectMeta>, ReadError> {
+    if !wanted {
+        return Ok(None);
+    }
+    if is_pending(&project.id) {
+        return Ok(Some(ProjectMeta::default()));
+    }
+    let read =
+        client
+            .get_project(&project.id)
+            .await
+            .map_err(crate::reconcile::read::error::ctx(|| {
+                format!("project `{}`", project.name)
+            }))?;
+    Ok(read.map(|p| ProjectMeta {
+        description: p.description,
+        labels: p.labels,
+    }))
 }

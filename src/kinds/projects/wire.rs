@@ -35,6 +35,26 @@ impl ProjectUpdate {
     }
 }
 
+/// A project's label (the reference's `ProjectLabels`: the service knows
+/// one, `sample`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ProjectLabel {
+    /// The service's sample projects.
+    Sample,
+}
+
+impl ProjectLabel {
+    /// As the service writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProjectLabel::Sample => "sample",
+        }
+    }
+}
+
 /// PUT `…/log_streams/{log_stream_id}` (`LogStreamUpdateRequest`): a rename.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogStreamUpdate {

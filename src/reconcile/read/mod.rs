@@ -97,6 +97,10 @@ pub async fn find<'s>(
     let custom_scorers = crate::kinds::scorers::read::read_if(client, selection.custom_scorers);
     let prompts =
         crate::kinds::prompt_templates::read::read_global_if(client, selection.prompt_templates);
+    let undeclared = crate::kinds::projects::prune::read_undeclared(
+        client,
+        selection.undeclared_projects.as_ref(),
+    );
     let (
         catalog,
         integrations,
@@ -104,13 +108,15 @@ pub async fn find<'s>(
         (projects, mut missing),
         custom_scorers,
         prompt_templates,
+        undeclared_projects,
     ) = tokio::try_join!(
         catalog,
         integrations,
         custom,
         discovered,
         custom_scorers,
-        prompts
+        prompts,
+        undeclared,
     )?;
     missing.sort();
     Ok(Found {
@@ -122,6 +128,7 @@ pub async fn find<'s>(
             custom_scorers,
             missing,
             prompt_templates,
+            undeclared_projects,
         },
         projects,
     })
@@ -325,6 +332,7 @@ async fn read_project(
             }))
     };
     let undeclared_log_streams = undeclared.await?;
+    let meta = new::read_meta(client, project, wanted.meta).await?;
     let stages = async {
         let Some(names) = &wanted.protect_stages else {
             return Ok(None);
@@ -369,6 +377,7 @@ async fn read_project(
         prompt_templates: prompt_templates.or_else(|| empty(pending, wanted.prompt_templates)),
         undeclared_log_streams,
         protect_stages,
+        meta,
     })
 }
 

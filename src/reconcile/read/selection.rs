@@ -32,6 +32,9 @@ pub struct Selection {
     /// Whether the global prompt templates are read (a `kind:
     /// PromptTemplate` document in reach).
     pub prompt_templates: bool,
+    /// The projects the repo owns without declaring them, read with
+    /// `--prune` (`crate::kinds::projects::prune`).
+    pub undeclared_projects: Option<crate::kinds::projects::prune::ProjectPrune>,
 }
 
 /// What to read of one project.
@@ -56,6 +59,9 @@ pub struct ProjectSelection {
     pub undeclared_log_streams: bool,
     /// The names it had (`renamed_from`), tried when its name finds nothing.
     pub renamed_from: Vec<String>,
+    /// Whether its description and labels are read (the manifests manage
+    /// them).
+    pub meta: bool,
 }
 
 /// What to read of one run.
@@ -151,6 +157,7 @@ impl Selection {
                     .map(|all| all.iter().map(|s| s.name.clone()).collect()),
                 undeclared_log_streams: spec.prune_log_streams && options.prune,
                 renamed_from: spec.renamed_from.clone(),
+                meta: crate::kinds::projects::plan::manages_meta(spec, &name, options),
             };
             let runs = spec
                 .log_streams
@@ -236,6 +243,8 @@ impl Selection {
         selection.prompt_templates = !desired.prompt_templates.is_empty()
             && options.reaches(&crate::kinds::prompt_templates::plan::global_scope());
         selection.catalog = any_settings.then_some(pins);
+        selection.undeclared_projects =
+            crate::kinds::projects::prune::ProjectPrune::of(desired, options);
         selection
     }
 }
@@ -281,6 +290,7 @@ impl Selection {
                             .extend(names);
                     }
                     mine.undeclared_log_streams |= project.undeclared_log_streams;
+                    mine.meta |= project.meta;
                     union_runs(&mut mine.log_streams, project.log_streams);
                     union_runs(&mut mine.experiments, project.experiments);
                 }
@@ -291,6 +301,10 @@ impl Selection {
         self.custom_integrations.extend(other.custom_integrations);
         self.custom_scorers |= other.custom_scorers;
         self.prompt_templates |= other.prompt_templates;
+        self.undeclared_projects = crate::kinds::projects::prune::ProjectPrune::union(
+            self.undeclared_projects,
+            other.undeclared_projects,
+        );
         self.catalog = match (self.catalog, other.catalog) {
             (Some(mut a), Some(b)) => {
                 a.extend(b);

@@ -97,7 +97,7 @@ enum Fetched {
     PromptTemplates(Vec<crate::kinds::prompt_templates::PromptTemplateState>),
     ProtectStage(Option<crate::kinds::protect_stages::ProtectStageState>),
     CustomScorers(Vec<crate::kinds::scorers::CustomScorerState>),
-    Projects(Option<String>),
+    Projects(Option<crate::kinds::projects::confirm::Seen>),
 }
 
 /// The read of a dashboard an operation names.
@@ -536,9 +536,9 @@ pub async fn read_touched(
                     what: change.address.to_string(),
                     source: e.source.clone(),
                 }),
-                Ok(Fetched::Projects(name)) => {
+                Ok(Fetched::Projects(seen)) => {
                     let (fingerprint, comparable) =
-                        crate::kinds::projects::confirm::observe(name.as_deref());
+                        crate::kinds::projects::confirm::observe(change, seen.as_ref());
                     Ok(Observation {
                         fingerprint,
                         comparable,
