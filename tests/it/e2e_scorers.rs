@@ -352,7 +352,11 @@ fn prune_deletes_an_undeclared_scorer_and_a_refusal_says_what_uses_it() {
     assert!(
         run.all_output()
             .contains("is used by the metric settings of experiment")
-            && run.all_output().contains("baseline-eval"),
+            && run.all_output().contains("baseline-eval")
+            && run
+                .all_output()
+                .contains("was not deleted: the service refuses while it is in use")
+            && run.all_output().contains("for a reason that stays"),
         "{}",
         run.all_output()
     );

@@ -321,9 +321,25 @@ impl CustomScorerOp {
                 client.update_custom_scorer(&id, &json).await?;
                 Ok(None)
             }
-            CustomScorerOp::DeleteCustomScorer { scorer_id, .. } => {
-                let deleted = client.delete_custom_scorer(scorer_id).await?;
-                Ok(deleted.note())
+            CustomScorerOp::DeleteCustomScorer { scorer_id, name } => {
+                match client.delete_custom_scorer(scorer_id).await {
+                    Ok(deleted) => Ok(deleted.note()),
+                    // Refused while in use: said so, with what it is
+                    // associated with.
+                    Err(source @ (ApiError::Validation { .. } | ApiError::Conflict { .. })) => {
+                        let projects = client
+                            .custom_scorer_projects(scorer_id)
+                            .await
+                            .ok()
+                            .map(|ps| ps.into_iter().map(|p| p.name).collect());
+                        Err(OperationError::ScorerInUse {
+                            scorer: name.clone(),
+                            projects,
+                            source,
+                        })
+                    }
+                    Err(e) => Err(e.into()),
+                }
             }
         }
     }

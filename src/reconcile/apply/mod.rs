@@ -122,6 +122,23 @@ pub enum OperationError {
         /// The service's message, or why the validation did not complete.
         message: String,
     },
+    /// The service refused to delete a custom scorer it says is still in
+    /// use (422 or 409), with the projects associated with it, as the
+    /// service lists them (`GET /v2/scorers/{id}/projects`; `None`: that
+    /// read failed too).
+    #[error(
+        "custom scorer `{scorer}` was not deleted: the service refuses while it is in use: {source}{}",
+        associated(.projects)
+    )]
+    ScorerInUse {
+        /// The scorer's name.
+        scorer: String,
+        /// The projects associated with it.
+        projects: Option<Vec<String>>,
+        /// The service's refusal.
+        #[source]
+        source: ApiError,
+    },
     /// An object the plan names by name (the same apply created it) is not
     /// there, or is not the only one of that name.
     #[error("could not find what the plan names: {what}")]
@@ -178,6 +195,16 @@ pub enum OperationError {
         #[source]
         source: ApiError,
     },
+}
+
+fn associated(projects: &Option<Vec<String>>) -> String {
+    match projects.as_deref() {
+        Some([]) | None => String::new(),
+        Some(names) => format!(
+            "\n  projects associated with it (GET /v2/scorers/{{id}}/projects): {}; remove it from their metric settings first",
+            names.join(", ")
+        ),
+    }
 }
 
 /// Why a change was not started.
@@ -513,7 +540,9 @@ impl OperationError {
                     | ApiError::NotFound { .. }
                     | ApiError::Conflict { .. }
             ),
-            OperationError::MissingSecret(_) | OperationError::CodeNotValidated { .. } => false,
+            OperationError::MissingSecret(_)
+            | OperationError::CodeNotValidated { .. }
+            | OperationError::ScorerInUse { .. } => false,
             _ => true,
         }
     }
