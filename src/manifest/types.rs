@@ -42,6 +42,12 @@ pub struct ProjectSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1))]
     pub id: Option<String>,
+    /// The project's description. Absent: not managed; `""` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The project's labels. Absent: not managed; `[]` clears them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Vec<crate::kinds::projects::wire::ProjectLabel>>,
     /// Log streams of the project whose configuration is managed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub log_streams: Vec<LogStreamSpec>,
@@ -76,12 +82,6 @@ pub struct ProjectSpec {
     /// does, it is renamed (it keeps its id, log streams and traces).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renamed_from: Vec<String>,
-    /// The project's description. Absent: not managed; `""` clears it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The project's labels. Absent: not managed; `[]` clears them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub labels: Option<Vec<crate::kinds::projects::wire::ProjectLabel>>,
 }
 
 impl ProjectSpec {

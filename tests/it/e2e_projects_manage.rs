@@ -512,3 +512,39 @@ fn a_new_projects_log_stream_gets_its_metric_settings_and_trends_in_one_apply() 
     let ids = projects_named(&ctx, "new-team");
     assert_eq!(ids.len(), 1);
 }
+
+/// The attribution of the one change of a JSON plan, a project's.
+fn attribution_of(run: &Run) -> String {
+    let doc: serde_json::Value = serde_json::from_str(run.stdout.trim())
+        .unwrap_or_else(|e| panic!("no JSON plan ({e})\n{}", run.all_output()));
+    let changes = doc["changes"].as_array().expect("changes");
+    assert_eq!(changes.len(), 1, "{}", run.stdout);
+    assert_eq!(
+        changes[0]["address"]["project"], "demo-project",
+        "{}",
+        run.stdout
+    );
+    changes[0]["attribution"].as_str().unwrap_or("-").to_owned()
+}
+
+#[test]
+fn a_projects_description_is_attributed_in_a_three_way_plan() {
+    let ctx = TestContext::new();
+    let doc = |description: &str| {
+        format!("kind: Project\nname: demo-project\ndescription: {description}\n")
+    };
+    ctx.write("base/project.yaml", &doc("Base text"));
+    ctx.evalctl(&["apply", "base", "--auto-approve"]).expect(0);
+    // Changed by the PR.
+    ctx.write("pr/project.yaml", &doc("By the PR"));
+    let run = ctx.evalctl(&["plan", "pr", "-o", "json", "--base", "base"]);
+    run.expect(0);
+    assert_eq!(attribution_of(&run), "proposed");
+    // Changed out of band since: the PR, as the base, reverts it.
+    ctx.write("ui/project.yaml", &doc("Hot-fixed"));
+    ctx.evalctl(&["apply", "ui", "--auto-approve"]).expect(0);
+    ctx.write("pr/project.yaml", &doc("Base text"));
+    let run = ctx.evalctl(&["plan", "pr", "-o", "json", "--base", "base"]);
+    run.expect(0);
+    assert_eq!(attribution_of(&run), "drift");
+}

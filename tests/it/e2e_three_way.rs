@@ -328,7 +328,7 @@ fn a_base_that_does_not_load_gives_the_usual_plan_and_says_why() {
     // The base refers to a log stream that does not exist live.
     ctx.write(
         "elsewhere/demo.yaml",
-        "kind: Project\nname: demo-project\nlog_streams:\n  - name: no-such-stream\n    trends: {sections: []}\n",
+        "kind: Project\nname: demo-project\nlog_streams:\n  - id: 00000000-0000-4000-8000-000000000000\n    trends: {sections: []}\n",
     );
     let run = ctx.evalctl(&["plan", "pr", "--base", "elsewhere"]);
     run.expect(0);
