@@ -5,7 +5,8 @@
 //!
 //! The registry is where a kind is one line: [`Address`] (and with it
 //! [`AddressKind`], the dispatch to each kind's [`KindAddress`] and to its
-//! key fields) is generated from the list below by `addresses!`.
+//! key fields) is generated from the list below by `addresses!`; the
+//! operations kinds send themselves are dispatched in [`send_own`].
 
 pub mod json;
 pub mod projects;
@@ -16,11 +17,20 @@ pub mod templates;
 
 use serde::{Deserialize, Serialize};
 
+use crate::client::Client;
+use crate::manifest::set::Origin;
+use crate::manifest::types::ProjectSpec;
 use crate::plan::address::{
     CustomIntegrationAddress, DashboardAddress, FavoriteAddress, IntegrationAddress, KindAddress,
     MetricSettingsAddress, SectionAddress, SettingsAddress, WidgetAddress,
 };
 use crate::plan::address_key::{KeyFields, KeyReader, KeyWriter};
+use crate::plan::target::Target;
+use crate::plan::{Action, Operation, Planner};
+use crate::reconcile::apply::OperationError;
+use crate::reconcile::read::ReadError;
+use crate::reconcile::read::selection::ProjectSelection;
+use crate::state::ProjectState;
 
 /// Generates, from one line per kind of address (its doc, its variant and
 /// its type, which implements [`KindAddress`] and [`KeyFields`]):
@@ -51,6 +61,14 @@ macro_rules! addresses {
         impl AddressKind {
             /// In the order of [`Address`]'s variants, which is the order addresses sort in.
             pub(crate) const ALL: &[AddressKind] = &[$(AddressKind::$variant,)*];
+
+            /// The apply stage of a change of this kind and `action`, when the
+            /// kind says its own ([`KindAddress::apply_stage`]).
+            pub(crate) fn own_stage(self, action: Action) -> Option<u8> {
+                match self {
+                    $( AddressKind::$variant => <$ty as KindAddress>::apply_stage(action), )*
+                }
+            }
 
             /// The kind of `address`.
             pub fn of(address: &Address) -> Self {
@@ -114,4 +132,100 @@ addresses! {
     Project(projects::ProjectAddress),
     /// A log stream itself.
     LogStream(projects::LogStreamAddress),
+}
+
+/// Sends `op` as its kind does, when its kind sends its own operations;
+/// `None`: the core sends it (`reconcile::apply`).
+pub(crate) async fn send_own(
+    op: &Operation,
+    client: &Client,
+) -> Option<Result<Option<String>, OperationError>> {
+    Some(match op {
+        Operation::Template(op) => op.send_idempotent(client).await.map_err(Into::into),
+        Operation::PromptTemplate(op) => op.send(client).await,
+        Operation::ProtectStage(op) => op.send(client).await,
+        _ => return None,
+    })
+}
+
+/// Plans the kinds a project holds (its templates, prompt templates and
+/// Protect stages), one line each, in this order.
+pub(crate) fn plan_project_parts(
+    planner: &mut Planner<'_>,
+    origin: &Origin,
+    project: &str,
+    spec: &ProjectSpec,
+    live: &ProjectState,
+) {
+    templates::plan::plan_project(planner, project, spec, live);
+    prompt_templates::plan::plan_project(planner, origin, project, spec, live);
+    protect_stages::plan::plan_project(planner, project, spec, live);
+}
+
+/// Fills in the kinds a project holds of its exported `spec` from `live`,
+/// one line each, in this order (which is the order of their warnings).
+pub(crate) fn export_project_parts(
+    live: &ProjectState,
+    spec: &mut ProjectSpec,
+    warnings: &mut Vec<String>,
+) {
+    templates::export::export_project(live, spec, warnings);
+    prompt_templates::export::export_project(live, spec, warnings);
+    protect_stages::export::export_project(live, spec, warnings);
+}
+
+/// The targets of what the kinds a project holds declare in its `spec`,
+/// one line each.
+pub(crate) fn declared_project_parts(project: &str, spec: &ProjectSpec, out: &mut Vec<Target>) {
+    templates::plan::declared(project, spec, out);
+    prompt_templates::plan::declared(project, spec, out);
+    protect_stages::plan::declared(project, spec, out);
+}
+
+/// Selects what is read of the kinds a project holds, as its `spec`
+/// declares them and `options` reach them, one line each.
+pub(crate) fn select_project_parts(
+    project: &str,
+    spec: &ProjectSpec,
+    options: &crate::plan::PlanOptions,
+    wanted: &mut crate::reconcile::read::selection::ProjectSelection,
+) {
+    templates::read::select(project, spec, options, wanted);
+    prompt_templates::read::select(project, spec, options, wanted);
+    protect_stages::read::select(project, spec, options, wanted);
+}
+
+/// The live state of the kinds a project holds that keep it here, one line
+/// each: [`ProjectState::parts`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProjectParts {
+    /// Protect stages (those declared or recorded), when read.
+    pub protect_stages: Option<Vec<protect_stages::ProtectStageState>>,
+}
+
+/// Reads what `wanted` selects of the kinds a project holds (`pending`: the
+/// plan creates the project, so it holds none), one line each.
+pub(crate) async fn read_project_parts(
+    client: &Client,
+    wanted: &ProjectSelection,
+    project_id: &str,
+    project_name: &str,
+    pending: bool,
+) -> Result<ProjectParts, ReadError> {
+    let protect_stages =
+        protect_stages::read::read_selected(client, wanted, project_id, project_name, pending)
+            .await?;
+    Ok(ProjectParts { protect_stages })
+}
+
+/// Reads all of the kinds a project holds, for an export, one line each.
+pub(crate) async fn read_all_project_parts(
+    client: &Client,
+    project_id: &str,
+    project_name: &str,
+) -> Result<ProjectParts, ReadError> {
+    let protect_stages = protect_stages::read::read_all(client, project_id, project_name).await?;
+    Ok(ProjectParts {
+        protect_stages: Some(protect_stages),
+    })
 }

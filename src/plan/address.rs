@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::target::{Kind, Segment, Target};
+use super::types::Action;
 pub use crate::kinds::Address;
 pub use crate::kinds::templates::address::{TemplateAddress, TemplateKind};
 use crate::state::{DashboardState, ObjectKey, ProjectState};
@@ -82,6 +83,17 @@ pub trait KindAddress {
     /// none; `None`: the change does not change that field).
     fn live_identity(&self, before: &dyn Fn(&str) -> Option<Option<String>>) -> Option<Address> {
         let _ = before;
+        None
+    }
+
+    /// The apply stage of a change of this kind and `action` (lower stages
+    /// run first), for kinds that say their own; `None`: the kind's stage is
+    /// in the apply's table (`reconcile::apply`).
+    fn apply_stage(action: Action) -> Option<u8>
+    where
+        Self: Sized,
+    {
+        let _ = action;
         None
     }
 }

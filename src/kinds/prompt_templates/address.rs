@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::Action;
 use crate::plan::address::{Address, KindAddress, project_segment, quote};
 use crate::plan::address_key::{KeyFields, KeyReader, KeyWriter};
 use crate::plan::target::{Kind, Segment};
@@ -50,6 +51,10 @@ impl PromptTemplateAddress {
 }
 
 impl KindAddress for PromptTemplateAddress {
+    fn apply_stage(_action: Action) -> Option<u8> {
+        Some(15)
+    }
+
     fn segments(&self) -> Vec<Segment> {
         let mut segments: Vec<Segment> = self.project.iter().map(|p| project_segment(p)).collect();
         segments.push(Segment::named(Kind::PromptTemplate, &self.name));

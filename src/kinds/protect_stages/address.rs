@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::Action;
 use crate::plan::address::{Address, KindAddress, project_segment, quote};
 use crate::plan::address_key::{KeyFields, KeyReader, KeyWriter};
 use crate::plan::target::{Kind, Segment};
@@ -29,6 +30,10 @@ impl ProtectStageAddress {
 }
 
 impl KindAddress for ProtectStageAddress {
+    fn apply_stage(_action: Action) -> Option<u8> {
+        Some(15)
+    }
+
     fn segments(&self) -> Vec<Segment> {
         vec![
             project_segment(&self.project),
@@ -48,7 +53,7 @@ impl KindAddress for ProtectStageAddress {
     }
 
     fn collection_size(&self, live: &ProjectState) -> usize {
-        live.protect_stages.as_ref().map_or(0, Vec::len)
+        live.parts.protect_stages.as_ref().map_or(0, Vec::len)
     }
 
     fn live_identity(&self, _before: &dyn Fn(&str) -> Option<Option<String>>) -> Option<Address> {
@@ -77,13 +82,10 @@ mod tests {
 
     #[test]
     fn keys_read_back_and_order_as_addresses_do() {
-        let mut addresses: Vec<Address> = [("a", "b"), ("a", "a\u{0}"), ("", "z"), ("a", "")]
+        let addresses: Vec<Address> = [("a", "b"), ("a", "a\u{0}"), ("", "z"), ("a", "")]
             .into_iter()
             .map(|(p, n)| Address::ProtectStage(ProtectStageAddress::new(p, n)))
             .collect();
-        addresses.push(Address::Project(crate::kinds::projects::ProjectAddress {
-            project: "a".into(),
-        }));
         let keys: Vec<AddressKey> = addresses.iter().map(AddressKey::of).collect();
         for (a, k) in addresses.iter().zip(&keys) {
             assert_eq!(&k.address(), a);

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::Action;
 use crate::plan::address::{Address, KindAddress, live_name, project_segment, quote};
 use crate::plan::address_key::{KeyFields, KeyReader, KeyWriter};
 use crate::plan::target::{Kind, Segment};
@@ -70,6 +71,10 @@ pub struct TemplateAddress {
 }
 
 impl KindAddress for TemplateAddress {
+    fn apply_stage(_action: Action) -> Option<u8> {
+        Some(10)
+    }
+
     fn segments(&self) -> Vec<Segment> {
         vec![
             project_segment(&self.project),
