@@ -213,7 +213,7 @@ pub(super) fn project() -> ProjectState {
             "constraints": {"feedback_type": "choice", "choices": ["yes", "no"], "allow_other": false}}),
         )]),
         prompt_templates: None,
-        protect_stages: None,
+        parts: crate::kinds::ProjectParts::default(),
         undeclared_log_streams: None,
         meta: None,
     }

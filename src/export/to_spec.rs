@@ -43,7 +43,6 @@ use std::sync::Arc;
 
 use super::write::{Body, Document};
 use crate::api::{ContentModality, Visibility};
-use crate::kinds::templates;
 use crate::manifest::types::{
     DashboardSpec, ExperimentSpec, FavoriteSpec, FilterSpec, FilterValueSpec, LogStreamSpec,
     MetricSettingsSpec, ModalityValueSpec, ProjectSpec, ScorerSpec, SectionSpec, SegmentFilterSpec,
@@ -133,40 +132,24 @@ pub fn project_document(
             }
         })
         .collect();
-    let annotation_templates = project
-        .annotation_templates
-        .as_ref()
-        .map(|ts| templates::export::annotation(&project.name, ts, notes.warnings));
-    let feedback_templates = project
-        .feedback_templates
-        .as_ref()
-        .map(|ts| templates::export::feedback(&project.name, ts, notes.warnings));
-    let prompt_templates = project.prompt_templates.as_ref().map(|ts| {
-        crate::kinds::prompt_templates::export::prompt_templates(&project.name, ts, notes.warnings)
-    });
-    let protect_stages = project
-        .protect_stages
-        .as_ref()
-        .map(|ss| {
-            crate::kinds::protect_stages::export::protect_stages(&project.name, ss, notes.warnings)
-        })
-        .filter(|ss| !ss.is_empty());
     let (description, labels) = crate::kinds::projects::export::meta(project, notes.warnings);
-    let spec = ProjectSpec {
+    let mut spec = ProjectSpec {
         name,
         id,
         log_streams,
         experiments,
-        annotation_templates,
-        feedback_templates,
-        prompt_templates,
-        protect_stages,
+        // The kinds a project holds fill theirs in (`kinds::export_project_parts`).
+        annotation_templates: None,
+        feedback_templates: None,
+        prompt_templates: None,
+        protect_stages: None,
         // Export does not claim the log streams it did not see declared.
         prune_log_streams: false,
         renamed_from: Vec::new(),
         description,
         labels,
     };
+    crate::kinds::export_project_parts(project, &mut spec, notes.warnings);
     Document {
         preamble: Vec::new(),
         body: Body::Project(Box::new(spec)),

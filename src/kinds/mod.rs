@@ -2,6 +2,11 @@
 //! planner, operations and export live in its folder, and the generic core
 //! (addresses, targets, plans, apply, confirmation, renderers) reaches a kind
 //! only through this registry.
+//!
+//! The registry is where a kind is one line: [`Address`] (and with it
+//! [`AddressKind`], the dispatch to each kind's [`KindAddress`] and to its
+//! key fields) is generated from the list below by `addresses!`; the
+//! operations kinds send themselves are dispatched in [`send_own`].
 
 pub mod json;
 pub mod projects;
@@ -9,3 +14,221 @@ pub mod prompt_templates;
 pub mod protect_stages;
 pub mod scorers;
 pub mod templates;
+
+use serde::{Deserialize, Serialize};
+
+use crate::client::Client;
+use crate::manifest::set::Origin;
+use crate::manifest::types::ProjectSpec;
+use crate::plan::address::{
+    CustomIntegrationAddress, DashboardAddress, FavoriteAddress, IntegrationAddress, KindAddress,
+    MetricSettingsAddress, SectionAddress, SettingsAddress, WidgetAddress,
+};
+use crate::plan::address_key::{KeyFields, KeyReader, KeyWriter};
+use crate::plan::target::Target;
+use crate::plan::{Action, Operation, Planner};
+use crate::reconcile::apply::OperationError;
+use crate::reconcile::read::ReadError;
+use crate::reconcile::read::selection::ProjectSelection;
+use crate::state::ProjectState;
+
+/// Generates, from one line per kind of address (its doc, its variant and
+/// its type, which implements [`KindAddress`] and [`KeyFields`]):
+/// [`Address`], [`AddressKind`] (the same variants without their fields, in
+/// the same order) and the dispatch from an address to its kind's code.
+macro_rules! addresses {
+    ($( $(#[$doc:meta])* $variant:ident($ty:ty), )*) => {
+        /// The address of an object a plan can touch: one variant per kind of
+        /// address, each a type of its own that implements [`KindAddress`]. Written
+        /// as the kind's fields with a `type` tag; ordered by kind (in this order),
+        /// then by the kind's fields.
+        #[derive(
+            Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+            schemars::JsonSchema,
+        )]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        pub enum Address {
+            $( $(#[$doc])* $variant($ty), )*
+        }
+
+        /// The kind of object a change is to, as [`Address`]'s variants (what a
+        /// spilled change says of itself without being read back).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+        pub enum AddressKind {
+            $( #[doc = concat!("[`Address::", stringify!($variant), "`].")] $variant, )*
+        }
+
+        impl AddressKind {
+            /// In the order of [`Address`]'s variants, which is the order addresses sort in.
+            pub(crate) const ALL: &[AddressKind] = &[$(AddressKind::$variant,)*];
+
+            /// The apply stage of a change of this kind and `action`, when the
+            /// kind says its own ([`KindAddress::apply_stage`]).
+            pub(crate) fn own_stage(self, action: Action) -> Option<u8> {
+                match self {
+                    $( AddressKind::$variant => <$ty as KindAddress>::apply_stage(action), )*
+                }
+            }
+
+            /// The kind of `address`.
+            pub fn of(address: &Address) -> Self {
+                match address {
+                    $( Address::$variant(_) => AddressKind::$variant, )*
+                }
+            }
+        }
+
+        impl Address {
+            /// The address as its kind sees it.
+            pub(crate) fn of_kind(&self) -> &dyn KindAddress {
+                match self {
+                    $( Address::$variant(a) => a, )*
+                }
+            }
+
+            /// Writes the address's fields (not its kind) to a key.
+            pub(crate) fn write_key(&self, w: &mut KeyWriter<'_>) {
+                match self {
+                    $( Address::$variant(a) => KeyFields::write_key(a, w), )*
+                }
+            }
+
+            /// The address of kind `kind` whose fields [`Address::write_key`] wrote.
+            pub(crate) fn read_key(kind: AddressKind, r: &mut KeyReader<'_>) -> Self {
+                match kind {
+                    $( AddressKind::$variant => Address::$variant(<$ty as KeyFields>::read_key(r)), )*
+                }
+            }
+        }
+    };
+}
+
+addresses! {
+    /// The calling user's integration with a provider.
+    Integration(IntegrationAddress),
+    /// A named custom integration of the calling user.
+    CustomIntegration(CustomIntegrationAddress),
+    /// A custom scorer, or one of its versions.
+    CustomScorer(scorers::CustomScorerAddress),
+    /// A template of a project.
+    Template(templates::address::TemplateAddress),
+    /// Metric settings of a log stream or experiment.
+    MetricSettings(MetricSettingsAddress),
+    /// A dashboard of a log stream other than its default one.
+    Dashboard(DashboardAddress),
+    /// A section of a dashboard of a log stream.
+    Section(SectionAddress),
+    /// The favorite state of a log stream's default dashboard.
+    Favorite(FavoriteAddress),
+    /// A widget of a dashboard, in a section or at its top level.
+    Widget(WidgetAddress),
+    /// The settings of a dashboard (interval, time range, group-by).
+    Settings(SettingsAddress),
+    /// A project's prompt template, or one of its versions.
+    PromptTemplate(prompt_templates::PromptTemplateAddress),
+    /// A project's Protect stage.
+    ProtectStage(protect_stages::ProtectStageAddress),
+    /// A project itself.
+    Project(projects::ProjectAddress),
+    /// A log stream itself.
+    LogStream(projects::LogStreamAddress),
+}
+
+/// Sends `op` as its kind does, when its kind sends its own operations;
+/// `None`: the core sends it (`reconcile::apply`).
+/// `env` is where secrets are read at the last moment (a Protect stage's
+/// webhook URLs).
+pub(crate) async fn send_own(
+    op: &Operation,
+    client: &Client,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<Result<Option<String>, OperationError>> {
+    Some(match op {
+        Operation::Template(op) => op.send_idempotent(client).await.map_err(Into::into),
+        Operation::PromptTemplate(op) => op.send(client).await,
+        Operation::ProtectStage(op) => op.send(client, env).await,
+        _ => return None,
+    })
+}
+
+/// Plans the kinds a project holds (its templates, prompt templates and
+/// Protect stages), one line each, in this order.
+pub(crate) fn plan_project_parts(
+    planner: &mut Planner<'_>,
+    origin: &Origin,
+    project: &str,
+    spec: &ProjectSpec,
+    live: &ProjectState,
+) {
+    templates::plan::plan_project(planner, project, spec, live);
+    prompt_templates::plan::plan_project(planner, origin, project, spec, live);
+    protect_stages::plan::plan_project(planner, project, spec, live);
+}
+
+/// Fills in the kinds a project holds of its exported `spec` from `live`,
+/// one line each, in this order (which is the order of their warnings).
+pub(crate) fn export_project_parts(
+    live: &ProjectState,
+    spec: &mut ProjectSpec,
+    warnings: &mut Vec<String>,
+) {
+    templates::export::export_project(live, spec, warnings);
+    prompt_templates::export::export_project(live, spec, warnings);
+    protect_stages::export::export_project(live, spec, warnings);
+}
+
+/// The targets of what the kinds a project holds declare in its `spec`,
+/// one line each.
+pub(crate) fn declared_project_parts(project: &str, spec: &ProjectSpec, out: &mut Vec<Target>) {
+    templates::plan::declared(project, spec, out);
+    prompt_templates::plan::declared(project, spec, out);
+    protect_stages::plan::declared(project, spec, out);
+}
+
+/// Selects what is read of the kinds a project holds, as its `spec`
+/// declares them and `options` reach them, one line each.
+pub(crate) fn select_project_parts(
+    project: &str,
+    spec: &ProjectSpec,
+    options: &crate::plan::PlanOptions,
+    wanted: &mut crate::reconcile::read::selection::ProjectSelection,
+) {
+    templates::read::select(project, spec, options, wanted);
+    prompt_templates::read::select(project, spec, options, wanted);
+    protect_stages::read::select(project, spec, options, wanted);
+}
+
+/// The live state of the kinds a project holds that keep it here, one line
+/// each: [`ProjectState::parts`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProjectParts {
+    /// Protect stages (those declared or recorded), when read.
+    pub protect_stages: Option<Vec<protect_stages::ProtectStageState>>,
+}
+
+/// Reads what `wanted` selects of the kinds a project holds (`pending`: the
+/// plan creates the project, so it holds none), one line each.
+pub(crate) async fn read_project_parts(
+    client: &Client,
+    wanted: &ProjectSelection,
+    project_id: &str,
+    project_name: &str,
+    pending: bool,
+) -> Result<ProjectParts, ReadError> {
+    let protect_stages =
+        protect_stages::read::read_selected(client, wanted, project_id, project_name, pending)
+            .await?;
+    Ok(ProjectParts { protect_stages })
+}
+
+/// Reads all of the kinds a project holds, for an export, one line each.
+pub(crate) async fn read_all_project_parts(
+    client: &Client,
+    project_id: &str,
+    project_name: &str,
+) -> Result<ProjectParts, ReadError> {
+    let protect_stages = protect_stages::read::read_all(client, project_id, project_name).await?;
+    Ok(ProjectParts {
+        protect_stages: Some(protect_stages),
+    })
+}

@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::target::{Kind, Segment, Target};
+use super::types::Action;
+pub use crate::kinds::Address;
 pub use crate::kinds::templates::address::{TemplateAddress, TemplateKind};
 use crate::state::{DashboardState, ObjectKey, ProjectState};
 
@@ -83,6 +85,17 @@ pub trait KindAddress {
         let _ = before;
         None
     }
+
+    /// The apply stage of a change of this kind and `action` (lower stages
+    /// run first), for kinds that say their own; `None`: the kind's stage is
+    /// in the apply's table (`reconcile::apply`).
+    fn apply_stage(action: Action) -> Option<u8>
+    where
+        Self: Sized,
+    {
+        let _ = action;
+        None
+    }
 }
 
 /// `name`, or the live one when the change renames it (`before("name")`).
@@ -106,66 +119,7 @@ fn live_dashboard<'l>(
     }
 }
 
-/// The address of an object a plan can touch: one variant per kind of
-/// address, each a type of its own that implements [`KindAddress`]. Written
-/// as the kind's fields with a `type` tag; ordered by kind (in this order),
-/// then by the kind's fields.
-#[derive(
-    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Address {
-    /// The calling user's integration with a provider.
-    Integration(IntegrationAddress),
-    /// A named custom integration of the calling user.
-    CustomIntegration(CustomIntegrationAddress),
-    /// A custom scorer, or one of its versions.
-    CustomScorer(crate::kinds::scorers::CustomScorerAddress),
-    /// A template of a project.
-    Template(TemplateAddress),
-    /// Metric settings of a log stream or experiment.
-    MetricSettings(MetricSettingsAddress),
-    /// A dashboard of a log stream other than its default one.
-    Dashboard(DashboardAddress),
-    /// A section of a dashboard of a log stream.
-    Section(SectionAddress),
-    /// The favorite state of a log stream's default dashboard.
-    Favorite(FavoriteAddress),
-    /// A widget of a dashboard, in a section or at its top level.
-    Widget(WidgetAddress),
-    /// The settings of a dashboard (interval, time range, group-by).
-    Settings(SettingsAddress),
-    /// A project's prompt template, or one of its versions.
-    PromptTemplate(crate::kinds::prompt_templates::PromptTemplateAddress),
-    /// A project's Protect stage.
-    ProtectStage(crate::kinds::protect_stages::ProtectStageAddress),
-    /// A project itself.
-    Project(crate::kinds::projects::ProjectAddress),
-    /// A log stream itself.
-    LogStream(crate::kinds::projects::LogStreamAddress),
-}
-
 impl Address {
-    /// The address as its kind sees it.
-    fn of_kind(&self) -> &dyn KindAddress {
-        match self {
-            Address::Integration(a) => a,
-            Address::CustomIntegration(a) => a,
-            Address::CustomScorer(a) => a,
-            Address::Template(a) => a,
-            Address::MetricSettings(a) => a,
-            Address::Dashboard(a) => a,
-            Address::Section(a) => a,
-            Address::Favorite(a) => a,
-            Address::Widget(a) => a,
-            Address::Settings(a) => a,
-            Address::PromptTemplate(a) => a,
-            Address::ProtectStage(a) => a,
-            Address::Project(a) => a,
-            Address::LogStream(a) => a,
-        }
-    }
-
     /// See [`KindAddress::collection`].
     pub fn collection(&self) -> Option<(String, &'static str)> {
         self.of_kind().collection()

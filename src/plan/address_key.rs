@@ -5,15 +5,16 @@
 //! holds the kind and the names as bytes in one (measured:
 //! docs/performance.md, Memory and time from 2,000 to 20,000 log streams).
 
+pub use crate::kinds::AddressKind;
 use crate::plan::address::{
     CustomIntegrationAddress, DashboardAddress, FavoriteAddress, IntegrationAddress,
-    MetricSettingsAddress, SectionAddress, SettingsAddress, TemplateAddress, WidgetAddress,
+    MetricSettingsAddress, SectionAddress, SettingsAddress, WidgetAddress,
 };
 use std::borrow::Cow;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::address::{Address, RunKind, TemplateKind};
+use super::address::{Address, RunKind};
 
 /// An address as bytes that compare as addresses do ([`Address`]'s
 /// derived order), and read back as the address.
@@ -94,81 +95,7 @@ impl schemars::JsonSchema for AddressKey {
     }
 }
 
-/// The kind of object a change is to, as [`Address`]'s variants (what a
-/// spilled change says of itself without being read back).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum AddressKind {
-    /// [`Address::Integration`].
-    Integration,
-    /// [`Address::CustomIntegration`].
-    CustomIntegration,
-    /// [`Address::CustomScorer`].
-    CustomScorer,
-    /// [`Address::Template`].
-    Template,
-    /// [`Address::MetricSettings`].
-    MetricSettings,
-    /// [`Address::Dashboard`].
-    Dashboard,
-    /// [`Address::Section`].
-    Section,
-    /// [`Address::Favorite`].
-    Favorite,
-    /// [`Address::Widget`].
-    Widget,
-    /// [`Address::Settings`].
-    Settings,
-    /// [`Address::PromptTemplate`].
-    PromptTemplate,
-    /// [`Address::ProtectStage`].
-    ProtectStage,
-    /// [`Address::Project`].
-    Project,
-    /// [`Address::LogStream`].
-    LogStream,
-}
-
 impl AddressKind {
-    /// In the order of [`Address`]'s variants, which is the order addresses sort in.
-    const ALL: [AddressKind; 14] = [
-        AddressKind::Integration,
-        AddressKind::CustomIntegration,
-        AddressKind::CustomScorer,
-        AddressKind::Template,
-        AddressKind::MetricSettings,
-        AddressKind::Dashboard,
-        AddressKind::Section,
-        AddressKind::Favorite,
-        AddressKind::Widget,
-        AddressKind::Settings,
-        AddressKind::PromptTemplate,
-        AddressKind::ProtectStage,
-        AddressKind::Project,
-        AddressKind::LogStream,
-    ];
-
-    /// The kind of `address`.
-    pub fn of(address: &Address) -> Self {
-        match address {
-            Address::Integration(IntegrationAddress { .. }) => AddressKind::Integration,
-            Address::CustomIntegration(CustomIntegrationAddress { .. }) => {
-                AddressKind::CustomIntegration
-            }
-            Address::CustomScorer(_) => AddressKind::CustomScorer,
-            Address::Template(TemplateAddress { .. }) => AddressKind::Template,
-            Address::MetricSettings(MetricSettingsAddress { .. }) => AddressKind::MetricSettings,
-            Address::Dashboard(DashboardAddress { .. }) => AddressKind::Dashboard,
-            Address::Section(SectionAddress { .. }) => AddressKind::Section,
-            Address::Favorite(FavoriteAddress { .. }) => AddressKind::Favorite,
-            Address::Widget(WidgetAddress { .. }) => AddressKind::Widget,
-            Address::Settings(SettingsAddress { .. }) => AddressKind::Settings,
-            Address::PromptTemplate(_) => AddressKind::PromptTemplate,
-            Address::ProtectStage(_) => AddressKind::ProtectStage,
-            Address::Project(_) => AddressKind::Project,
-            Address::LogStream(_) => AddressKind::LogStream,
-        }
-    }
-
     fn from_key(key: &[u8]) -> Self {
         AddressKind::ALL[usize::from(key[0])]
     }
@@ -176,168 +103,111 @@ impl AddressKind {
 
 /// `address` as bytes that compare as addresses do (`Address`'s derived
 /// order: the variant, then each field in turn): the variant's index,
-/// then each field. A string is written with its zero bytes escaped
-/// (`00` as `00 FF`) and ends with `00 00`, so that a string that is a
-/// prefix of another sorts first and no field runs into the next; an
-/// optional string is `00` when absent, `01` then the string when present;
-/// a kind is its index.
+/// then each field as its kind writes it ([`KeyFields`]). A string is
+/// written with its zero bytes escaped (`00` as `00 FF`) and ends with
+/// `00 00`, so that a string that is a prefix of another sorts first and no
+/// field runs into the next; an optional string is `00` when absent, `01`
+/// then the string when present; a kind is its index.
 fn sort_key(address: &Address) -> Vec<u8> {
     let mut key = Vec::with_capacity(64);
     let kind = AddressKind::of(address);
     key.push(kind as u8);
-    let string = |key: &mut Vec<u8>, s: &str| {
-        for &b in s.as_bytes() {
-            key.push(b);
-            if b == 0 {
-                key.push(0xFF);
-            }
-        }
-        key.extend_from_slice(&[0, 0]);
-    };
-    let optional = |key: &mut Vec<u8>, s: Option<&str>| match s {
-        None => key.push(0),
-        Some(s) => {
-            key.push(1);
-            string(key, s);
-        }
-    };
-    match address {
-        Address::Integration(IntegrationAddress { provider }) => string(&mut key, provider),
-        Address::CustomIntegration(CustomIntegrationAddress { name }) => string(&mut key, name),
-        Address::Template(TemplateAddress {
-            project,
-            kind,
-            name,
-        }) => {
-            string(&mut key, project);
-            key.push(match kind {
-                TemplateKind::Annotation => 0,
-                TemplateKind::Feedback => 1,
-            });
-            string(&mut key, name);
-        }
-        Address::MetricSettings(MetricSettingsAddress {
-            project,
-            run_kind,
-            run,
-        }) => {
-            string(&mut key, project);
-            key.push(match run_kind {
-                RunKind::LogStream => 0,
-                RunKind::Experiment => 1,
-            });
-            string(&mut key, run);
-        }
-        Address::Dashboard(DashboardAddress {
-            project,
-            log_stream,
-            name,
-        }) => {
-            string(&mut key, project);
-            string(&mut key, log_stream);
-            string(&mut key, name);
-        }
-        Address::Section(SectionAddress {
-            project,
-            log_stream,
-            dashboard,
-            name,
-        }) => {
-            string(&mut key, project);
-            string(&mut key, log_stream);
-            optional(&mut key, dashboard.as_deref());
-            string(&mut key, name);
-        }
-        Address::Favorite(FavoriteAddress {
-            project,
-            log_stream,
-        }) => {
-            string(&mut key, project);
-            string(&mut key, log_stream);
-        }
-        Address::Widget(WidgetAddress {
-            project,
-            log_stream,
-            dashboard,
-            section,
-            name,
-        }) => {
-            string(&mut key, project);
-            string(&mut key, log_stream);
-            optional(&mut key, dashboard.as_deref());
-            optional(&mut key, section.as_deref());
-            string(&mut key, name);
-        }
-        Address::Settings(SettingsAddress {
-            project,
-            log_stream,
-            dashboard,
-        }) => {
-            string(&mut key, project);
-            string(&mut key, log_stream);
-            optional(&mut key, dashboard.as_deref());
-        }
-        Address::CustomScorer(a) => {
-            string(&mut key, &a.name);
-            match a.version {
-                None => key.push(0),
-                Some(v) => {
-                    key.push(1);
-                    key.extend_from_slice(&v.to_be_bytes());
-                }
-            }
-        }
-        Address::PromptTemplate(a) => {
-            optional(&mut key, a.project.as_deref());
-            string(&mut key, &a.name);
-            match a.version {
-                None => key.push(0),
-                Some(v) => {
-                    key.push(1);
-                    key.extend_from_slice(&v.to_be_bytes());
-                }
-            }
-        }
-        Address::ProtectStage(a) => {
-            string(&mut key, &a.project);
-            string(&mut key, &a.name);
-        }
-        Address::Project(a) => string(&mut key, &a.project),
-        Address::LogStream(a) => {
-            string(&mut key, &a.project);
-            string(&mut key, &a.log_stream);
-        }
-    }
+    address.write_key(&mut KeyWriter(&mut key));
     key
 }
 
 /// The address [`sort_key`] encoded (keys are made only there, so they read back).
 fn address_of_key(key: &[u8]) -> Address {
-    let mut r = KeyReader(&key[1..]);
-    match AddressKind::from_key(key) {
-        AddressKind::Integration => Address::Integration(IntegrationAddress {
+    Address::read_key(AddressKind::from_key(key), &mut KeyReader(&key[1..]))
+}
+
+/// How a kind's address writes its fields into a key and reads them back,
+/// field by field in the order the address's derived `Ord` compares them.
+pub trait KeyFields {
+    /// Writes the fields.
+    fn write_key(&self, w: &mut KeyWriter<'_>);
+
+    /// Reads back what [`KeyFields::write_key`] wrote.
+    fn read_key(r: &mut KeyReader<'_>) -> Self;
+}
+
+/// Writes the fields of a [`sort_key`].
+pub struct KeyWriter<'k>(&'k mut Vec<u8>);
+
+impl KeyWriter<'_> {
+    /// One byte (a small enum's index, a presence flag).
+    pub fn byte(&mut self, b: u8) {
+        self.0.push(b);
+    }
+
+    /// A string, its zero bytes escaped, ended by `00 00`.
+    pub fn string(&mut self, s: &str) {
+        for &b in s.as_bytes() {
+            self.0.push(b);
+            if b == 0 {
+                self.0.push(0xFF);
+            }
+        }
+        self.0.extend_from_slice(&[0, 0]);
+    }
+
+    /// An optional string: `00`, or `01` then the string.
+    pub fn optional(&mut self, s: Option<&str>) {
+        match s {
+            None => self.0.push(0),
+            Some(s) => {
+                self.0.push(1);
+                self.string(s);
+            }
+        }
+    }
+
+    /// An optional number: `00`, or `01` then its big-endian bytes.
+    pub fn optional_u32(&mut self, n: Option<u32>) {
+        match n {
+            None => self.0.push(0),
+            Some(v) => {
+                self.0.push(1);
+                self.0.extend_from_slice(&v.to_be_bytes());
+            }
+        }
+    }
+}
+
+impl KeyFields for IntegrationAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.provider);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        IntegrationAddress {
             provider: r.string(),
-        }),
-        AddressKind::CustomIntegration => {
-            Address::CustomIntegration(CustomIntegrationAddress { name: r.string() })
         }
-        AddressKind::CustomScorer => {
-            Address::CustomScorer(crate::kinds::scorers::CustomScorerAddress {
-                name: r.string(),
-                version: (r.byte() == 1)
-                    .then(|| u32::from_be_bytes([r.byte(), r.byte(), r.byte(), r.byte()])),
-            })
-        }
-        AddressKind::Template => Address::Template(TemplateAddress {
-            project: r.string(),
-            kind: if r.byte() == 0 {
-                TemplateKind::Annotation
-            } else {
-                TemplateKind::Feedback
-            },
-            name: r.string(),
-        }),
-        AddressKind::MetricSettings => Address::MetricSettings(MetricSettingsAddress {
+    }
+}
+
+impl KeyFields for CustomIntegrationAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.name);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        CustomIntegrationAddress { name: r.string() }
+    }
+}
+
+impl KeyFields for MetricSettingsAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.project);
+        w.byte(match self.run_kind {
+            RunKind::LogStream => 0,
+            RunKind::Experiment => 1,
+        });
+        w.string(&self.run);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        MetricSettingsAddress {
             project: r.string(),
             run_kind: if r.byte() == 0 {
                 RunKind::LogStream
@@ -345,70 +215,148 @@ fn address_of_key(key: &[u8]) -> Address {
                 RunKind::Experiment
             },
             run: r.string(),
-        }),
-        AddressKind::Dashboard => Address::Dashboard(DashboardAddress {
+        }
+    }
+}
+
+impl KeyFields for DashboardAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.project);
+        w.string(&self.log_stream);
+        w.string(&self.name);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        DashboardAddress {
             project: r.string(),
             log_stream: r.string(),
             name: r.string(),
-        }),
-        AddressKind::Section => Address::Section(SectionAddress {
+        }
+    }
+}
+
+impl KeyFields for SectionAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.project);
+        w.string(&self.log_stream);
+        w.optional(self.dashboard.as_deref());
+        w.string(&self.name);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        SectionAddress {
             project: r.string(),
             log_stream: r.string(),
             dashboard: r.optional(),
             name: r.string(),
-        }),
-        AddressKind::Favorite => Address::Favorite(FavoriteAddress {
+        }
+    }
+}
+
+impl KeyFields for FavoriteAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.project);
+        w.string(&self.log_stream);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        FavoriteAddress {
             project: r.string(),
             log_stream: r.string(),
-        }),
-        AddressKind::Widget => Address::Widget(WidgetAddress {
+        }
+    }
+}
+
+impl KeyFields for WidgetAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.project);
+        w.string(&self.log_stream);
+        w.optional(self.dashboard.as_deref());
+        w.optional(self.section.as_deref());
+        w.string(&self.name);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        WidgetAddress {
             project: r.string(),
             log_stream: r.string(),
             dashboard: r.optional(),
             section: r.optional(),
             name: r.string(),
-        }),
-        AddressKind::Settings => Address::Settings(SettingsAddress {
+        }
+    }
+}
+
+impl KeyFields for SettingsAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.project);
+        w.string(&self.log_stream);
+        w.optional(self.dashboard.as_deref());
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        SettingsAddress {
             project: r.string(),
             log_stream: r.string(),
             dashboard: r.optional(),
-        }),
-        AddressKind::PromptTemplate => {
-            Address::PromptTemplate(crate::kinds::prompt_templates::PromptTemplateAddress {
-                project: r.optional(),
-                name: r.string(),
-                version: (r.byte() == 1)
-                    .then(|| u32::from_be_bytes([r.byte(), r.byte(), r.byte(), r.byte()])),
-            })
         }
-        AddressKind::ProtectStage => {
-            Address::ProtectStage(crate::kinds::protect_stages::ProtectStageAddress {
-                project: r.string(),
-                name: r.string(),
-            })
+    }
+}
+
+impl KeyFields for crate::kinds::scorers::CustomScorerAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.name);
+        w.optional_u32(self.version);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        crate::kinds::scorers::CustomScorerAddress {
+            name: r.string(),
+            version: r.optional_u32(),
         }
-        AddressKind::Project => Address::Project(crate::kinds::projects::ProjectAddress {
+    }
+}
+
+impl KeyFields for crate::kinds::projects::ProjectAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.project);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        crate::kinds::projects::ProjectAddress {
             project: r.string(),
-        }),
-        AddressKind::LogStream => Address::LogStream(crate::kinds::projects::LogStreamAddress {
+        }
+    }
+}
+
+impl KeyFields for crate::kinds::projects::LogStreamAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.project);
+        w.string(&self.log_stream);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        crate::kinds::projects::LogStreamAddress {
             project: r.string(),
             log_stream: r.string(),
-        }),
+        }
     }
 }
 
 /// Reads the fields of a [`sort_key`] in turn (struct fields are evaluated
 /// in the order they are written).
-struct KeyReader<'k>(&'k [u8]);
+pub struct KeyReader<'k>(&'k [u8]);
 
 impl KeyReader<'_> {
-    fn byte(&mut self) -> u8 {
+    /// One byte.
+    pub fn byte(&mut self) -> u8 {
         let (first, rest) = self.0.split_first().unwrap_or((&0, &[]));
         self.0 = rest;
         *first
     }
 
-    fn string(&mut self) -> String {
+    /// A string.
+    pub fn string(&mut self) -> String {
         let mut bytes = Vec::new();
         loop {
             match self.byte() {
@@ -427,14 +375,22 @@ impl KeyReader<'_> {
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 
-    fn optional(&mut self) -> Option<String> {
+    /// An optional string.
+    pub fn optional(&mut self) -> Option<String> {
         (self.byte() == 1).then(|| self.string())
+    }
+
+    /// An optional number.
+    pub fn optional_u32(&mut self) -> Option<u32> {
+        (self.byte() == 1)
+            .then(|| u32::from_be_bytes([self.byte(), self.byte(), self.byte(), self.byte()]))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::address::{TemplateAddress, TemplateKind};
     use proptest::prelude::*;
 
     fn any_name() -> impl Strategy<Value = String> {

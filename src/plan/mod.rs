@@ -724,50 +724,7 @@ fn plan_project(
             }
         }
     }
-    if let Some(wanted) = &spec.annotation_templates
-        && planner
-            .options
-            .reaches(&Target::templates(&project, TemplateKind::Annotation))
-    {
-        crate::kinds::templates::plan::plan_templates(
-            planner,
-            &project,
-            live,
-            TemplateKind::Annotation,
-            wanted,
-            live.annotation_templates.as_deref(),
-        );
-    }
-    if let Some(wanted) = &spec.feedback_templates
-        && planner
-            .options
-            .reaches(&Target::templates(&project, TemplateKind::Feedback))
-    {
-        crate::kinds::templates::plan::plan_templates(
-            planner,
-            &project,
-            live,
-            TemplateKind::Feedback,
-            wanted,
-            live.feedback_templates.as_deref(),
-        );
-    }
-    if let Some(wanted) = &spec.prompt_templates
-        && planner
-            .options
-            .reaches(&crate::kinds::prompt_templates::plan::scope(&project))
-    {
-        crate::kinds::prompt_templates::plan::plan_prompt_templates(
-            planner, origin, &project, live, wanted,
-        );
-    }
-    if let Some(wanted) = &spec.protect_stages
-        && planner
-            .options
-            .reaches(&crate::kinds::protect_stages::plan::scope(&project))
-    {
-        crate::kinds::protect_stages::plan::plan_protect_stages(planner, &project, live, wanted);
-    }
+    crate::kinds::plan_project_parts(planner, origin, &project, spec, live);
 }
 
 /// The live run of `kind` that `key` names in `live`, with its key. `None`

@@ -21,7 +21,7 @@
 //! `favorite`; after a section, `widget[N]`. A target selects every address
 //! it is the start of: `project[demo]` selects everything in project `demo`.
 
-use crate::plan::address::{CustomIntegrationAddress, IntegrationAddress, TemplateAddress};
+use crate::plan::address::{CustomIntegrationAddress, IntegrationAddress};
 use std::fmt;
 
 use super::address::{Address, RunKind, TemplateKind};
@@ -608,42 +608,7 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
             }
             out.push(run);
         }
-        for (kind, names) in [
-            (
-                TemplateKind::Annotation,
-                spec.annotation_templates
-                    .iter()
-                    .flatten()
-                    .map(|t| t.name.as_str())
-                    .collect::<Vec<_>>(),
-            ),
-            (
-                TemplateKind::Feedback,
-                spec.feedback_templates
-                    .iter()
-                    .flatten()
-                    .map(|t| t.name.as_str())
-                    .collect(),
-            ),
-        ] {
-            for name in names {
-                out.push(Target::of(&Address::Template(TemplateAddress {
-                    project: p.clone(),
-                    kind,
-                    name: name.to_owned(),
-                })));
-            }
-        }
-        for t in spec.prompt_templates.iter().flatten() {
-            out.push(Target::of(&Address::PromptTemplate(
-                crate::kinds::prompt_templates::PromptTemplateAddress::template(&p, &t.name),
-            )));
-        }
-        for s in spec.protect_stages.iter().flatten() {
-            out.push(Target::of(&Address::ProtectStage(
-                crate::kinds::protect_stages::ProtectStageAddress::new(&p, &s.name),
-            )));
-        }
+        crate::kinds::declared_project_parts(&p, spec, &mut out);
     }
     for integration in &desired.integrations {
         out.push(Target::of(&integration_address(&integration.spec)));
@@ -802,7 +767,7 @@ mod tests {
     use super::*;
     use crate::plan::address::{
         DashboardAddress, FavoriteAddress, MetricSettingsAddress, SectionAddress, SettingsAddress,
-        WidgetAddress,
+        TemplateAddress, WidgetAddress,
     };
 
     fn section() -> Address {

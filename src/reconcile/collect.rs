@@ -168,7 +168,7 @@ async fn load_project(
     };
     let found = &found;
     let name = project.name.as_str();
-    let (log_streams, experiments, annotation, feedback, prompts, stages) = tokio::try_join!(
+    let (log_streams, experiments, annotation, feedback, prompts, parts) = tokio::try_join!(
         list_runs(client, found, RunKind::LogStream),
         list_runs(client, found, RunKind::Experiment),
         async {
@@ -201,13 +201,7 @@ async fn load_project(
                     )
                 }))
         },
-        async {
-            crate::kinds::protect_stages::read::read_stages(client, &found.id, &[])
-                .await
-                .map_err(ctx(|| {
-                    format!("the Protect stages of project `{}`", escape_controls(name))
-                }))
-        },
+        crate::kinds::read_all_project_parts(client, &found.id, name),
     )?;
     // Every run's metric settings; a log stream's dashboards too.
     let log_stream_reads = log_streams.iter().map(|ls| {
@@ -250,7 +244,7 @@ async fn load_project(
             annotation_templates: Some(annotation),
             feedback_templates: Some(feedback),
             prompt_templates: Some(prompts),
-            protect_stages: Some(stages),
+            parts,
             undeclared_log_streams: None,
             meta: Some(crate::kinds::projects::read::ProjectMeta::of_item(project)),
         },

@@ -82,8 +82,9 @@ pub struct ProjectState {
     pub feedback_templates: Option<Vec<TemplateState<FeedbackConstraints>>>,
     /// Prompt templates, when read.
     pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
-    /// Protect stages (those declared or recorded), when read.
-    pub protect_stages: Option<Vec<crate::kinds::protect_stages::ProtectStageState>>,
+    /// The state of the kinds a project holds that keep it in the registry
+    /// (`kinds::ProjectParts`: one field per kind).
+    pub parts: crate::kinds::ProjectParts,
     /// The live log streams the manifests do not declare, when the project
     /// manages its log streams (`prune_log_streams`).
     pub undeclared_log_streams: Option<Vec<crate::kinds::projects::read::LiveLogStream>>,
@@ -99,7 +100,7 @@ impl ProjectState {
         self.annotation_templates = None;
         self.feedback_templates = None;
         self.prompt_templates = None;
-        self.protect_stages = None;
+        self.parts = crate::kinds::ProjectParts::default();
         for run in self
             .log_streams
             .values_mut()

@@ -149,7 +149,7 @@ impl WireState {
                         .feedback_templates
                         .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
                     prompt_templates: None,
-                    protect_stages: None,
+                    parts: crate::kinds::ProjectParts::default(),
                     undeclared_log_streams: None,
                     meta: None,
                 };

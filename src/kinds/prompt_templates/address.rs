@@ -5,7 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::Action;
 use crate::plan::address::{Address, KindAddress, project_segment, quote};
+use crate::plan::address_key::{KeyFields, KeyReader, KeyWriter};
 use crate::plan::target::{Kind, Segment};
 use crate::state::ProjectState;
 
@@ -49,6 +51,10 @@ impl PromptTemplateAddress {
 }
 
 impl KindAddress for PromptTemplateAddress {
+    fn apply_stage(_action: Action) -> Option<u8> {
+        Some(15)
+    }
+
     fn segments(&self) -> Vec<Segment> {
         let mut segments: Vec<Segment> = self.project.iter().map(|p| project_segment(p)).collect();
         segments.push(Segment::named(Kind::PromptTemplate, &self.name));
@@ -78,5 +84,21 @@ impl KindAddress for PromptTemplateAddress {
 
     fn live_identity(&self, _before: &dyn Fn(&str) -> Option<Option<String>>) -> Option<Address> {
         Some(Address::PromptTemplate(self.clone()))
+    }
+}
+
+impl KeyFields for PromptTemplateAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.optional(self.project.as_deref());
+        w.string(&self.name);
+        w.optional_u32(self.version);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        PromptTemplateAddress {
+            project: r.optional(),
+            name: r.string(),
+            version: r.optional_u32(),
+        }
     }
 }

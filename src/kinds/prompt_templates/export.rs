@@ -5,6 +5,8 @@
 //! latest is selected, else its number. Planned against the same live
 //! state, the export is an empty plan.
 
+use crate::manifest::types::ProjectSpec;
+use crate::state::ProjectState;
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
@@ -101,4 +103,13 @@ fn specs(
             }
         })
         .collect()
+}
+
+/// Fills in the prompt templates of a project's exported `spec` from
+/// `live`, when they were read.
+pub fn export_project(live: &ProjectState, spec: &mut ProjectSpec, warnings: &mut Vec<String>) {
+    spec.prompt_templates = live
+        .prompt_templates
+        .as_ref()
+        .map(|ts| prompt_templates(&live.name, ts, warnings));
 }

@@ -33,6 +33,7 @@ use super::wire::{PromptTemplateCreate, PromptVersionCreate};
 use crate::manifest::locate::FieldPath;
 use crate::manifest::set::Located;
 use crate::manifest::set::Origin;
+use crate::manifest::types::ProjectSpec;
 use crate::plan::address::Address;
 use crate::plan::target::{Kind, Segment, Target};
 use crate::plan::types::{Action, NoteKind, Operation};
@@ -72,6 +73,22 @@ struct NormTemplate<'a> {
 #[derive(Debug, Serialize)]
 struct NormSelection {
     selected_version: u32,
+}
+
+/// Plans the prompt templates a project's `spec` declares, when the plan
+/// reaches them.
+pub(crate) fn plan_project(
+    planner: &mut Planner<'_>,
+    origin: &Origin,
+    project: &str,
+    spec: &ProjectSpec,
+    live: &ProjectState,
+) {
+    if let Some(wanted) = &spec.prompt_templates
+        && planner.options.reaches(&scope(project))
+    {
+        plan_prompt_templates(planner, origin, project, live, wanted);
+    }
 }
 
 /// Plans the prompt templates of one project.
@@ -370,5 +387,15 @@ fn plan_in(
                 ),
             );
         }
+    }
+}
+
+/// The targets of the prompt templates a project's `spec` declares (what
+/// `--target` may name that the manifests declare).
+pub(crate) fn declared(project: &str, spec: &ProjectSpec, out: &mut Vec<Target>) {
+    for t in spec.prompt_templates.iter().flatten() {
+        out.push(Target::of(&Address::PromptTemplate(
+            PromptTemplateAddress::template(project, &t.name),
+        )));
     }
 }

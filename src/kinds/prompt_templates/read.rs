@@ -51,3 +51,15 @@ pub async fn read_global_if(
         .map(Some)
         .map_err(|e| crate::reconcile::ReadError::new("the global prompt templates", e))
 }
+
+/// Selects the prompt templates of a project whose `spec` declares some,
+/// when `options` reach them.
+pub(crate) fn select(
+    project: &str,
+    spec: &crate::manifest::types::ProjectSpec,
+    options: &crate::plan::PlanOptions,
+    wanted: &mut crate::reconcile::read::selection::ProjectSelection,
+) {
+    wanted.prompt_templates =
+        spec.prompt_templates.is_some() && options.reaches(&super::plan::scope(project));
+}

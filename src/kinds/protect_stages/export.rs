@@ -8,6 +8,8 @@
 
 use super::live::ProtectStageState;
 use super::spec::{ProtectStageSpec, StageRuleset, StageType};
+use crate::manifest::types::ProjectSpec;
+use crate::state::ProjectState;
 
 /// A project's Protect stages as specs.
 pub fn protect_stages(
@@ -51,4 +53,15 @@ pub fn protect_stages(
             }
         })
         .collect()
+}
+
+/// Fills in the Protect stages of a project's exported `spec` from `live`,
+/// when they were read (none when the project has none).
+pub fn export_project(live: &ProjectState, spec: &mut ProjectSpec, warnings: &mut Vec<String>) {
+    spec.protect_stages = live
+        .parts
+        .protect_stages
+        .as_ref()
+        .map(|ss| protect_stages(&live.name, ss, warnings))
+        .filter(|ss| !ss.is_empty());
 }

@@ -24,6 +24,7 @@ use super::normalize::{NormStage, UNKNOWN, same_rulesets, shown};
 use super::ops::ProtectStageOp;
 use super::spec::{ProtectStageSpec, StageType};
 use super::wire::{RulesetsBody, StageCreate};
+use crate::manifest::types::ProjectSpec;
 use crate::plan::address::Address;
 use crate::plan::target::{Kind, Segment, Target};
 use crate::plan::types::{Action, NoteKind, Operation};
@@ -42,6 +43,20 @@ fn address(project: &str, name: &str) -> Address {
     Address::ProtectStage(ProtectStageAddress::new(project, name))
 }
 
+/// Plans the Protect stages `spec` declares, when the plan reaches them.
+pub(crate) fn plan_project(
+    planner: &mut Planner<'_>,
+    project: &str,
+    spec: &ProjectSpec,
+    live: &ProjectState,
+) {
+    if let Some(wanted) = &spec.protect_stages
+        && planner.options.reaches(&scope(project))
+    {
+        plan_protect_stages(planner, project, live, wanted);
+    }
+}
+
 /// Plans the Protect stages of one project.
 pub(crate) fn plan_protect_stages(
     planner: &mut Planner<'_>,
@@ -49,7 +64,11 @@ pub(crate) fn plan_protect_stages(
     live_project: &ProjectState,
     wanted: &[ProtectStageSpec],
 ) {
-    let live: &[ProtectStageState] = live_project.protect_stages.as_deref().unwrap_or_default();
+    let live: &[ProtectStageState] = live_project
+        .parts
+        .protect_stages
+        .as_deref()
+        .unwrap_or_default();
     let mut used = vec![false; live.len()];
     for spec in wanted {
         let here = address(project, &spec.name);
@@ -246,5 +265,13 @@ fn fixed_at_create(
                 differ.join(" and ")
             ),
         );
+    }
+}
+
+/// The targets of the Protect stages a project's `spec` declares (what
+/// `--target` may name that the manifests declare).
+pub(crate) fn declared(project: &str, spec: &ProjectSpec, out: &mut Vec<Target>) {
+    for s in spec.protect_stages.iter().flatten() {
+        out.push(Target::of(&address(project, &s.name)));
     }
 }

@@ -84,3 +84,57 @@ pub async fn read_stage(
         ProtectStageState::new(s, record)
     }))
 }
+
+/// Selects the Protect stages a project's `spec` declares, when `options`
+/// reach them: their names (the stages evalctl's record names are read too).
+pub(crate) fn select(
+    project: &str,
+    spec: &crate::manifest::types::ProjectSpec,
+    options: &crate::plan::PlanOptions,
+    wanted: &mut crate::reconcile::read::selection::ProjectSelection,
+) {
+    wanted.protect_stages = spec
+        .protect_stages
+        .as_ref()
+        .filter(|_| options.reaches(&super::plan::scope(project)))
+        .map(|all| all.iter().map(|s| s.name.clone()).collect());
+}
+
+/// Reads the stages `wanted` selects of a project (`None`: none selected; an
+/// empty list for a project the plan creates).
+pub(crate) async fn read_selected(
+    client: &Client,
+    wanted: &crate::reconcile::read::selection::ProjectSelection,
+    project_id: &str,
+    project_name: &str,
+    pending: bool,
+) -> Result<Option<Vec<ProtectStageState>>, crate::reconcile::ReadError> {
+    let Some(names) = &wanted.protect_stages else {
+        return Ok(None);
+    };
+    if pending {
+        return Ok(Some(Vec::new()));
+    }
+    read_stages(client, project_id, names)
+        .await
+        .map(Some)
+        .map_err(crate::reconcile::read::error::ctx(|| {
+            format!("the Protect stages of project `{project_name}`")
+        }))
+}
+
+/// Reads the stages of a project evalctl's record names, for an export.
+pub(crate) async fn read_all(
+    client: &Client,
+    project_id: &str,
+    project_name: &str,
+) -> Result<Vec<ProtectStageState>, crate::reconcile::ReadError> {
+    read_stages(client, project_id, &[])
+        .await
+        .map_err(crate::reconcile::read::error::ctx(|| {
+            format!(
+                "the Protect stages of project `{}`",
+                crate::scrub::escape_controls(project_name)
+            )
+        }))
+}

@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::Action;
 use crate::plan::address::{Address, KindAddress, live_name, project_segment, quote};
+use crate::plan::address_key::{KeyFields, KeyReader, KeyWriter};
 use crate::plan::target::{Kind, Segment};
 use crate::state::ProjectState;
 
@@ -69,6 +71,10 @@ pub struct TemplateAddress {
 }
 
 impl KindAddress for TemplateAddress {
+    fn apply_stage(_action: Action) -> Option<u8> {
+        Some(10)
+    }
+
     fn segments(&self) -> Vec<Segment> {
         vec![
             project_segment(&self.project),
@@ -99,5 +105,28 @@ impl KindAddress for TemplateAddress {
             name: live_name(&self.name, before),
             ..self.clone()
         }))
+    }
+}
+
+impl KeyFields for TemplateAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.project);
+        w.byte(match self.kind {
+            TemplateKind::Annotation => 0,
+            TemplateKind::Feedback => 1,
+        });
+        w.string(&self.name);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        TemplateAddress {
+            project: r.string(),
+            kind: if r.byte() == 0 {
+                TemplateKind::Annotation
+            } else {
+                TemplateKind::Feedback
+            },
+            name: r.string(),
+        }
     }
 }

@@ -2,6 +2,8 @@
 //! first the service lists of each name kept (the one `plan` pairs with it),
 //! constraints as users write them.
 
+use crate::manifest::types::ProjectSpec;
+use crate::state::ProjectState;
 use std::collections::BTreeSet;
 
 use super::{AnnotationConstraints, FeedbackConstraints, TemplateState};
@@ -69,4 +71,17 @@ fn templates<C: Clone>(
             constraints: constraints(&t.constraints),
         })
         .collect()
+}
+
+/// Fills in the annotation and feedback templates of a project's exported
+/// `spec` from `live`, when they were read.
+pub fn export_project(live: &ProjectState, spec: &mut ProjectSpec, warnings: &mut Vec<String>) {
+    spec.annotation_templates = live
+        .annotation_templates
+        .as_ref()
+        .map(|ts| annotation(&live.name, ts, warnings));
+    spec.feedback_templates = live
+        .feedback_templates
+        .as_ref()
+        .map(|ts| feedback(&live.name, ts, warnings));
 }

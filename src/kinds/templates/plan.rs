@@ -22,8 +22,10 @@ use crate::kinds::templates::TemplateState;
 use crate::kinds::templates::{
     AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate,
 };
+use crate::manifest::types::ProjectSpec;
 use crate::manifest::types::TemplateSpec;
 use crate::plan::address::{Address, TemplateKind};
+use crate::plan::target::Target;
 use crate::plan::types::{Action, NoteKind, Operation};
 use crate::plan::{Draft, Planner, find_by_name, fingerprint};
 use crate::state::ProjectState;
@@ -92,6 +94,44 @@ fn usage_warning(usage: Option<i64>, what: &str) -> Option<String> {
     usage.filter(|n| *n > 0).map(|n| {
         format!("{n} rating(s) use this template; {what} leaves them without their template")
     })
+}
+
+/// Plans the annotation and feedback templates a project's `spec` declares,
+/// each when the plan reaches them.
+pub(crate) fn plan_project(
+    planner: &mut Planner<'_>,
+    project: &str,
+    spec: &ProjectSpec,
+    live: &ProjectState,
+) {
+    if let Some(wanted) = &spec.annotation_templates
+        && planner
+            .options
+            .reaches(&Target::templates(project, TemplateKind::Annotation))
+    {
+        plan_templates(
+            planner,
+            project,
+            live,
+            TemplateKind::Annotation,
+            wanted,
+            live.annotation_templates.as_deref(),
+        );
+    }
+    if let Some(wanted) = &spec.feedback_templates
+        && planner
+            .options
+            .reaches(&Target::templates(project, TemplateKind::Feedback))
+    {
+        plan_templates(
+            planner,
+            project,
+            live,
+            TemplateKind::Feedback,
+            wanted,
+            live.feedback_templates.as_deref(),
+        );
+    }
 }
 
 /// Plans one kind of template of a project.
@@ -247,5 +287,27 @@ pub(crate) fn plan_templates<C: Constraints>(
                 ),
             );
         }
+    }
+}
+
+/// The targets of the annotation and feedback templates a project's `spec`
+/// declares (what `--target` may name that the manifests declare).
+pub(crate) fn declared(project: &str, spec: &ProjectSpec, out: &mut Vec<Target>) {
+    let annotation = spec
+        .annotation_templates
+        .iter()
+        .flatten()
+        .map(|t| (TemplateKind::Annotation, t.name.as_str()));
+    let feedback = spec
+        .feedback_templates
+        .iter()
+        .flatten()
+        .map(|t| (TemplateKind::Feedback, t.name.as_str()));
+    for (kind, name) in annotation.chain(feedback) {
+        out.push(Target::of(&Address::Template(TemplateAddress {
+            project: project.to_owned(),
+            kind,
+            name: name.to_owned(),
+        })));
     }
 }

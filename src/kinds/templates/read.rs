@@ -31,3 +31,19 @@ pub async fn read_feedback_templates(
         .map(TemplateState::from)
         .collect())
 }
+
+/// Selects the annotation and feedback templates of a project whose `spec`
+/// declares some, each when `options` reach them.
+pub(crate) fn select(
+    project: &str,
+    spec: &crate::manifest::types::ProjectSpec,
+    options: &crate::plan::PlanOptions,
+    wanted: &mut crate::reconcile::read::selection::ProjectSelection,
+) {
+    use crate::plan::address::TemplateKind;
+    use crate::plan::target::Target;
+    wanted.annotation_templates = spec.annotation_templates.is_some()
+        && options.reaches(&Target::templates(project, TemplateKind::Annotation));
+    wanted.feedback_templates = spec.feedback_templates.is_some()
+        && options.reaches(&Target::templates(project, TemplateKind::Feedback));
+}

@@ -264,6 +264,9 @@ impl<'a> Gate<'a> {
 /// replaced by its copy (or deleted) once its contents changed, so the copy
 /// carries them.
 fn stage(kind: AddressKind, action: Action) -> u8 {
+    if let Some(stage) = kind.own_stage(action) {
+        return stage;
+    }
     let delete = action == Action::Delete;
     match kind {
         AddressKind::Integration | AddressKind::CustomIntegration => 0,
@@ -274,8 +277,6 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
         AddressKind::LogStream if !delete => 2,
         AddressKind::LogStream => 120,
         AddressKind::Project => 130,
-        AddressKind::Template => 10,
-        AddressKind::PromptTemplate | AddressKind::ProtectStage => 15,
         AddressKind::MetricSettings => 20,
         AddressKind::Dashboard if matches!(action, Action::Create | Action::Update) => 30,
         AddressKind::Section if !delete => 40,
@@ -286,6 +287,9 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
         AddressKind::Settings => 90,
         AddressKind::Favorite => 100,
         AddressKind::Dashboard => 110,
+        // The kinds that say their own stage (`KindAddress::apply_stage`):
+        // templates 10; prompt templates and Protect stages 15.
+        _ => 0,
     }
 }
 
@@ -839,6 +843,9 @@ async fn send_idempotent(
     op: &Operation,
     options: &ApplyOptions<'_>,
 ) -> Result<Option<String>, OperationError> {
+    if let Some(sent) = crate::kinds::send_own(op, client, options.env).await {
+        return sent;
+    }
     let note = match op {
         Operation::PatchMetricSettings {
             project_id,
@@ -1012,9 +1019,6 @@ async fn send_idempotent(
                 .await?;
             None
         }
-        Operation::Template(op) => op.send_idempotent(client).await?,
-        Operation::PromptTemplate(op) => op.send(client).await?,
-        Operation::ProtectStage(op) => op.send(client, options.env).await?,
         Operation::CustomScorer(op) => op.send(client).await?,
         Operation::Project(op) => op.send(client).await?,
         Operation::PutIntegration { body } => {
@@ -1028,10 +1032,9 @@ async fn send_idempotent(
             None
         }
         // Creates go through `create` and `duplicate_settled` (run_operation
-        // sends them there).
-        Operation::CreateSection { .. }
-        | Operation::CreateWidget { .. }
-        | Operation::DuplicateDashboard { .. } => None,
+        // sends them there); the kinds that send their own operations were
+        // sent above (`kinds::send_own`).
+        _ => None,
     };
     Ok(note)
 }

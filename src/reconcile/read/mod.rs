@@ -333,34 +333,20 @@ async fn read_project(
     };
     let undeclared_log_streams = undeclared.await?;
     let meta = new::read_meta(client, project, wanted.meta).await?;
-    let stages = async {
-        let Some(names) = &wanted.protect_stages else {
-            return Ok(None);
-        };
-        if pending {
-            return Ok(Some(Vec::new()));
-        }
-        crate::kinds::protect_stages::read::read_stages(client, &project.id, names)
-            .await
-            .map(Some)
-            .map_err(ctx(|| {
-                format!("the Protect stages of project `{}`", project.name)
-            }))
-    };
     let (
         log_streams,
         experiments,
         annotation_templates,
         feedback_templates,
         prompt_templates,
-        protect_stages,
+        parts,
     ) = tokio::try_join!(
         read_runs(client, catalog, project, RunKind::LogStream, log_streams),
         read_runs(client, catalog, project, RunKind::Experiment, experiments),
         annotation,
         feedback,
         prompts,
-        stages,
+        crate::kinds::read_project_parts(client, wanted, &project.id, &project.name, pending),
     )?;
     fn empty<T>(pending: bool, read: bool) -> Option<Vec<T>> {
         (pending && read).then(Vec::new)
@@ -376,8 +362,8 @@ async fn read_project(
             .or_else(|| empty(pending, wanted.feedback_templates)),
         prompt_templates: prompt_templates.or_else(|| empty(pending, wanted.prompt_templates)),
         undeclared_log_streams,
-        protect_stages,
         meta,
+        parts,
     })
 }
 

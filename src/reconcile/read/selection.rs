@@ -12,7 +12,7 @@ use crate::manifest::set::ManifestSet;
 use crate::manifest::types::{MetricSettingsSpec, TrendsSpec};
 use crate::plan::target::integration_address;
 use crate::plan::trends::trends_parts;
-use crate::plan::{Address, PlanOptions, RunKind, Target, TemplateKind};
+use crate::plan::{Address, PlanOptions, RunKind, Target};
 use crate::state::{MissingObject, ObjectKey, State, TrendsParts};
 
 /// What to read.
@@ -144,21 +144,17 @@ impl Selection {
                 key,
                 log_streams: Vec::new(),
                 experiments: Vec::new(),
-                annotation_templates: spec.annotation_templates.is_some()
-                    && options.reaches(&Target::templates(&name, TemplateKind::Annotation)),
-                feedback_templates: spec.feedback_templates.is_some()
-                    && options.reaches(&Target::templates(&name, TemplateKind::Feedback)),
-                prompt_templates: spec.prompt_templates.is_some()
-                    && options.reaches(&crate::kinds::prompt_templates::plan::scope(&name)),
-                protect_stages: spec
-                    .protect_stages
-                    .as_ref()
-                    .filter(|_| options.reaches(&crate::kinds::protect_stages::plan::scope(&name)))
-                    .map(|all| all.iter().map(|s| s.name.clone()).collect()),
+                // The kinds a project holds say what of theirs is read
+                // (`kinds::select_project_parts`, below).
+                annotation_templates: false,
+                feedback_templates: false,
+                prompt_templates: false,
+                protect_stages: None,
                 undeclared_log_streams: spec.prune_log_streams && options.prune,
                 renamed_from: spec.renamed_from.clone(),
                 meta: crate::kinds::projects::plan::manages_meta(spec, &name, options),
             };
+            crate::kinds::select_project_parts(&name, spec, options, &mut wanted);
             let runs = spec
                 .log_streams
                 .iter()
