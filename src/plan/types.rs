@@ -63,14 +63,17 @@ impl Plan {
         self.changes.is_empty()
     }
 
-    /// Drops what only the printed plan shows: its notes, and of each
-    /// change held in memory its field differences, reason, live
+    /// Drops what only the printed plan shows: its notes, its judge-call
+    /// forecast (one entry per run whose metric settings change: the
+    /// largest part of a plan that grows with the organization), and of
+    /// each change held in memory its field differences, reason, live
     /// fingerprint, warnings and creator. Once the plan is printed, what is
     /// left to do with it (apply it, confirm it against the manifests,
     /// report outcomes) needs its changes' addresses and operations only.
     pub fn release_printed(&mut self) {
         self.changes.release_printed();
         self.notes = Vec::new();
+        self.forecast = None;
     }
 
     /// Drops the changes, once applied, for a report that shows the
@@ -620,4 +623,24 @@ pub enum NoteKind {
     /// cannot say): in `-o json` and logged at `-v`, not shown in text,
     /// markdown or annotations, so pull-request comments carry what matters.
     Detail,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_printed_plan_lets_its_forecast_go() {
+        let mut plan = Plan::empty();
+        plan.forecast = Some(crate::plan::Forecast {
+            format_version: crate::plan::forecast::FORECAST_FORMAT_VERSION,
+            runs: Vec::new(),
+            totals: crate::plan::forecast::Totals::default(),
+            currency: None,
+            assumptions: vec!["an assumption".to_owned()],
+        });
+        plan.release_printed();
+        assert_eq!(plan.forecast, None);
+        assert!(plan.notes.is_empty());
+    }
 }
