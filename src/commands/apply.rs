@@ -426,10 +426,7 @@ fn check_secrets_available(
     let mut missing = Vec::new();
     let mut names = Vec::new();
     for i in 0..changes.len() {
-        if !matches!(
-            changes.kind(i),
-            AddressKind::Integration | AddressKind::CustomIntegration | AddressKind::ProtectStage
-        ) {
+        if !changes.kind(i).reads_environment() {
             continue;
         }
         let change = changes.get(i).map_err(Error::Changes)?;

@@ -134,6 +134,18 @@ addresses! {
     LogStream(projects::LogStreamAddress),
 }
 
+impl AddressKind {
+    /// Whether the operations of this kind read secrets from the
+    /// environment when they are sent (an integration's values, a Protect
+    /// stage's webhook URLs): what `apply` checks are set before any write.
+    pub fn reads_environment(self) -> bool {
+        matches!(
+            self,
+            AddressKind::Integration | AddressKind::CustomIntegration | AddressKind::ProtectStage
+        )
+    }
+}
+
 /// Sends `op` as its kind does, when its kind sends its own operations;
 /// `None`: the core sends it (`reconcile::apply`).
 /// `env` is where secrets are read at the last moment (a Protect stage's
