@@ -1038,3 +1038,30 @@ async fn send_idempotent(
     };
     Ok(note)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `stage` ends in a catch-all for the kinds that say their own stage:
+    /// a kind added to the registry without either would be applied first,
+    /// with the integrations. Only integrations are at stage 0.
+    #[test]
+    fn every_kind_has_its_stage_and_only_integrations_go_first() {
+        for &kind in AddressKind::ALL {
+            for action in [
+                Action::Create,
+                Action::Update,
+                Action::Replace,
+                Action::Delete,
+            ] {
+                let at = stage(kind, action);
+                let first = matches!(
+                    kind,
+                    AddressKind::Integration | AddressKind::CustomIntegration
+                );
+                assert_eq!(at == 0, first, "{kind:?} {action:?} is at stage {at}");
+            }
+        }
+    }
+}
