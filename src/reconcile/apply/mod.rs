@@ -146,6 +146,13 @@ pub enum OperationError {
         /// What was looked for, and what was found.
         what: String,
     },
+    /// No code sends this kind of operation (a kind missing from
+    /// `kinds::send_own` and from the core's own list): a bug.
+    #[error("evalctl has no sender for a `{op}` operation: this is a bug, please report it")]
+    NoSender {
+        /// The operation's tag.
+        op: String,
+    },
     /// A create's answer was lost and the read that would settle it failed too.
     #[error(
         "the service's answer was lost and the re-read failed too ({source}); the next apply will re-read and create it only if missing"
@@ -546,7 +553,8 @@ impl OperationError {
             ),
             OperationError::MissingSecret(_)
             | OperationError::CodeNotValidated { .. }
-            | OperationError::ScorerInUse { .. } => false,
+            | OperationError::ScorerInUse { .. }
+            | OperationError::NoSender { .. } => false,
             _ => true,
         }
     }
@@ -1032,9 +1040,20 @@ async fn send_idempotent(
             None
         }
         // Creates go through `create` and `duplicate_settled` (run_operation
-        // sends them there); the kinds that send their own operations were
-        // sent above (`kinds::send_own`).
-        _ => None,
+        // sends them there).
+        Operation::CreateSection { .. }
+        | Operation::CreateWidget { .. }
+        | Operation::DuplicateDashboard { .. } => None,
+        // The kinds that send their own operations were sent above
+        // (`kinds::send_own`); one that reaches here has no sender, and
+        // saying so beats reporting a write that was never made.
+        _ => {
+            let tag = serde_json::to_value(op)
+                .ok()
+                .and_then(|v| v.get("op").and_then(|t| t.as_str()).map(str::to_owned))
+                .unwrap_or_default();
+            return Err(OperationError::NoSender { op: tag });
+        }
     };
     Ok(note)
 }
