@@ -249,30 +249,7 @@ fn deleting_a_log_stream_destroys_its_traces_so_it_needs_prune_and_allow_destroy
 
     // A saved plan made without --allow-destroy cannot delete it, even
     // edited to hold the delete.
-    ctx.evalctl(&[
-        "plan",
-        "repo",
-        "--prune",
-        "--allow-destroy",
-        "--out",
-        "destroy.json",
-    ])
-    .expect(0);
-    let saved = std::fs::read_to_string(ctx.dir.path().join("destroy.json")).unwrap();
-    assert!(saved.contains("\"allow_destroy\": true"), "{saved}");
-    let tampered = saved.replace("\"allow_destroy\": true,", "");
-    assert_ne!(tampered, saved);
-    ctx.write("tampered.json", &tampered);
-    let refused = ctx.evalctl(&["apply", "--plan", "tampered.json", "--auto-approve"]);
-    assert_eq!(refused.status, 1, "{}", refused.all_output());
-    assert!(
-        refused.stderr.contains("was not made with --allow-destroy")
-            && refused
-                .stderr
-                .contains("project[demo-project].log_stream[staging]"),
-        "{}",
-        refused.stderr
-    );
+    saved_destroy_without_its_flag_is_refused(&ctx, "project[demo-project].log_stream[staging]");
     assert!(has_staging(&ctx));
     // Made with the flag, it deletes.
     ctx.evalctl(&["apply", "--plan", "destroy.json", "--auto-approve"])
@@ -385,4 +362,32 @@ fn a_saved_plan_that_creates_a_project_resolves_its_ids_when_applied() {
     assert_eq!(log_streams(&ctx, &ids[0]), vec!["production".to_owned()]);
     ctx.evalctl(&["plan", "repo", "--detailed-exitcode"])
         .expect(0);
+}
+
+/// Saves a plan made with `--prune --allow-destroy` as `destroy.json`, and
+/// checks that the same plan with the record of the flag taken out is
+/// refused when applied, naming `address`.
+pub(crate) fn saved_destroy_without_its_flag_is_refused(ctx: &TestContext, address: &str) {
+    ctx.evalctl(&[
+        "plan",
+        "repo",
+        "--prune",
+        "--allow-destroy",
+        "--out",
+        "destroy.json",
+    ])
+    .expect(0);
+    let saved = std::fs::read_to_string(ctx.dir.path().join("destroy.json")).unwrap();
+    assert!(saved.contains("\"allow_destroy\": true"), "{saved}");
+    let tampered = saved.replace("\"allow_destroy\": true,", "");
+    assert_ne!(tampered, saved);
+    ctx.write("tampered.json", &tampered);
+    let refused = ctx.evalctl(&["apply", "--plan", "tampered.json", "--auto-approve"]);
+    assert_eq!(refused.status, 1, "{}", refused.all_output());
+    assert!(
+        refused.stderr.contains("was not made with --allow-destroy")
+            && refused.stderr.contains(address),
+        "{}",
+        refused.stderr
+    );
 }
