@@ -31,6 +31,7 @@ use crate::reconcile::apply::OperationError;
 use crate::reconcile::read::ReadError;
 use crate::reconcile::read::selection::ProjectSelection;
 use crate::state::ProjectState;
+use SegmentKind as Kind;
 
 /// Generates, from one line per kind of address (its doc, its variant and
 /// its type, which implements [`KindAddress`] and [`KeyFields`]):
@@ -133,6 +134,11 @@ addresses! {
     /// A log stream itself.
     LogStream(projects::LogStreamAddress),
 }
+
+/// The kinds' own bindings of manifest fields to the service schemas their
+/// limits come from (`crate::manifest::limits`), one line per kind.
+pub(crate) const LIMIT_BINDINGS: &[&[crate::manifest::limits::Binding]] =
+    &[protect_stages::spec::LIMITS];
 
 impl AddressKind {
     /// Whether the operations of this kind read secrets from the
@@ -243,4 +249,185 @@ pub(crate) async fn read_all_project_parts(
     Ok(ProjectParts {
         protect_stages: Some(protect_stages),
     })
+}
+
+/// What a saved plan's check (`reconcile::read::touched`) reads for a change
+/// of a kind that reads and observes its own objects: one line per kind.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum OwnRead {
+    /// A project's Protect stage, by its project's id and its name.
+    ProtectStage {
+        /// The project's id.
+        project_id: String,
+        /// The stage's name.
+        name: String,
+    },
+}
+
+/// What an [`OwnRead`] found.
+pub(crate) enum OwnFetched {
+    /// The stage, if there is one of that name.
+    ProtectStage(Option<protect_stages::live::ProtectStageState>),
+}
+
+/// The read that holds a change's object, when its kind reads its own.
+pub(crate) fn own_read_of(change: &crate::plan::ResourceChange) -> Option<OwnRead> {
+    if let Some((project_id, name)) = protect_stages::confirm::read_of(change) {
+        return Some(OwnRead::ProtectStage {
+            project_id: project_id.to_owned(),
+            name: name.to_owned(),
+        });
+    }
+    None
+}
+
+/// Makes an [`OwnRead`].
+pub(crate) async fn own_fetch(
+    client: &Client,
+    key: &OwnRead,
+) -> Result<OwnFetched, crate::client::ApiError> {
+    Ok(match key {
+        OwnRead::ProtectStage { project_id, name } => OwnFetched::ProtectStage(
+            protect_stages::read::read_stage(client, project_id, name).await?,
+        ),
+    })
+}
+
+/// What a change's object looks like now, from what its [`OwnRead`] found:
+/// its fingerprint and comparable form.
+pub(crate) fn own_observe(
+    change: &crate::plan::ResourceChange,
+    found: &OwnFetched,
+) -> (String, Option<serde_json::Value>) {
+    match found {
+        OwnFetched::ProtectStage(stage) => protect_stages::confirm::observe(change, stage.as_ref()),
+    }
+}
+
+/// The kinds of address segments: the grammar of addresses and `--target`s
+/// (`crate::plan::target`, where it is `Kind`), one line per kind in each list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SegmentKind {
+    /// `integration[PROVIDER]`.
+    Integration,
+    /// `project[NAME]`.
+    Project,
+    /// `log_stream[NAME]`.
+    LogStream,
+    /// `experiment[NAME]`.
+    Experiment,
+    /// `metric_settings`.
+    MetricSettings,
+    /// `trends`.
+    Trends,
+    /// `section[NAME]`.
+    Section,
+    /// `favorite`.
+    Favorite,
+    /// `dashboard[NAME]`.
+    Dashboard,
+    /// `widget[NAME]`.
+    Widget,
+    /// `settings`.
+    Settings,
+    /// `custom_integration[NAME]`.
+    CustomIntegration,
+    /// `annotation_template[NAME]`.
+    AnnotationTemplate,
+    /// `feedback_template[NAME]`.
+    FeedbackTemplate,
+    /// `prompt_template[NAME]`.
+    PromptTemplate,
+    /// `version[N]` (of a prompt template or a custom scorer).
+    PromptVersion,
+    /// `protect_stage[NAME]`.
+    ProtectStage,
+    /// `scorer[NAME]` (a custom scorer).
+    Scorer,
+}
+
+pub(crate) const SEGMENT_KINDS: [Kind; 18] = [
+    Kind::Integration,
+    Kind::CustomIntegration,
+    Kind::Scorer,
+    Kind::Dashboard,
+    Kind::Widget,
+    Kind::Settings,
+    Kind::Project,
+    Kind::LogStream,
+    Kind::Experiment,
+    Kind::MetricSettings,
+    Kind::Trends,
+    Kind::Section,
+    Kind::Favorite,
+    Kind::AnnotationTemplate,
+    Kind::FeedbackTemplate,
+    Kind::PromptTemplate,
+    Kind::PromptVersion,
+    Kind::ProtectStage,
+];
+
+impl SegmentKind {
+    /// `version[N]`, the segment of a version of any kind that has them.
+    pub const VERSION: Kind = Kind::PromptVersion;
+
+    /// The kind as written in addresses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Integration => "integration",
+            Kind::Project => "project",
+            Kind::LogStream => "log_stream",
+            Kind::Experiment => "experiment",
+            Kind::MetricSettings => "metric_settings",
+            Kind::Trends => "trends",
+            Kind::Section => "section",
+            Kind::Favorite => "favorite",
+            Kind::Dashboard => "dashboard",
+            Kind::Widget => "widget",
+            Kind::Settings => "settings",
+            Kind::CustomIntegration => "custom_integration",
+            Kind::AnnotationTemplate => "annotation_template",
+            Kind::FeedbackTemplate => "feedback_template",
+            Kind::PromptTemplate => "prompt_template",
+            Kind::PromptVersion => "version",
+            Kind::ProtectStage => "protect_stage",
+            Kind::Scorer => "scorer",
+        }
+    }
+
+    /// Whether the kind takes a name in brackets.
+    pub fn is_named(self) -> bool {
+        !matches!(
+            self,
+            Kind::MetricSettings | Kind::Trends | Kind::Favorite | Kind::Settings
+        )
+    }
+
+    /// The kinds that may follow this one (the first segment: `None`).
+    pub(crate) fn children(parent: Option<Kind>) -> &'static [Kind] {
+        match parent {
+            None => &[
+                Kind::Project,
+                Kind::Integration,
+                Kind::CustomIntegration,
+                Kind::Scorer,
+                Kind::PromptTemplate,
+            ],
+            Some(Kind::Project) => &[
+                Kind::LogStream,
+                Kind::Experiment,
+                Kind::AnnotationTemplate,
+                Kind::FeedbackTemplate,
+                Kind::PromptTemplate,
+                Kind::ProtectStage,
+            ],
+            Some(Kind::PromptTemplate | Kind::Scorer) => &[Kind::PromptVersion],
+            Some(Kind::LogStream) => &[Kind::MetricSettings, Kind::Trends, Kind::Dashboard],
+            Some(Kind::Experiment) => &[Kind::MetricSettings],
+            Some(Kind::Trends) => &[Kind::Section, Kind::Widget, Kind::Settings, Kind::Favorite],
+            Some(Kind::Dashboard) => &[Kind::Section, Kind::Widget, Kind::Settings],
+            Some(Kind::Section) => &[Kind::Widget],
+            Some(_) => &[],
+        }
+    }
 }

@@ -143,30 +143,6 @@ pub const BINDINGS: &[Binding] = &[
         service: &[Service::Schema("PromptRunSettings")],
     },
     Binding {
-        manifest: "/$defs/ProtectStageSpec",
-        service: &[Service::Schema("StageWithRulesets")],
-    },
-    Binding {
-        manifest: "/$defs/StageRuleset",
-        service: &[Service::Schema("Ruleset")],
-    },
-    Binding {
-        manifest: "/$defs/StageRule",
-        service: &[Service::Schema("Rule")],
-    },
-    Binding {
-        manifest: "/$defs/StageAction/oneOf/0",
-        service: &[Service::Schema("OverrideAction")],
-    },
-    Binding {
-        manifest: "/$defs/StageAction/oneOf/1",
-        service: &[Service::Schema("PassthroughAction")],
-    },
-    Binding {
-        manifest: "/$defs/StageSubscription",
-        service: &[Service::Schema("SubscriptionConfig")],
-    },
-    Binding {
         manifest: "/$defs/ScorerDocument",
         service: &[
             Service::Schema("CreateScorerRequest"),
@@ -186,6 +162,14 @@ pub const BINDINGS: &[Binding] = &[
         service: &[Service::Schema("ScorerDefaults")],
     },
 ];
+
+/// Every binding: the core's [`BINDINGS`], then those of the kinds that keep
+/// their own (`crate::kinds::LIMIT_BINDINGS`).
+pub fn bindings() -> impl Iterator<Item = &'static Binding> {
+    BINDINGS
+        .iter()
+        .chain(crate::kinds::LIMIT_BINDINGS.iter().flat_map(|b| b.iter()))
+}
 
 /// Manifest definitions that are not sent to the service as such: the documents and runs
 /// are addresses (their parts are bound), a secret is a reference to the environment.
@@ -239,7 +223,7 @@ pub fn apply(schema: &mut Value, reference: &Value) -> Applied {
         visited: BTreeSet::new(),
         reached: BTreeSet::new(),
     };
-    for binding in BINDINGS {
+    for binding in bindings() {
         for service in binding.service {
             if let Some((schema, at)) = service_schema(reference, *service) {
                 walk.pair(binding.manifest.to_owned(), schema, at, 0);

@@ -377,7 +377,8 @@ pub(crate) fn saved_destroy_without_its_flag_is_refused(ctx: &TestContext, addre
         "destroy.json",
     ])
     .expect(0);
-    let saved = std::fs::read_to_string(ctx.dir.path().join("destroy.json")).unwrap();
+    let saved = std::fs::read_to_string(ctx.dir.path().join("destroy.json"))
+        .expect("the saved plan is read");
     assert!(saved.contains("\"allow_destroy\": true"), "{saved}");
     let tampered = saved.replace("\"allow_destroy\": true,", "");
     assert_ne!(tampered, saved);

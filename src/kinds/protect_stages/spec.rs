@@ -5,6 +5,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::manifest::limits::{Binding, Service};
+
 /// A Protect stage of a project. Its name, description and type are set when
 /// it is created (the service cannot change them); `paused` is a pause or a
 /// resume; a change of `prioritized_rulesets` replaces them all at once.
@@ -201,6 +203,35 @@ pub enum ExecutionStatus {
     /// `skipped`.
     Skipped,
 }
+
+/// Which service schemas the manifest's stage fields take their limits from
+/// (`crate::manifest::limits`).
+pub const LIMITS: &[Binding] = &[
+    Binding {
+        manifest: "/$defs/ProtectStageSpec",
+        service: &[Service::Schema("StageWithRulesets")],
+    },
+    Binding {
+        manifest: "/$defs/StageRuleset",
+        service: &[Service::Schema("Ruleset")],
+    },
+    Binding {
+        manifest: "/$defs/StageRule",
+        service: &[Service::Schema("Rule")],
+    },
+    Binding {
+        manifest: "/$defs/StageAction/oneOf/0",
+        service: &[Service::Schema("OverrideAction")],
+    },
+    Binding {
+        manifest: "/$defs/StageAction/oneOf/1",
+        service: &[Service::Schema("PassthroughAction")],
+    },
+    Binding {
+        manifest: "/$defs/StageSubscription",
+        service: &[Service::Schema("SubscriptionConfig")],
+    },
+];
 
 impl StageRuleset {
     /// The ruleset as the service takes it (the reference's `Ruleset`:

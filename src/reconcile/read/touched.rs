@@ -75,11 +75,9 @@ enum ReadKey {
     PromptTemplates {
         project_id: Option<String>,
     },
-    /// A project's Protect stage, by name (the kind observes its own changes).
-    ProtectStage {
-        project_id: String,
-        name: String,
-    },
+    /// A read of a kind that reads and observes its own changes
+    /// (`kinds::OwnRead`).
+    Own(crate::kinds::OwnRead),
     /// The custom scorers (the kind observes its own changes).
     CustomScorers,
     /// A project or log stream itself (the kind reads and observes it).
@@ -95,7 +93,7 @@ enum Fetched {
     Integration(Option<IntegrationState>),
     CustomIntegrations(Vec<CustomIntegrationState>),
     PromptTemplates(Vec<crate::kinds::prompt_templates::PromptTemplateState>),
-    ProtectStage(Option<crate::kinds::protect_stages::ProtectStageState>),
+    Own(crate::kinds::OwnFetched),
     CustomScorers(Vec<crate::kinds::scorers::CustomScorerState>),
     Projects(Option<crate::kinds::projects::confirm::Seen>),
 }
@@ -246,11 +244,8 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
             project_id: project_id.map(str::to_owned),
         });
     }
-    if let Some((project_id, name)) = crate::kinds::protect_stages::confirm::read_of(change) {
-        return Some(ReadKey::ProtectStage {
-            project_id: project_id.to_owned(),
-            name: name.to_owned(),
-        });
+    if let Some(own) = crate::kinds::own_read_of(change) {
+        return Some(ReadKey::Own(own));
     }
     let first = change.operations.first()?;
     Some(match (&change.address, first) {
@@ -298,9 +293,7 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
 
 async fn fetch(client: &Client, catalog: &Catalog, key: &ReadKey) -> Result<Fetched, ApiError> {
     Ok(match key {
-        ReadKey::ProtectStage { project_id, name } => Fetched::ProtectStage(
-            crate::kinds::protect_stages::read::read_stage(client, project_id, name).await?,
-        ),
+        ReadKey::Own(key) => Fetched::Own(crate::kinds::own_fetch(client, key).await?),
         ReadKey::CustomScorers => {
             Fetched::CustomScorers(crate::kinds::scorers::read::read_custom_scorers(client).await?)
         }
@@ -552,9 +545,8 @@ pub async fn read_touched(
                         comparable,
                     })
                 }
-                Ok(Fetched::ProtectStage(found)) => {
-                    let (fingerprint, comparable) =
-                        crate::kinds::protect_stages::confirm::observe(change, found.as_ref());
+                Ok(Fetched::Own(found)) => {
+                    let (fingerprint, comparable) = crate::kinds::own_observe(change, found);
                     Ok(Observation {
                         fingerprint,
                         comparable,
