@@ -137,8 +137,11 @@ addresses! {
 
 /// The kinds' own bindings of manifest fields to the service schemas their
 /// limits come from (`crate::manifest::limits`), one line per kind.
-pub(crate) const LIMIT_BINDINGS: &[&[crate::manifest::limits::Binding]] =
-    &[protect_stages::spec::LIMITS];
+pub(crate) const LIMIT_BINDINGS: &[&[crate::manifest::limits::Binding]] = &[
+    prompt_templates::spec::LIMITS,
+    protect_stages::spec::LIMITS,
+    scorers::spec::LIMITS,
+];
 
 impl AddressKind {
     /// Whether the operations of this kind read secrets from the
@@ -255,6 +258,13 @@ pub(crate) async fn read_all_project_parts(
 /// of a kind that reads and observes its own objects: one line per kind.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum OwnRead {
+    /// The custom scorers.
+    CustomScorers,
+    /// A project's prompt templates, or the global ones (`None`).
+    PromptTemplates {
+        /// The project's id.
+        project_id: Option<String>,
+    },
     /// A project's Protect stage, by its project's id and its name.
     ProtectStage {
         /// The project's id.
@@ -266,12 +276,24 @@ pub(crate) enum OwnRead {
 
 /// What an [`OwnRead`] found.
 pub(crate) enum OwnFetched {
+    /// The custom scorers.
+    CustomScorers(Vec<scorers::CustomScorerState>),
+    /// The prompt templates of a project, or the global ones.
+    PromptTemplates(Vec<prompt_templates::PromptTemplateState>),
     /// The stage, if there is one of that name.
     ProtectStage(Option<protect_stages::live::ProtectStageState>),
 }
 
 /// The read that holds a change's object, when its kind reads its own.
 pub(crate) fn own_read_of(change: &crate::plan::ResourceChange) -> Option<OwnRead> {
+    if scorers::confirm::is_custom_scorer(change) {
+        return Some(OwnRead::CustomScorers);
+    }
+    if let Some(project_id) = prompt_templates::confirm::project_id(change) {
+        return Some(OwnRead::PromptTemplates {
+            project_id: project_id.map(str::to_owned),
+        });
+    }
     if let Some((project_id, name)) = protect_stages::confirm::read_of(change) {
         return Some(OwnRead::ProtectStage {
             project_id: project_id.to_owned(),
@@ -287,6 +309,12 @@ pub(crate) async fn own_fetch(
     key: &OwnRead,
 ) -> Result<OwnFetched, crate::client::ApiError> {
     Ok(match key {
+        OwnRead::CustomScorers => {
+            OwnFetched::CustomScorers(scorers::read::read_custom_scorers(client).await?)
+        }
+        OwnRead::PromptTemplates { project_id } => OwnFetched::PromptTemplates(
+            prompt_templates::read::read_prompt_templates(client, project_id.as_deref()).await?,
+        ),
         OwnRead::ProtectStage { project_id, name } => OwnFetched::ProtectStage(
             protect_stages::read::read_stage(client, project_id, name).await?,
         ),
@@ -300,6 +328,8 @@ pub(crate) fn own_observe(
     found: &OwnFetched,
 ) -> (String, Option<serde_json::Value>) {
     match found {
+        OwnFetched::CustomScorers(all) => scorers::confirm::observe(change, all),
+        OwnFetched::PromptTemplates(all) => prompt_templates::confirm::observe(change, all),
         OwnFetched::ProtectStage(stage) => protect_stages::confirm::observe(change, stage.as_ref()),
     }
 }

@@ -126,41 +126,6 @@ pub const BINDINGS: &[Binding] = &[
             Service::Schema("FeedbackTemplateUpdate"),
         ],
     },
-    Binding {
-        manifest: "/$defs/PromptTemplateSpec",
-        service: &[Service::Schema(
-            "CreatePromptTemplateWithVersionRequestBody",
-        )],
-    },
-    Binding {
-        manifest: "/$defs/PromptTemplateDocument",
-        service: &[Service::Schema(
-            "CreatePromptTemplateWithVersionRequestBody",
-        )],
-    },
-    Binding {
-        manifest: "/$defs/PromptSettings",
-        service: &[Service::Schema("PromptRunSettings")],
-    },
-    Binding {
-        manifest: "/$defs/ScorerDocument",
-        service: &[
-            Service::Schema("CreateScorerRequest"),
-            Service::Schema("CreateLLMScorerVersionRequest"),
-        ],
-    },
-    Binding {
-        manifest: "/$defs/ChainPollSpec",
-        service: &[Service::Schema("ChainPollTemplate")],
-    },
-    Binding {
-        manifest: "/$defs/FewShotSpec",
-        service: &[Service::Schema("FewShotExample")],
-    },
-    Binding {
-        manifest: "/$defs/ScorerDefaultsSpec",
-        service: &[Service::Schema("ScorerDefaults")],
-    },
 ];
 
 /// Every binding: the core's [`BINDINGS`], then those of the kinds that keep

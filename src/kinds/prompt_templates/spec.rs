@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::wire::PromptText;
+use crate::manifest::limits::{Binding, Service};
 
 /// A prompt template of a project. Its versions are append-only and
 /// immutable: a changed `template` or `settings` creates one new version; an
@@ -142,3 +143,24 @@ impl PromptTemplateSpec {
         }
     }
 }
+
+/// Which service schemas the manifest's prompt template fields take their limits
+/// from (`crate::manifest::limits`).
+pub const LIMITS: &[Binding] = &[
+    Binding {
+        manifest: "/$defs/PromptTemplateSpec",
+        service: &[Service::Schema(
+            "CreatePromptTemplateWithVersionRequestBody",
+        )],
+    },
+    Binding {
+        manifest: "/$defs/PromptTemplateDocument",
+        service: &[Service::Schema(
+            "CreatePromptTemplateWithVersionRequestBody",
+        )],
+    },
+    Binding {
+        manifest: "/$defs/PromptSettings",
+        service: &[Service::Schema("PromptRunSettings")],
+    },
+];

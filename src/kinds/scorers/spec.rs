@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::api::{InputType, OutputType};
+use crate::manifest::limits::{Binding, Service};
 
 /// A `kind: Scorer` document: one custom scorer. Its versions are
 /// append-only and immutable: a definition that differs from the latest
@@ -195,3 +196,27 @@ pub struct FewShotSpec {
     /// What the judge answers.
     pub evaluating_response: String,
 }
+
+/// Which service schemas the manifest's custom scorer fields take their limits
+/// from (`crate::manifest::limits`).
+pub const LIMITS: &[Binding] = &[
+    Binding {
+        manifest: "/$defs/ScorerDocument",
+        service: &[
+            Service::Schema("CreateScorerRequest"),
+            Service::Schema("CreateLLMScorerVersionRequest"),
+        ],
+    },
+    Binding {
+        manifest: "/$defs/ChainPollSpec",
+        service: &[Service::Schema("ChainPollTemplate")],
+    },
+    Binding {
+        manifest: "/$defs/FewShotSpec",
+        service: &[Service::Schema("FewShotExample")],
+    },
+    Binding {
+        manifest: "/$defs/ScorerDefaultsSpec",
+        service: &[Service::Schema("ScorerDefaults")],
+    },
+];

@@ -70,16 +70,9 @@ enum ReadKey {
     Integration {
         provider: String,
     },
-    /// A project's prompt templates, or the global ones (`None`) (the kind
-    /// observes its own changes).
-    PromptTemplates {
-        project_id: Option<String>,
-    },
     /// A read of a kind that reads and observes its own changes
     /// (`kinds::OwnRead`).
     Own(crate::kinds::OwnRead),
-    /// The custom scorers (the kind observes its own changes).
-    CustomScorers,
     /// A project or log stream itself (the kind reads and observes it).
     Projects(crate::kinds::projects::confirm::Key),
 }
@@ -92,9 +85,7 @@ enum Fetched {
     Feedback(Vec<TemplateState<FeedbackConstraints>>),
     Integration(Option<IntegrationState>),
     CustomIntegrations(Vec<CustomIntegrationState>),
-    PromptTemplates(Vec<crate::kinds::prompt_templates::PromptTemplateState>),
     Own(crate::kinds::OwnFetched),
-    CustomScorers(Vec<crate::kinds::scorers::CustomScorerState>),
     Projects(Option<crate::kinds::projects::confirm::Seen>),
 }
 
@@ -236,14 +227,6 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
     if let Some(key) = crate::kinds::projects::confirm::key(change) {
         return Some(ReadKey::Projects(key));
     }
-    if crate::kinds::scorers::confirm::is_custom_scorer(change) {
-        return Some(ReadKey::CustomScorers);
-    }
-    if let Some(project_id) = crate::kinds::prompt_templates::confirm::project_id(change) {
-        return Some(ReadKey::PromptTemplates {
-            project_id: project_id.map(str::to_owned),
-        });
-    }
     if let Some(own) = crate::kinds::own_read_of(change) {
         return Some(ReadKey::Own(own));
     }
@@ -294,19 +277,9 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
 async fn fetch(client: &Client, catalog: &Catalog, key: &ReadKey) -> Result<Fetched, ApiError> {
     Ok(match key {
         ReadKey::Own(key) => Fetched::Own(crate::kinds::own_fetch(client, key).await?),
-        ReadKey::CustomScorers => {
-            Fetched::CustomScorers(crate::kinds::scorers::read::read_custom_scorers(client).await?)
-        }
         ReadKey::Projects(key) => {
             Fetched::Projects(crate::kinds::projects::confirm::fetch(client, key).await?)
         }
-        ReadKey::PromptTemplates { project_id } => Fetched::PromptTemplates(
-            crate::kinds::prompt_templates::read::read_prompt_templates(
-                client,
-                project_id.as_deref(),
-            )
-            .await?,
-        ),
         ReadKey::MetricSettings {
             project_id,
             kind,
@@ -537,24 +510,8 @@ pub async fn read_touched(
                         comparable,
                     })
                 }
-                Ok(Fetched::PromptTemplates(all)) => {
-                    let (fingerprint, comparable) =
-                        crate::kinds::prompt_templates::confirm::observe(change, all);
-                    Ok(Observation {
-                        fingerprint,
-                        comparable,
-                    })
-                }
                 Ok(Fetched::Own(found)) => {
                     let (fingerprint, comparable) = crate::kinds::own_observe(change, found);
-                    Ok(Observation {
-                        fingerprint,
-                        comparable,
-                    })
-                }
-                Ok(Fetched::CustomScorers(all)) => {
-                    let (fingerprint, comparable) =
-                        crate::kinds::scorers::confirm::observe(change, all);
                     Ok(Observation {
                         fingerprint,
                         comparable,
