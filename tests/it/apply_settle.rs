@@ -13,7 +13,7 @@
 
 use crate::e2e_support;
 
-use e2e_support::{Run, TestContext};
+use e2e_support::{TestContext, report};
 use evalctl::plan::{ApplyReport, OutcomeStatus};
 use evalctl::sandbox::{Fault, Faults};
 
@@ -45,11 +45,6 @@ fn context() -> TestContext {
     let ctx = TestContext::new();
     ctx.write("repo/project.yaml", REPO);
     ctx
-}
-
-fn report(run: &Run) -> ApplyReport {
-    serde_json::from_str(run.stdout.trim())
-        .unwrap_or_else(|e| panic!("no JSON report ({e})\n{}", run.all_output()))
 }
 
 fn details(report: &ApplyReport) -> String {

@@ -6,8 +6,8 @@
 
 use crate::e2e_support;
 
-use e2e_support::{Run, TestContext};
-use evalctl::plan::{ApplyReport, OutcomeStatus};
+use e2e_support::{TestContext, report};
+use evalctl::plan::OutcomeStatus;
 use evalctl::sandbox::{Fault, Faults};
 
 const NEW_TEAM: &str = r#"
@@ -24,13 +24,8 @@ prompt_templates:
     template: "Hello {name}"
 "#;
 
-fn report(run: &Run) -> ApplyReport {
-    serde_json::from_str(run.stdout.trim())
-        .unwrap_or_else(|e| panic!("no JSON report ({e})\n{}", run.all_output()))
-}
-
 /// The ids of the projects named `name`, read out of band.
-fn projects_named(ctx: &TestContext, name: &str) -> Vec<String> {
+pub(crate) fn projects_named(ctx: &TestContext, name: &str) -> Vec<String> {
     let client = ctx.client();
     ctx.block_on(async {
         client

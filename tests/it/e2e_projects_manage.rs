@@ -7,23 +7,9 @@
 
 use crate::e2e_support;
 
-use e2e_support::{Run, TestContext};
-use evalctl::plan::{ApplyReport, OutcomeStatus};
-
-/// The ids of the projects named `name`, read out of band.
-fn projects_named(ctx: &TestContext, name: &str) -> Vec<String> {
-    let client = ctx.client();
-    ctx.block_on(async {
-        client
-            .list_projects(Default::default())
-            .await
-            .expect("the projects are listed")
-            .into_iter()
-            .filter(|p| p.name == name)
-            .map(|p| p.id)
-            .collect()
-    })
-}
+use crate::e2e_projects::projects_named;
+use e2e_support::{Run, TestContext, report};
+use evalctl::plan::OutcomeStatus;
 
 fn all_projects(ctx: &TestContext) -> Vec<String> {
     let client = ctx.client();
@@ -38,11 +24,6 @@ fn all_projects(ctx: &TestContext) -> Vec<String> {
     });
     names.sort();
     names
-}
-
-fn report(run: &Run) -> ApplyReport {
-    serde_json::from_str(run.stdout.trim())
-        .unwrap_or_else(|e| panic!("no JSON report ({e})\n{}", run.all_output()))
 }
 
 /// The repo owns `support-*`, and declares demo-project only.

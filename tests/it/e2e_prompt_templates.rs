@@ -7,9 +7,9 @@
 
 use crate::e2e_support;
 
-use e2e_support::{Run, TestContext};
+use e2e_support::{TestContext, report};
 use evalctl::kinds::prompt_templates::wire::PromptTemplateWire;
-use evalctl::plan::{ApplyReport, OutcomeStatus};
+use evalctl::plan::OutcomeStatus;
 use evalctl::sandbox::{Fault, Faults};
 
 const REPO: &str = r#"
@@ -50,11 +50,6 @@ fn template(ctx: &TestContext, name: &str) -> PromptTemplateWire {
         .into_iter()
         .find(|t| t.name == name)
         .unwrap_or_else(|| panic!("template {name} exists"))
-}
-
-fn report(run: &Run) -> ApplyReport {
-    serde_json::from_str(run.stdout.trim())
-        .unwrap_or_else(|e| panic!("no JSON report ({e})\n{}", run.all_output()))
 }
 
 fn version_creates(ctx: &TestContext) -> usize {

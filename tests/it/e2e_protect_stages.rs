@@ -8,8 +8,8 @@
 
 use crate::e2e_support;
 
-use e2e_support::{Run, TestContext};
-use evalctl::plan::{ApplyReport, OutcomeStatus};
+use e2e_support::{Run, TestContext, report};
+use evalctl::plan::OutcomeStatus;
 use evalctl::sandbox::kinds::stages::StageRecord;
 use evalctl::sandbox::{Fault, Faults};
 use serde_json::json;
@@ -65,11 +65,6 @@ fn stage_writes(ctx: &TestContext) -> Vec<(String, String)> {
         .filter(|r| r.path.contains("/stages") && r.method != "GET")
         .map(|r| (r.method.clone(), r.path.clone()))
         .collect()
-}
-
-fn report(run: &Run) -> ApplyReport {
-    serde_json::from_str(run.stdout.trim())
-        .unwrap_or_else(|e| panic!("no JSON report ({e})\n{}", run.all_output()))
 }
 
 #[test]

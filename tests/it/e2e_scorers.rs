@@ -7,7 +7,7 @@
 
 use crate::e2e_support;
 
-use e2e_support::{Run, TestContext};
+use e2e_support::{TestContext, report};
 use evalctl::api::Scorer;
 use evalctl::plan::{ApplyReport, OutcomeStatus};
 use evalctl::sandbox::{Fault, Faults};
@@ -58,11 +58,6 @@ fn scorer(ctx: &TestContext, name: &str) -> Scorer {
 
 fn latest(s: &Scorer) -> i64 {
     s.latest_version.as_ref().map_or(0, |v| v.version)
-}
-
-fn report(run: &Run) -> ApplyReport {
-    serde_json::from_str(run.stdout.trim())
-        .unwrap_or_else(|e| panic!("no JSON report ({e})\n{}", run.all_output()))
 }
 
 fn posts(ctx: &TestContext, suffix: &str) -> usize {

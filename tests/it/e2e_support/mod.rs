@@ -343,3 +343,10 @@ impl TestContext {
         run
     }
 }
+
+/// The JSON apply report an `apply -o json` printed (a test fails with the
+/// run's output when there is none).
+pub fn report(run: &Run) -> evalctl::plan::ApplyReport {
+    serde_json::from_str(run.stdout.trim())
+        .unwrap_or_else(|e| panic!("no JSON report ({e})\n{}", run.all_output()))
+}
