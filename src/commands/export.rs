@@ -54,7 +54,7 @@ pub async fn run(args: &ExportArgs, printer: &Printer) -> Result<ExitStatus, Err
         .files
         .iter()
         .zip(&written)
-        .filter(|(f, _)| !matches!(f.content, crate::export::Content::ScorerFile { .. }))
+        .filter(|(f, _)| !matches!(f.content, crate::export::Content::NamedFile { .. }))
         .map(|(_, path)| path.clone())
         .collect();
     let desired = reload(&manifests, printer)?;

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 pub use crate::state::snapshot::{ProjectRef, Selection, Snapshot};
 pub use write::SchemaLocation;
 
-use write::{Document, Header, render_file};
+use write::{Header, render_file};
 
 /// What one exported file holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,20 +49,16 @@ pub enum Content {
         /// The providers, in file order.
         providers: Vec<String>,
     },
-    /// The custom scorers.
-    Scorers {
-        /// Their names, in file order.
-        names: Vec<String>,
+    /// The documents of a kind of the registry (the custom scorers, the
+    /// global prompt templates: `crate::kinds::export_global_parts`).
+    Documents {
+        /// What they are, as their kind says it (`3 custom scorers`).
+        description: String,
     },
-    /// A custom scorer's prompt or code, which its document names.
-    ScorerFile {
-        /// The scorer's name.
-        scorer: String,
-    },
-    /// The global prompt templates.
-    PromptTemplates {
-        /// How many.
-        count: usize,
+    /// A file a document names (a custom scorer's prompt or code).
+    NamedFile {
+        /// What it is, as its kind says it.
+        description: String,
     },
 }
 
@@ -83,22 +79,9 @@ impl std::fmt::Display for Content {
                     list.join(", ")
                 )
             }
-            Content::Scorers { names } => write!(
-                f,
-                "{} custom scorer{}",
-                names.len(),
-                if names.len() == 1 { "" } else { "s" }
-            ),
-            Content::ScorerFile { scorer } => write!(
-                f,
-                "a file of custom scorer `{}`",
-                crate::scrub::escape_controls(scorer)
-            ),
-            Content::PromptTemplates { count } => write!(
-                f,
-                "{count} global prompt template{}",
-                if *count == 1 { "" } else { "s" }
-            ),
+            Content::Documents { description } | Content::NamedFile { description } => {
+                f.write_str(description)
+            }
         }
     }
 }
@@ -132,6 +115,18 @@ pub struct Provenance {
     pub service: String,
 }
 
+impl Provenance {
+    /// The header of a file whose content `about` describes.
+    #[must_use]
+    pub fn header(&self, about: &[&str]) -> Header {
+        Header {
+            schema: self.schema.clone(),
+            service: self.service.clone(),
+            about: about.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+}
+
 const PROJECT_ABOUT: &[&str] = &[
     "",
     "Every log stream and experiment with its scorers and sampling rules, each",
@@ -140,14 +135,6 @@ const PROJECT_ABOUT: &[&str] = &[
     "the whole truth: `apply` turns off a scorer missing from `scorers`; sections,",
     "widgets, dashboards and templates not listed are deleted only with --prune.",
     "Right after the export, `evalctl plan` on this file shows no changes.",
-];
-
-const PROMPT_TEMPLATES_ABOUT: &[&str] = &[
-    "",
-    "The global prompt templates, one document per template: the latest version's",
-    "template and settings, and the selected version when it is not the latest.",
-    "With one of these documents in a repo, a global template not declared is",
-    "deleted only with --prune.",
 ];
 
 const INTEGRATIONS_ABOUT: &[&str] = &[
@@ -218,66 +205,12 @@ pub fn render(snapshot: &Snapshot, provenance: &Provenance) -> Export {
             });
         }
     }
-    if let Some(scorers) = &snapshot.custom_scorers
-        && !scorers.is_empty()
-    {
-        let header = Header {
-            schema: provenance.schema.clone(),
-            service: provenance.service.clone(),
-            about: SCORERS_ABOUT.iter().map(|s| (*s).to_owned()).collect(),
-        };
-        let (documents, names, side) = crate::kinds::scorers::export::documents(scorers);
-        out.push(ExportedFile {
-            name: files::SCORERS_FILE.to_owned(),
-            text: render_file(&header, &documents),
-            content: Content::Scorers { names },
-        });
-        out.extend(side.into_iter().map(|(name, text, scorer)| ExportedFile {
-            name,
-            text,
-            content: Content::ScorerFile { scorer },
-        }));
-    }
-    if let Some(live) = &snapshot.prompt_templates
-        && !live.is_empty()
-    {
-        let specs = crate::kinds::prompt_templates::export::global(live, &mut warnings);
-        let documents: Vec<Document> = specs
-            .into_iter()
-            .map(|spec| Document {
-                preamble: Vec::new(),
-                body: write::Body::PromptTemplate(Box::new(spec)),
-                comments: Default::default(),
-            })
-            .collect();
-        let header = Header {
-            schema: provenance.schema.clone(),
-            service: provenance.service.clone(),
-            about: PROMPT_TEMPLATES_ABOUT
-                .iter()
-                .map(|s| (*s).to_owned())
-                .collect(),
-        };
-        out.push(ExportedFile {
-            name: files::PROMPT_TEMPLATES_FILE.to_owned(),
-            text: render_file(&header, &documents),
-            content: Content::PromptTemplates {
-                count: documents.len(),
-            },
-        });
-    }
+    crate::kinds::export_global_parts(&snapshot.global, provenance, &mut out, &mut warnings);
     Export {
         files: out,
         warnings,
     }
 }
-
-const SCORERS_ABOUT: &[&str] = &[
-    "",
-    "The organization's custom scorers, one document per scorer: metadata,",
-    "scope, the pinned version and the latest version's definition; each prompt",
-    "template and code file is the file beside this one that the document names.",
-];
 
 #[cfg(test)]
 #[path = "tests.rs"]

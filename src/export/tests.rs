@@ -212,7 +212,6 @@ pub(super) fn project() -> ProjectState {
             "created_at": "t",
             "constraints": {"feedback_type": "choice", "choices": ["yes", "no"], "allow_other": false}}),
         )]),
-        prompt_templates: None,
         parts: crate::kinds::ProjectParts::default(),
         undeclared_log_streams: None,
         meta: None,
@@ -252,9 +251,8 @@ pub(super) fn snapshot() -> Snapshot {
         projects: vec![project()],
         catalog: catalog(),
         integrations: Some(integrations()),
-        prompt_templates: None,
+        global: crate::kinds::GlobalParts::default(),
         warnings: Vec::new(),
-        custom_scorers: None,
     }
 }
 
@@ -320,9 +318,8 @@ fn live_for(spec: &ProjectSpec) -> State {
             .collect(),
         custom_integrations: BTreeMap::new(),
         catalog,
-        custom_scorers: None,
         missing: Vec::new(),
-        prompt_templates: None,
+        global: crate::kinds::GlobalParts::default(),
         undeclared_projects: None,
     }
 }

@@ -38,10 +38,9 @@ pub enum Body {
     Project(Box<ProjectSpec>),
     /// `kind: Integration`.
     Integration(Box<IntegrationSpec>),
-    /// `kind: Scorer`.
-    Scorer(Box<crate::kinds::scorers::CustomScorerSpec>),
-    /// `kind: PromptTemplate`: a global prompt template.
-    PromptTemplate(Box<crate::kinds::prompt_templates::PromptTemplateSpec>),
+    /// A document of a kind of the registry (`kind: Scorer`, `kind:
+    /// PromptTemplate`).
+    Global(crate::kinds::Document),
 }
 
 /// Where editors find the manifest schema, for the `yaml-language-server` line.
@@ -133,8 +132,7 @@ pub fn document_value(document: &Document) -> Map<String, Value> {
     let mut out = Map::new();
     let (kind, spec, secret_fields, api_version) = match &document.body {
         Body::Project(spec) => ("Project", serde_json::to_value(spec), false, true),
-        Body::Scorer(spec) => ("Scorer", serde_json::to_value(spec), false, true),
-        Body::PromptTemplate(spec) => ("PromptTemplate", serde_json::to_value(spec), false, true),
+        Body::Global(document) => (document.kind(), document.to_value(), false, true),
         Body::Integration(spec) => (
             "Integration",
             serde_json::to_value(spec),

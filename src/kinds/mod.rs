@@ -18,7 +18,7 @@ pub mod templates;
 use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
-use crate::manifest::set::Origin;
+use crate::manifest::set::{Located, Origin};
 use crate::manifest::types::ProjectSpec;
 use crate::plan::address::{
     CustomIntegrationAddress, DashboardAddress, FavoriteAddress, IntegrationAddress, KindAddress,
@@ -155,6 +155,28 @@ impl AddressKind {
     }
 }
 
+impl AddressKind {
+    /// Whether creating an object of this kind gives it a pending id that
+    /// later operations of the apply stand in for it with (resolved by
+    /// [`resolve_pending`] and `kinds::projects::pending`).
+    pub(crate) fn makes_pending_ids(self) -> bool {
+        matches!(
+            self,
+            AddressKind::Project | AddressKind::LogStream | AddressKind::CustomScorer
+        )
+    }
+}
+
+/// The id a pending id of a kind other than a project or a log stream
+/// stands for (a custom scorer or its version), read from the service;
+/// `None` when it is none of theirs. One line per kind that makes them.
+pub(crate) async fn resolve_pending(
+    client: &Client,
+    id: &str,
+) -> Result<Option<String>, OperationError> {
+    scorers::pending::resolve(client, id).await
+}
+
 /// Sends `op` as its kind does, when its kind sends its own operations;
 /// `None`: the core sends it (`reconcile::apply`).
 /// `env` is where secrets are read at the last moment (a Protect stage's
@@ -167,6 +189,7 @@ pub(crate) async fn send_own(
     Some(match op {
         Operation::Template(op) => op.send_idempotent(client).await.map_err(Into::into),
         Operation::PromptTemplate(op) => op.send(client).await,
+        Operation::CustomScorer(op) => op.send(client).await,
         Operation::ProtectStage(op) => op.send(client, env).await,
         _ => return None,
     })
@@ -223,6 +246,8 @@ pub(crate) fn select_project_parts(
 /// each: [`ProjectState::parts`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProjectParts {
+    /// Prompt templates, when read.
+    pub prompt_templates: Option<Vec<prompt_templates::PromptTemplateState>>,
     /// Protect stages (those declared or recorded), when read.
     pub protect_stages: Option<Vec<protect_stages::ProtectStageState>>,
 }
@@ -236,10 +261,14 @@ pub(crate) async fn read_project_parts(
     project_name: &str,
     pending: bool,
 ) -> Result<ProjectParts, ReadError> {
-    let protect_stages =
-        protect_stages::read::read_selected(client, wanted, project_id, project_name, pending)
-            .await?;
-    Ok(ProjectParts { protect_stages })
+    let (prompt_templates, protect_stages) = tokio::try_join!(
+        prompt_templates::read::read_selected(client, wanted, project_id, project_name, pending),
+        protect_stages::read::read_selected(client, wanted, project_id, project_name, pending),
+    )?;
+    Ok(ProjectParts {
+        prompt_templates,
+        protect_stages,
+    })
 }
 
 /// Reads all of the kinds a project holds, for an export, one line each.
@@ -248,8 +277,12 @@ pub(crate) async fn read_all_project_parts(
     project_id: &str,
     project_name: &str,
 ) -> Result<ProjectParts, ReadError> {
-    let protect_stages = protect_stages::read::read_all(client, project_id, project_name).await?;
+    let (prompt_templates, protect_stages) = tokio::try_join!(
+        prompt_templates::read::read_all(client, project_id, project_name),
+        protect_stages::read::read_all(client, project_id, project_name),
+    )?;
     Ok(ProjectParts {
+        prompt_templates: Some(prompt_templates),
         protect_stages: Some(protect_stages),
     })
 }
@@ -460,4 +493,282 @@ impl SegmentKind {
             Some(_) => &[],
         }
     }
+}
+
+/// A top-level document of a kind held here (not a Project, an
+/// Integration, a Policy, Settings or Pricing, which the manifest module
+/// keeps): what `crate::manifest::check` types a document as and
+/// `crate::export::write` writes, one variant per kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Document {
+    /// `kind: Scorer`: a custom scorer.
+    Scorer(Box<scorers::CustomScorerSpec>),
+    /// `kind: PromptTemplate`: a global prompt template.
+    PromptTemplate(Box<prompt_templates::PromptTemplateSpec>),
+}
+
+impl Document {
+    /// The values of `kind` of the documents held here.
+    pub(crate) const KINDS: &[&str] = &["Scorer", "PromptTemplate"];
+
+    /// The document of kind `kind` (one of [`Document::KINDS`]) with the
+    /// fields `value` (without `kind` and `api_version`).
+    pub(crate) fn parse(kind: &str, value: serde_json::Value) -> serde_json::Result<Document> {
+        use serde::de::Error as _;
+        match kind {
+            "Scorer" => serde_json::from_value(value).map(|s| Document::Scorer(Box::new(s))),
+            "PromptTemplate" => {
+                serde_json::from_value(value).map(|s| Document::PromptTemplate(Box::new(s)))
+            }
+            _ => Err(serde_json::Error::custom(format!(
+                "`{kind}` is not a kind of the registry"
+            ))),
+        }
+    }
+
+    /// Its `kind`, as written.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Document::Scorer(_) => "Scorer",
+            Document::PromptTemplate(_) => "PromptTemplate",
+        }
+    }
+
+    /// Its fields (without `kind` and `api_version`), for writing it.
+    pub(crate) fn to_value(&self) -> serde_json::Result<serde_json::Value> {
+        match self {
+            Document::Scorer(spec) => serde_json::to_value(spec),
+            Document::PromptTemplate(spec) => serde_json::to_value(spec),
+        }
+    }
+}
+
+/// The documents of the kinds held here a [`crate::manifest::set::ManifestSet`]
+/// holds (`ManifestSet::global`), one field per kind, in deterministic order
+/// (file path, then position in the file).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GlobalDocuments {
+    /// `kind: Scorer` documents, one per custom scorer.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scorers: Vec<Located<scorers::CustomScorerSpec>>,
+    /// `kind: PromptTemplate` documents: the global prompt templates.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prompt_templates: Vec<Located<prompt_templates::PromptTemplateSpec>>,
+}
+
+impl GlobalDocuments {
+    /// Adds a loaded document.
+    pub(crate) fn push(&mut self, origin: Origin, document: Document) {
+        match document {
+            Document::Scorer(spec) => self.scorers.push(Located {
+                origin,
+                spec: *spec,
+            }),
+            Document::PromptTemplate(spec) => self.prompt_templates.push(Located {
+                origin,
+                spec: *spec,
+            }),
+        }
+    }
+}
+
+/// Reads into a document of kind `kind` (after interpolation, as JSON) the
+/// files its fields name, relative to the manifest `manifest` (a prompt
+/// template's `template_file`, a custom scorer's prompt and code files):
+/// the problems found, as (JSON pointer, message), one line per kind that
+/// names files.
+pub(crate) fn resolve_files(
+    kind: &str,
+    manifest: &std::path::Path,
+    document: &mut serde_json::Value,
+) -> Vec<(String, String)> {
+    match kind {
+        "Project" => prompt_templates::files::resolve(manifest, document)
+            .into_iter()
+            .map(|i| (i.pointer, i.message))
+            .collect(),
+        "Scorer" => scorers::files::resolve(manifest, document)
+            .into_iter()
+            .map(|i| (i.pointer, i.message))
+            .collect(),
+        "PromptTemplate" => prompt_templates::files::resolve_document(manifest, document)
+            .into_iter()
+            .map(|i| (i.pointer, i.message))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// How the manifest schema holds a document kind of [`Document`].
+pub(crate) struct DocumentSchema {
+    /// Its `kind`.
+    pub kind: &'static str,
+    /// The schema of its spec (a reference into the definitions).
+    pub spec: schemars::Schema,
+    /// Whether the spec's definition stays one of its own (a Project refers
+    /// to it), the document's a copy of it.
+    pub shared: bool,
+}
+
+/// The schemas of the document kinds of [`Document`], in its order, one
+/// line per kind.
+pub(crate) fn document_schemas(generator: &mut schemars::SchemaGenerator) -> Vec<DocumentSchema> {
+    vec![
+        DocumentSchema {
+            kind: "Scorer",
+            spec: generator.subschema_for::<scorers::CustomScorerSpec>(),
+            shared: false,
+        },
+        DocumentSchema {
+            kind: "PromptTemplate",
+            spec: generator.subschema_for::<prompt_templates::PromptTemplateSpec>(),
+            shared: true,
+        },
+    ]
+}
+
+/// The live state of the kinds held here that are global (not a
+/// project's), one field per kind: `State::global` and `Snapshot::global`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GlobalParts {
+    /// The custom scorers, when read (the manifests declare any, or an
+    /// export).
+    pub custom_scorers: Option<Vec<scorers::CustomScorerState>>,
+    /// The global prompt templates, when read (a `kind: PromptTemplate`
+    /// document, or an export).
+    pub prompt_templates: Option<Vec<prompt_templates::PromptTemplateState>>,
+}
+
+/// What is read of the global kinds, one field per kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GlobalSelection {
+    /// Whether the custom scorers are read (the manifests declare some).
+    pub custom_scorers: bool,
+    /// Whether the global prompt templates are read (a `kind:
+    /// PromptTemplate` document in reach).
+    pub prompt_templates: bool,
+}
+
+impl GlobalSelection {
+    /// What either selection reads.
+    #[must_use]
+    pub fn union(self, other: GlobalSelection) -> GlobalSelection {
+        GlobalSelection {
+            custom_scorers: self.custom_scorers || other.custom_scorers,
+            prompt_templates: self.prompt_templates || other.prompt_templates,
+        }
+    }
+}
+
+/// Selects what is read of the global kinds, as `desired` declares them and
+/// `options` reach them, one line per kind.
+pub(crate) fn select_global_parts(
+    desired: &GlobalDocuments,
+    options: &crate::plan::PlanOptions,
+) -> GlobalSelection {
+    GlobalSelection {
+        custom_scorers: scorers::read::select(&desired.scorers, options),
+        prompt_templates: prompt_templates::read::select_global(&desired.prompt_templates, options),
+    }
+}
+
+/// Reads what `wanted` selects of the global kinds, one line per kind.
+pub(crate) async fn read_global_parts(
+    client: &Client,
+    wanted: &GlobalSelection,
+) -> Result<GlobalParts, ReadError> {
+    let (custom_scorers, prompt_templates) = tokio::try_join!(
+        scorers::read::read_if(client, wanted.custom_scorers),
+        prompt_templates::read::read_global_if(client, wanted.prompt_templates),
+    )?;
+    Ok(GlobalParts {
+        custom_scorers,
+        prompt_templates,
+    })
+}
+
+/// The targets of what `desired` declares of the global kinds, one line
+/// per kind.
+pub(crate) fn declared_global_parts(desired: &GlobalDocuments, out: &mut Vec<Target>) {
+    scorers::plan::declared_global(&desired.scorers, out);
+    prompt_templates::plan::declared_global(&desired.prompt_templates, out);
+}
+
+/// What planning the global kinds gathers from the manifests before their
+/// projects are planned (and released), one field per kind that needs it.
+pub(crate) struct GlobalPlanning {
+    /// Which declared metric settings use each declared custom scorer.
+    scorer_uses: scorers::uses::Uses,
+}
+
+impl GlobalPlanning {
+    /// Gathers it from `desired`, before any project is planned.
+    pub(crate) fn of(desired: &crate::manifest::set::ManifestSet) -> Self {
+        GlobalPlanning {
+            scorer_uses: scorers::uses::declared_uses(desired),
+        }
+    }
+}
+
+/// Live's scorer catalog with what the plan creates in it (the custom
+/// scorers and versions `desired` declares and live lacks).
+pub(crate) fn planned_catalog<'c>(
+    desired: &GlobalDocuments,
+    live_catalog: &'c crate::state::Catalog,
+    live: &GlobalParts,
+) -> std::borrow::Cow<'c, crate::state::Catalog> {
+    scorers::pending::planned_catalog(
+        live_catalog,
+        &desired.scorers,
+        live.custom_scorers.as_deref(),
+    )
+}
+
+/// Plans the global kinds, one line each, in this order.
+pub(crate) fn plan_global_parts(
+    planner: &mut Planner<'_>,
+    desired: &GlobalDocuments,
+    live: &GlobalParts,
+    gathered: &GlobalPlanning,
+) {
+    scorers::plan::plan_global(
+        planner,
+        &desired.scorers,
+        live.custom_scorers.as_deref(),
+        &gathered.scorer_uses,
+    );
+    prompt_templates::plan::plan_global(
+        planner,
+        &desired.prompt_templates,
+        live.prompt_templates.as_deref(),
+    );
+}
+
+/// The collections of the global kinds that `changes` (the plan's, as
+/// selected) delete too much of, one line per kind that guards its own.
+pub(crate) fn global_mass_changes<'a>(
+    changes: impl IntoIterator<Item = &'a crate::plan::ResourceChange>,
+    live: &GlobalParts,
+    limits: crate::plan::GuardLimits,
+) -> Option<crate::plan::MassChange> {
+    live.prompt_templates
+        .as_ref()
+        .and_then(|all| prompt_templates::plan::global_churn(changes, all, limits))
+}
+
+/// Writes the files of the global kinds of an export, from `live`, one line
+/// per kind, in this order (the order of the files and of the warnings).
+pub(crate) fn export_global_parts(
+    live: &GlobalParts,
+    provenance: &crate::export::Provenance,
+    out: &mut Vec<crate::export::ExportedFile>,
+    warnings: &mut Vec<String>,
+) {
+    scorers::export::export_global(live.custom_scorers.as_deref(), provenance, out);
+    prompt_templates::export::export_global(
+        live.prompt_templates.as_deref(),
+        provenance,
+        out,
+        warnings,
+    );
 }

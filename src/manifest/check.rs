@@ -30,16 +30,15 @@ pub enum Spec {
     Project(ProjectSpec),
     /// `kind: Integration`.
     Integration(Box<IntegrationSpec>),
-    /// `kind: Scorer`.
-    Scorer(Box<crate::kinds::scorers::CustomScorerSpec>),
+    /// A document of a kind of the registry (`kind: Scorer`, `kind:
+    /// PromptTemplate`).
+    Global(crate::kinds::Document),
     /// `kind: Policy`.
     Policy(crate::policy::PolicySpec),
     /// `kind: Settings`.
     Settings(crate::policy::SettingsSpec),
     /// `kind: Pricing`.
     Pricing(PricingSpec),
-    /// `kind: PromptTemplate`: a global prompt template.
-    PromptTemplate(Box<crate::kinds::prompt_templates::PromptTemplateSpec>),
 }
 
 /// What checking one document found.
@@ -301,24 +300,12 @@ pub fn check(
             let diagnostic = input.error(input.at(&finding.pointer, finding.anchor), message);
             out.diagnostics.push(diagnostic.with_help_opt(finding.help));
         }
-        let manifest = std::path::Path::new(input.file);
-        for issue in crate::kinds::prompt_templates::files::resolve(manifest, &mut working) {
-            out.diagnostics
-                .push(input.error(input.at(&issue.pointer, Anchor::Value), issue.message));
-        }
-    } else if kind == "Scorer" {
-        let manifest = std::path::Path::new(input.file);
-        for issue in crate::kinds::scorers::files::resolve(manifest, &mut working) {
-            out.diagnostics
-                .push(input.error(input.at(&issue.pointer, Anchor::Value), issue.message));
-        }
-    } else if kind == "PromptTemplate" {
-        let manifest = std::path::Path::new(input.file);
-        for issue in crate::kinds::prompt_templates::files::resolve_document(manifest, &mut working)
-        {
-            out.diagnostics
-                .push(input.error(input.at(&issue.pointer, Anchor::Value), issue.message));
-        }
+    }
+    // The files the document names (its prompt templates', a custom scorer's).
+    let manifest = std::path::Path::new(input.file);
+    for (pointer, message) in crate::kinds::resolve_files(kind, manifest, &mut working) {
+        out.diagnostics
+            .push(input.error(input.at(&pointer, Anchor::Value), message));
     }
 
     out.claims = claims(input, &working);
@@ -540,13 +527,11 @@ fn typed(
         "Integration" => {
             serde_json::from_value::<IntegrationSpec>(value).map(|s| Spec::Integration(Box::new(s)))
         }
-        "Scorer" => serde_json::from_value::<crate::kinds::scorers::CustomScorerSpec>(value)
-            .map(|s| Spec::Scorer(Box::new(s))),
         "Policy" => serde_json::from_value(value).map(Spec::Policy),
         "Settings" => serde_json::from_value(value).map(Spec::Settings),
         "Pricing" => serde_json::from_value::<PricingSpec>(value).map(Spec::Pricing),
-        "PromptTemplate" => {
-            serde_json::from_value(value).map(|s| Spec::PromptTemplate(Box::new(s)))
+        kind if crate::kinds::Document::KINDS.contains(&kind) => {
+            crate::kinds::Document::parse(kind, value).map(Spec::Global)
         }
         _ => serde_json::from_value::<ProjectSpec>(value).map(Spec::Project),
     };

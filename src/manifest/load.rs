@@ -220,10 +220,7 @@ pub fn load_on(
                     });
                 }
                 Some(Spec::Policy(spec)) => outcome.set.policies.push(Located { origin, spec }),
-                Some(Spec::Scorer(spec)) => outcome.set.scorers.push(Located {
-                    origin,
-                    spec: *spec,
-                }),
+                Some(Spec::Global(document)) => outcome.set.global.push(origin, document),
                 // A second one is an error (`Across`); the first is kept.
                 Some(Spec::Settings(spec)) if outcome.set.settings.is_none() => {
                     outcome.set.settings = Some(Located { origin, spec });
@@ -231,12 +228,6 @@ pub fn load_on(
                 // A second one is refused by its claim.
                 Some(Spec::Pricing(spec)) if outcome.set.pricing.is_none() => {
                     outcome.set.pricing = Some(Located { origin, spec });
-                }
-                Some(Spec::PromptTemplate(spec)) => {
-                    outcome.set.prompt_templates.push(Located {
-                        origin,
-                        spec: *spec,
-                    });
                 }
                 _ => {}
             }

@@ -112,15 +112,24 @@ pub(super) fn generate_types() -> Value {
     let policy = generator.subschema_for::<PolicySpec>();
     let settings = generator.subschema_for::<SettingsSpec>();
     let pricing = generator.subschema_for::<PricingSpec>();
-    let scorer = generator.subschema_for::<crate::kinds::scorers::CustomScorerSpec>();
+    let documents = crate::kinds::document_schemas(&mut generator);
     let mut defs = generator.take_definitions(true);
     let project = take_def(&mut defs, &project.to_value());
     let integration = take_def(&mut defs, &integration.to_value());
     let mut policy = take_def(&mut defs, &policy.to_value());
     let mut settings = take_def(&mut defs, &settings.to_value());
     let mut pricing = take_def(&mut defs, &pricing.to_value());
-    let mut scorer = take_def(&mut defs, &scorer.to_value());
-    tidy(&mut scorer);
+    // A document kind's spec that is its own definition becomes the
+    // document; a shared one stays (below).
+    let own: Vec<(&str, Value)> = documents
+        .iter()
+        .filter(|d| !d.shared)
+        .map(|d| {
+            let mut spec = take_def(&mut defs, d.spec.as_value());
+            tidy(&mut spec);
+            (d.kind, spec)
+        })
+        .collect();
     tidy(&mut pricing);
 
     for def in defs.values_mut() {
@@ -138,7 +147,9 @@ pub(super) fn generate_types() -> Value {
         kind_document("Project", project),
     );
     defs.insert("PolicyDocument".to_owned(), kind_document("Policy", policy));
-    defs.insert("ScorerDocument".to_owned(), kind_document("Scorer", scorer));
+    for (kind, spec) in own {
+        defs.insert(format!("{kind}Document"), kind_document(kind, spec));
+    }
     defs.insert(
         "SettingsDocument".to_owned(),
         kind_document("Settings", settings),
@@ -151,13 +162,18 @@ pub(super) fn generate_types() -> Value {
         "PricingDocument".to_owned(),
         kind_document("Pricing", pricing),
     );
-    // The spec stays a definition of its own (a Project's `prompt_templates`
-    // refer to it); the document is a copy with the document keys.
-    if let Some(spec) = defs.get("PromptTemplateSpec").cloned() {
-        defs.insert(
-            "PromptTemplateDocument".to_owned(),
-            kind_document("PromptTemplate", spec),
-        );
+    // A shared spec stays a definition of its own (a Project's
+    // `prompt_templates` refer to it); the document is a copy with the
+    // document keys.
+    for d in documents.iter().filter(|d| d.shared) {
+        let name = d
+            .spec
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.rsplit('/').next());
+        if let Some(spec) = name.and_then(|n| defs.get(n)).cloned() {
+            defs.insert(format!("{}Document", d.kind), kind_document(d.kind, spec));
+        }
     }
     let mut sorted: Vec<(String, Value)> = defs.into_iter().collect();
     sorted.sort_by(|a, b| a.0.cmp(&b.0));

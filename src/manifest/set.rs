@@ -40,9 +40,6 @@ pub struct ManifestSet {
     pub projects: Vec<Located<ProjectSpec>>,
     /// `kind: Integration` documents, one per provider.
     pub integrations: Vec<Located<IntegrationSpec>>,
-    /// `kind: Scorer` documents, one per custom scorer.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scorers: Vec<Located<crate::kinds::scorers::CustomScorerSpec>>,
     /// `kind: Policy` documents ([`crate::policy`]).
     pub policies: Vec<Located<PolicySpec>>,
     /// The `kind: Settings` document, at most one.
@@ -50,7 +47,8 @@ pub struct ManifestSet {
     /// The `kind: Pricing` document, when the repo has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pricing: Option<Located<PricingSpec>>,
-    /// `kind: PromptTemplate` documents: the global prompt templates.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub prompt_templates: Vec<Located<crate::kinds::prompt_templates::PromptTemplateSpec>>,
+    /// The documents of the kinds of the registry (`kind: Scorer`, `kind:
+    /// PromptTemplate`), one list per kind.
+    #[serde(flatten)]
+    pub global: crate::kinds::GlobalDocuments,
 }

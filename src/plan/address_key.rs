@@ -303,20 +303,6 @@ impl KeyFields for SettingsAddress {
     }
 }
 
-impl KeyFields for crate::kinds::scorers::CustomScorerAddress {
-    fn write_key(&self, w: &mut KeyWriter<'_>) {
-        w.string(&self.name);
-        w.optional_u32(self.version);
-    }
-
-    fn read_key(r: &mut KeyReader<'_>) -> Self {
-        crate::kinds::scorers::CustomScorerAddress {
-            name: r.string(),
-            version: r.optional_u32(),
-        }
-    }
-}
-
 impl KeyFields for crate::kinds::projects::ProjectAddress {
     fn write_key(&self, w: &mut KeyWriter<'_>) {
         w.string(&self.project);

@@ -149,7 +149,7 @@ pub(crate) struct Planner<'a> {
     pub(crate) live: &'a State,
     /// The scorer catalog metric settings resolve against: live's, with the
     /// custom scorers and versions the plan creates
-    /// (`crate::kinds::scorers::pending`).
+    /// (`crate::kinds::planned_catalog`).
     pub(crate) catalog: &'a crate::state::Catalog,
     pub(crate) options: &'a PlanOptions,
     pub(crate) changes: Vec<ResourceChange>,
@@ -311,11 +311,11 @@ pub struct Planning<'a> {
     forecast: Vec<forecast::RunForecast>,
     /// The names the forecasts hold, each once.
     forecast_names: std::collections::BTreeSet<std::sync::Arc<str>>,
-    /// Which declared metric settings use each declared custom scorer
-    /// (gathered before the projects are planned and released).
-    scorer_uses: crate::kinds::scorers::uses::Uses,
+    /// What planning the global kinds gathers from the manifests (before
+    /// the projects are planned and released).
+    global: crate::kinds::GlobalPlanning,
     /// Live's scorer catalog with the custom scorers and versions the plan
-    /// creates ([`crate::kinds::scorers::pending::planned_catalog`]).
+    /// creates ([`crate::kinds::planned_catalog`]).
     catalog: Cow<'a, crate::state::Catalog>,
 }
 
@@ -347,12 +347,8 @@ impl<'a> Planning<'a> {
             }
         }
         let problems = desired.projects.iter().map(|_| None).collect();
-        let scorer_uses = crate::kinds::scorers::uses::declared_uses(&desired);
-        let catalog = crate::kinds::scorers::pending::planned_catalog(
-            &live.catalog,
-            &desired.scorers,
-            live.custom_scorers.as_deref(),
-        );
+        let global = crate::kinds::GlobalPlanning::of(&desired);
+        let catalog = crate::kinds::planned_catalog(&desired.global, &live.catalog, &live.global);
         Planning {
             desired,
             live,
@@ -366,7 +362,7 @@ impl<'a> Planning<'a> {
             mass_changes: Vec::new(),
             forecast: Vec::new(),
             forecast_names: std::collections::BTreeSet::new(),
-            scorer_uses,
+            global,
             catalog,
         }
     }
@@ -498,26 +494,7 @@ impl<'a> Planning<'a> {
                 ),
             }
         }
-        if let Some(live_scorers) = &live.custom_scorers {
-            crate::kinds::scorers::plan::plan_custom_scorers(
-                &mut planner,
-                &desired.scorers,
-                live_scorers,
-                &self.scorer_uses,
-            );
-        }
-        if let Some(first) = desired.prompt_templates.first()
-            && options.reaches(&crate::kinds::prompt_templates::plan::global_scope())
-        {
-            match &live.prompt_templates {
-                Some(all) => crate::kinds::prompt_templates::plan::plan_global_prompt_templates(
-                    &mut planner,
-                    all,
-                    &desired.prompt_templates,
-                ),
-                None => planner.problem(&first.origin, "the global prompt templates were not read"),
-            }
-        }
+        crate::kinds::plan_global_parts(&mut planner, &desired.global, &live.global, &self.global);
         if let Some(undeclared) = &live.undeclared_projects {
             crate::kinds::projects::prune::plan_undeclared_projects(
                 &mut planner,
@@ -531,16 +508,14 @@ impl<'a> Planning<'a> {
             });
         }
         self.store_last();
-        let global_churn = live.prompt_templates.as_ref().and_then(|all| {
-            crate::kinds::prompt_templates::plan::global_churn(
-                planner
-                    .changes
-                    .iter()
-                    .filter(|c| options.selects(&c.address)),
-                all,
-                options.guard,
-            )
-        });
+        let global_churn = crate::kinds::global_mass_changes(
+            planner
+                .changes
+                .iter()
+                .filter(|c| options.selects(&c.address)),
+            &live.global,
+            options.guard,
+        );
         let mut changes = std::mem::take(&mut self.changes);
         for change in planner.changes.drain(..) {
             if options.selects(&change.address) {

@@ -489,16 +489,7 @@ pub fn declared(desired: &ManifestSet) -> Vec<Target> {
     for integration in &desired.integrations {
         out.push(Target::of(&integration_address(&integration.spec)));
     }
-    for scorer in &desired.scorers {
-        out.push(Target::of(&Address::CustomScorer(
-            crate::kinds::scorers::CustomScorerAddress::scorer(&scorer.spec.name),
-        )));
-    }
-    for t in &desired.prompt_templates {
-        out.push(Target::of(&Address::PromptTemplate(
-            crate::kinds::prompt_templates::PromptTemplateAddress::scoped(None, &t.spec.name),
-        )));
-    }
+    crate::kinds::declared_global_parts(&desired.global, &mut out);
     out.sort();
     out.dedup();
     out

@@ -64,16 +64,13 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
     };
     // The custom scorers go with the integrations: an export of the whole
     // organization.
-    let custom_scorers = crate::kinds::scorers::read::read_if(client, selection.integrations);
-    let prompt_templates =
-        crate::kinds::prompt_templates::read::read_global_if(client, selection.prompt_templates);
-    let (listed, catalog, integrations, custom_scorers, prompt_templates) = tokio::try_join!(
-        list_projects(client),
-        catalog,
-        integrations,
-        custom_scorers,
-        prompt_templates
-    )?;
+    let global = crate::kinds::GlobalSelection {
+        custom_scorers: selection.integrations,
+        prompt_templates: selection.prompt_templates,
+    };
+    let global = crate::kinds::read_global_parts(client, &global);
+    let (listed, catalog, integrations, global) =
+        tokio::try_join!(list_projects(client), catalog, integrations, global)?;
     let (integrations, mut warnings) = match integrations {
         Some((found, warnings)) => (Some(found), warnings),
         None => (None, Vec::new()),
@@ -101,8 +98,7 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
         projects,
         catalog: catalog.clone(),
         integrations,
-        custom_scorers,
-        prompt_templates,
+        global,
         warnings,
     })
 }
@@ -168,7 +164,7 @@ async fn load_project(
     };
     let found = &found;
     let name = project.name.as_str();
-    let (log_streams, experiments, annotation, feedback, prompts, parts) = tokio::try_join!(
+    let (log_streams, experiments, annotation, feedback, parts) = tokio::try_join!(
         list_runs(client, found, RunKind::LogStream),
         list_runs(client, found, RunKind::Experiment),
         async {
@@ -187,16 +183,6 @@ async fn load_project(
                 .map_err(ctx(|| {
                     format!(
                         "the feedback templates of project `{}`",
-                        escape_controls(name)
-                    )
-                }))
-        },
-        async {
-            crate::kinds::prompt_templates::read::read_prompt_templates(client, Some(&found.id))
-                .await
-                .map_err(ctx(|| {
-                    format!(
-                        "the prompt templates of project `{}`",
                         escape_controls(name)
                     )
                 }))
@@ -243,7 +229,6 @@ async fn load_project(
             experiments: keyed(experiments),
             annotation_templates: Some(annotation),
             feedback_templates: Some(feedback),
-            prompt_templates: Some(prompts),
             parts,
             undeclared_log_streams: None,
             meta: Some(crate::kinds::projects::read::ProjectMeta::of_item(project)),

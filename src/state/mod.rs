@@ -53,13 +53,11 @@ pub struct State {
     pub custom_integrations: BTreeMap<String, Option<CustomIntegrationState>>,
     /// The scorer catalog.
     pub catalog: Catalog,
-    /// The custom scorers, when the manifests declare any (or an export).
-    pub custom_scorers: Option<Vec<crate::kinds::scorers::CustomScorerState>>,
     /// Objects that were looked for and do not exist, with the nearest names.
     pub missing: Vec<MissingObject>,
-    /// The global prompt templates, when read (a `kind: PromptTemplate`
-    /// document, or an export).
-    pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
+    /// The global kinds of the registry (the custom scorers, the global
+    /// prompt templates), when read: `kinds::GlobalParts`.
+    pub global: crate::kinds::GlobalParts,
     /// The live projects the repo owns (`prune_projects`) and does not
     /// declare, when read (`--prune`).
     pub undeclared_projects: Option<Vec<crate::kinds::projects::prune::LiveProject>>,
@@ -80,8 +78,6 @@ pub struct ProjectState {
     pub annotation_templates: Option<Vec<TemplateState<AnnotationConstraints>>>,
     /// Feedback templates, when read.
     pub feedback_templates: Option<Vec<TemplateState<FeedbackConstraints>>>,
-    /// Prompt templates, when read.
-    pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
     /// The state of the kinds a project holds that keep it in the registry
     /// (`kinds::ProjectParts`: one field per kind).
     pub parts: crate::kinds::ProjectParts,
@@ -99,7 +95,6 @@ impl ProjectState {
     pub fn release_compared(&mut self) {
         self.annotation_templates = None;
         self.feedback_templates = None;
-        self.prompt_templates = None;
         self.parts = crate::kinds::ProjectParts::default();
         for run in self
             .log_streams

@@ -39,11 +39,10 @@ pub struct Snapshot {
     pub catalog: Catalog,
     /// The caller's integrations, by provider, when selected.
     pub integrations: Option<Vec<IntegrationState>>,
-    /// The custom scorers, when selected (with the integrations: an export
-    /// of the whole organization).
-    pub custom_scorers: Option<Vec<crate::kinds::scorers::CustomScorerState>>,
-    /// The global prompt templates, when selected.
-    pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
+    /// The global kinds of the registry, when selected: the custom scorers
+    /// (with the integrations: an export of the whole organization), the
+    /// global prompt templates.
+    pub global: crate::kinds::GlobalParts,
     /// Things that were listed but could not be read (they changed during
     /// the export), for the user.
     pub warnings: Vec<String>,

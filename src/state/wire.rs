@@ -148,7 +148,6 @@ impl WireState {
                     feedback_templates: p
                         .feedback_templates
                         .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
-                    prompt_templates: None,
                     parts: crate::kinds::ProjectParts::default(),
                     undeclared_log_streams: None,
                     meta: None,
@@ -161,9 +160,8 @@ impl WireState {
             integrations: self.integrations,
             custom_integrations: self.custom_integrations,
             catalog,
-            custom_scorers: None,
             missing: self.missing,
-            prompt_templates: None,
+            global: crate::kinds::GlobalParts::default(),
             undeclared_projects: None,
         }
     }

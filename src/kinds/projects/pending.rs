@@ -12,7 +12,7 @@
 //! pending ids too, and is resolved the same way when it is applied.
 //!
 //! Other kinds name what a plan creates the same way and are resolved here
-//! too: a custom scorer and its versions (`crate::kinds::scorers::pending`).
+//! too: a custom scorer and its versions (`crate::kinds::resolve_pending`).
 //!
 //! A pending id cannot be a service id (those are uuids), and the service
 //! is never asked about one.
@@ -159,14 +159,14 @@ impl Pending {
     }
 
     /// The id a pending id of another kind stands for (a custom scorer or
-    /// its version: `crate::kinds::scorers::pending`), once per apply;
+    /// its version: `crate::kinds::resolve_pending`), once per apply;
     /// `None` when it is a project's or a log stream's.
     async fn of_kind(&self, client: &Client, id: &str) -> Result<Option<String>, OperationError> {
         let key = (PENDING_OF_KIND.to_owned(), id.to_owned());
         if let Some(id) = self.resolved.lock().await.get(&key) {
             return Ok(Some(id.clone()));
         }
-        let found = crate::kinds::scorers::pending::resolve(client, id).await?;
+        let found = crate::kinds::resolve_pending(client, id).await?;
         if let Some(real) = &found {
             self.resolved.lock().await.insert(key, real.clone());
         }

@@ -79,7 +79,7 @@ impl KindAddress for PromptTemplateAddress {
     }
 
     fn collection_size(&self, live: &ProjectState) -> usize {
-        live.prompt_templates.as_ref().map_or(0, Vec::len)
+        live.parts.prompt_templates.as_ref().map_or(0, Vec::len)
     }
 
     fn live_identity(&self, _before: &dyn Fn(&str) -> Option<Option<String>>) -> Option<Address> {

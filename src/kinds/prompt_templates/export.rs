@@ -109,7 +109,50 @@ fn specs(
 /// `live`, when they were read.
 pub fn export_project(live: &ProjectState, spec: &mut ProjectSpec, warnings: &mut Vec<String>) {
     spec.prompt_templates = live
+        .parts
         .prompt_templates
         .as_ref()
         .map(|ts| prompt_templates(&live.name, ts, warnings));
+}
+
+const ABOUT: &[&str] = &[
+    "",
+    "The global prompt templates, one document per template: the latest version's",
+    "template and settings, and the selected version when it is not the latest.",
+    "With one of these documents in a repo, a global template not declared is",
+    "deleted only with --prune.",
+];
+
+/// The file of an export of the global prompt templates `live` (when read,
+/// and there are any): `prompt-templates.yaml`, one document per template.
+pub(crate) fn export_global(
+    live: Option<&[PromptTemplateState]>,
+    provenance: &crate::export::Provenance,
+    out: &mut Vec<crate::export::ExportedFile>,
+    warnings: &mut Vec<String>,
+) {
+    let Some(live) = live.filter(|l| !l.is_empty()) else {
+        return;
+    };
+    let documents: Vec<crate::export::write::Document> = global(live, warnings)
+        .into_iter()
+        .map(|spec| crate::export::write::Document {
+            preamble: Vec::new(),
+            body: crate::export::write::Body::Global(crate::kinds::Document::PromptTemplate(
+                Box::new(spec),
+            )),
+            comments: Default::default(),
+        })
+        .collect();
+    let count = documents.len();
+    out.push(crate::export::ExportedFile {
+        name: crate::export::files::PROMPT_TEMPLATES_FILE.to_owned(),
+        text: crate::export::write::render_file(&provenance.header(ABOUT), &documents),
+        content: crate::export::Content::Documents {
+            description: format!(
+                "{count} global prompt template{}",
+                if count == 1 { "" } else { "s" }
+            ),
+        },
+    });
 }

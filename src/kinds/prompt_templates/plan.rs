@@ -99,7 +99,11 @@ pub(crate) fn plan_prompt_templates(
     live_project: &ProjectState,
     wanted: &[PromptTemplateSpec],
 ) {
-    let live: &[PromptTemplateState] = live_project.prompt_templates.as_deref().unwrap_or_default();
+    let live: &[PromptTemplateState] = live_project
+        .parts
+        .prompt_templates
+        .as_deref()
+        .unwrap_or_default();
     let declared: Vec<Declared<'_>> = wanted
         .iter()
         .enumerate()
@@ -396,6 +400,32 @@ pub(crate) fn declared(project: &str, spec: &ProjectSpec, out: &mut Vec<Target>)
     for t in spec.prompt_templates.iter().flatten() {
         out.push(Target::of(&Address::PromptTemplate(
             PromptTemplateAddress::template(project, &t.name),
+        )));
+    }
+}
+
+/// Plans the global prompt templates `wanted` declares against `live`
+/// (`None`: not read), when the plan's options reach them.
+pub(crate) fn plan_global(
+    planner: &mut Planner<'_>,
+    wanted: &[Located<PromptTemplateSpec>],
+    live: Option<&[PromptTemplateState]>,
+) {
+    if let Some(first) = wanted.first()
+        && planner.options.reaches(&global_scope())
+    {
+        match live {
+            Some(all) => plan_global_prompt_templates(planner, all, wanted),
+            None => planner.problem(&first.origin, "the global prompt templates were not read"),
+        }
+    }
+}
+
+/// The targets of the global prompt templates `declared` declares.
+pub(crate) fn declared_global(declared: &[Located<PromptTemplateSpec>], out: &mut Vec<Target>) {
+    for t in declared {
+        out.push(Target::of(&Address::PromptTemplate(
+            PromptTemplateAddress::scoped(None, &t.spec.name),
         )));
     }
 }

@@ -63,3 +63,51 @@ pub(crate) fn select(
     wanted.prompt_templates =
         spec.prompt_templates.is_some() && options.reaches(&super::plan::scope(project));
 }
+
+/// Whether the global prompt templates are read: `declared` names some
+/// and `options` reach them.
+pub(crate) fn select_global(
+    declared: &[crate::manifest::set::Located<super::PromptTemplateSpec>],
+    options: &crate::plan::PlanOptions,
+) -> bool {
+    !declared.is_empty() && options.reaches(&super::plan::global_scope())
+}
+
+/// Reads the prompt templates of a project when `wanted` selects them
+/// (`None` otherwise; an empty list for a project the plan creates).
+pub(crate) async fn read_selected(
+    client: &Client,
+    wanted: &crate::reconcile::read::selection::ProjectSelection,
+    project_id: &str,
+    project_name: &str,
+    pending: bool,
+) -> Result<Option<Vec<PromptTemplateState>>, crate::reconcile::ReadError> {
+    if !wanted.prompt_templates {
+        return Ok(None);
+    }
+    if pending {
+        return Ok(Some(Vec::new()));
+    }
+    read_prompt_templates(client, Some(project_id))
+        .await
+        .map(Some)
+        .map_err(crate::reconcile::read::error::ctx(|| {
+            format!("the prompt templates of project `{project_name}`")
+        }))
+}
+
+/// Reads every prompt template of a project, for an export.
+pub(crate) async fn read_all(
+    client: &Client,
+    project_id: &str,
+    project_name: &str,
+) -> Result<Vec<PromptTemplateState>, crate::reconcile::ReadError> {
+    read_prompt_templates(client, Some(project_id))
+        .await
+        .map_err(crate::reconcile::read::error::ctx(|| {
+            format!(
+                "the prompt templates of project `{}`",
+                crate::scrub::escape_controls(project_name)
+            )
+        }))
+}

@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::Action;
 use crate::plan::address::{Address, KindAddress, live_name};
+use crate::plan::address_key::{KeyFields, KeyReader, KeyWriter};
 use crate::plan::target::{Kind, Segment};
 
 /// A custom scorer, or one of its versions.
@@ -38,6 +40,12 @@ impl CustomScorerAddress {
 }
 
 impl KindAddress for CustomScorerAddress {
+    /// After integrations (0) and before anything in a project: metric
+    /// settings may use what this creates.
+    fn apply_stage(_action: Action) -> Option<u8> {
+        Some(5)
+    }
+
     fn segments(&self) -> Vec<Segment> {
         let mut segments = vec![Segment::named(Kind::Scorer, &self.name)];
         if let Some(v) = self.version {
@@ -55,5 +63,19 @@ impl KindAddress for CustomScorerAddress {
             name: live_name(&self.name, before),
             version: self.version,
         }))
+    }
+}
+
+impl KeyFields for CustomScorerAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.name);
+        w.optional_u32(self.version);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        CustomScorerAddress {
+            name: r.string(),
+            version: r.optional_u32(),
+        }
     }
 }

@@ -109,9 +109,56 @@ pub fn documents(
         names.push(spec.name.clone());
         documents.push(crate::export::write::Document {
             preamble: Vec::new(),
-            body: crate::export::write::Body::Scorer(Box::new(spec)),
+            body: crate::export::write::Body::Global(crate::kinds::Document::Scorer(Box::new(
+                spec,
+            ))),
             comments: std::collections::BTreeMap::new(),
         });
     }
     (documents, names, files)
+}
+
+const ABOUT: &[&str] = &[
+    "",
+    "The organization's custom scorers, one document per scorer: metadata,",
+    "scope, the pinned version and the latest version's definition; each prompt",
+    "template and code file is the file beside this one that the document names.",
+];
+
+/// The files of an export of the custom scorers `live` (when read, and
+/// there are any): `scorers.yaml`, then the prompt and code files its
+/// documents name.
+pub(crate) fn export_global(
+    live: Option<&[CustomScorerState]>,
+    provenance: &crate::export::Provenance,
+    out: &mut Vec<crate::export::ExportedFile>,
+) {
+    let Some(live) = live.filter(|l| !l.is_empty()) else {
+        return;
+    };
+    let (documents, names, side) = documents(live);
+    out.push(crate::export::ExportedFile {
+        name: crate::export::files::SCORERS_FILE.to_owned(),
+        text: crate::export::write::render_file(&provenance.header(ABOUT), &documents),
+        content: crate::export::Content::Documents {
+            description: format!(
+                "{} custom scorer{}",
+                names.len(),
+                if names.len() == 1 { "" } else { "s" }
+            ),
+        },
+    });
+    out.extend(
+        side.into_iter()
+            .map(|(name, text, scorer)| crate::export::ExportedFile {
+                name,
+                text,
+                content: crate::export::Content::NamedFile {
+                    description: format!(
+                        "a file of custom scorer `{}`",
+                        crate::scrub::escape_controls(&scorer)
+                    ),
+                },
+            }),
+    );
 }

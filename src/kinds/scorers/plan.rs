@@ -467,3 +467,28 @@ pub(crate) fn plan_custom_scorers(
         }
     }
 }
+
+/// Plans the custom scorers `wanted` declares against `live` (`None`: not
+/// read, as none is in reach).
+pub(crate) fn plan_global(
+    planner: &mut Planner<'_>,
+    wanted: &[Located<CustomScorerSpec>],
+    live: Option<&[CustomScorerState]>,
+    uses: &super::uses::Uses,
+) {
+    if let Some(live) = live {
+        plan_custom_scorers(planner, wanted, live, uses);
+    }
+}
+
+/// The targets of the custom scorers `declared` declares.
+pub(crate) fn declared_global(
+    declared: &[Located<CustomScorerSpec>],
+    out: &mut Vec<crate::plan::target::Target>,
+) {
+    for scorer in declared {
+        out.push(crate::plan::target::Target::of(&Address::CustomScorer(
+            CustomScorerAddress::scorer(&scorer.spec.name),
+        )));
+    }
+}

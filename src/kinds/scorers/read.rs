@@ -60,3 +60,17 @@ pub async fn read_if(
         .map(Some)
         .map_err(|e| crate::reconcile::ReadError::new("the custom scorers", e))
 }
+
+/// Whether the custom scorers are read: `options` reach one that `declared`
+/// names (reached, not only selected: a target that is one of a scorer's
+/// versions needs the scorer read too, as metric settings may pin it).
+pub(crate) fn select(
+    declared: &[crate::manifest::set::Located<super::CustomScorerSpec>],
+    options: &crate::plan::PlanOptions,
+) -> bool {
+    declared.iter().any(|s| {
+        options.reaches(&crate::plan::Target::of(
+            &crate::kinds::Address::CustomScorer(super::CustomScorerAddress::scorer(&s.spec.name)),
+        ))
+    })
+}

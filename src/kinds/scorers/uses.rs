@@ -17,7 +17,7 @@ pub type Uses = BTreeMap<String, Vec<(MetricSettingsAddress, Option<i64>)>>;
 /// The uses the manifests declare of the scorers they also declare.
 pub fn declared_uses(desired: &ManifestSet) -> Uses {
     let mut uses = Uses::new();
-    if desired.scorers.is_empty() {
+    if desired.global.scorers.is_empty() {
         return uses;
     }
     for project in &desired.projects {
@@ -50,7 +50,7 @@ pub fn declared_uses(desired: &ManifestSet) -> Uses {
                 let Some(name) = scorer.name.as_deref() else {
                     continue;
                 };
-                if !desired.scorers.iter().any(|s| s.spec.name == name) {
+                if !desired.global.scorers.iter().any(|s| s.spec.name == name) {
                     continue;
                 }
                 uses.entry(name.to_owned()).or_default().push((

@@ -277,7 +277,6 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
     let delete = action == Action::Delete;
     match kind {
         AddressKind::Integration | AddressKind::CustomIntegration => 0,
-        AddressKind::CustomScorer => 5,
         // Projects, then their log streams, before anything inside them;
         // deleted after everything else.
         AddressKind::Project if !delete => 1,
@@ -295,7 +294,8 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
         AddressKind::Favorite => 100,
         AddressKind::Dashboard => 110,
         // The kinds that say their own stage (`KindAddress::apply_stage`):
-        // templates 10; prompt templates and Protect stages 15.
+        // custom scorers 5; templates 10; prompt templates and Protect
+        // stages 15.
         _ => 0,
     }
 }
@@ -403,14 +403,10 @@ pub async fn apply(plan: &Plan, client: &Client, options: &ApplyOptions<'_>) -> 
     let changes = &plan.changes;
     let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(changes.len());
     let of_change = stages_of(changes);
-    // Ids of projects, log streams and custom scorers this plan creates are
-    // resolved when the operations inside or using them run.
-    let creates = (0..changes.len()).any(|i| {
-        matches!(
-            changes.kind(i),
-            AddressKind::Project | AddressKind::LogStream | AddressKind::CustomScorer
-        ) && changes.action(i) == Action::Create
-    });
+    // Ids of the objects this plan creates (projects, log streams, custom
+    // scorers) are resolved when the operations inside or using them run.
+    let creates = (0..changes.len())
+        .any(|i| changes.kind(i).makes_pending_ids() && changes.action(i) == Action::Create);
     let pending = &Pending::new(creates);
     let mut stages = of_change.clone();
     stages.sort_unstable();
@@ -1027,7 +1023,6 @@ async fn send_idempotent(
                 .await?;
             None
         }
-        Operation::CustomScorer(op) => op.send(client).await?,
         Operation::Project(op) => op.send(client).await?,
         Operation::PutIntegration { body } => {
             let body = resolve_secrets(body, options.env)?;

@@ -86,7 +86,7 @@ pub async fn find<'s>(
         match (&selection.catalog, known) {
             // The catalog does not change with an apply, unless it made
             // custom scorers: otherwise the one known is kept.
-            (Some(_), Some(known)) if !selection.custom_scorers => Ok(known.catalog.clone()),
+            (Some(_), Some(known)) if !selection.global.custom_scorers => Ok(known.catalog.clone()),
             (Some(pinned), _) => catalog::read_catalog(client, pinned).await,
             (None, _) => Ok(Catalog::default()),
         }
@@ -94,9 +94,7 @@ pub async fn find<'s>(
     let integrations = integrations::read_integrations(client, selection.integrations.clone());
     let custom = integrations::read_custom_integrations(client, &selection.custom_integrations);
     let discovered = discover(client, &selection.projects, known);
-    let custom_scorers = crate::kinds::scorers::read::read_if(client, selection.custom_scorers);
-    let prompts =
-        crate::kinds::prompt_templates::read::read_global_if(client, selection.prompt_templates);
+    let global = crate::kinds::read_global_parts(client, &selection.global);
     let undeclared = crate::kinds::projects::prune::read_undeclared(
         client,
         selection.undeclared_projects.as_ref(),
@@ -106,16 +104,14 @@ pub async fn find<'s>(
         integrations,
         custom_integrations,
         (projects, mut missing),
-        custom_scorers,
-        prompt_templates,
+        global,
         undeclared_projects,
     ) = tokio::try_join!(
         catalog,
         integrations,
         custom,
         discovered,
-        custom_scorers,
-        prompts,
+        global,
         undeclared,
     )?;
     missing.sort();
@@ -125,9 +121,8 @@ pub async fn find<'s>(
             integrations: integrations.into_iter().collect(),
             custom_integrations,
             catalog,
-            custom_scorers,
             missing,
-            prompt_templates,
+            global,
             undeclared_projects,
         },
         projects,
@@ -290,7 +285,6 @@ async fn read_project(
     let pending = new::is_pending(&project.id);
     let read_annotation = wanted.annotation_templates && !pending;
     let read_feedback = wanted.feedback_templates && !pending;
-    let read_prompts = wanted.prompt_templates && !pending;
     let undeclared = async {
         if !wanted.undeclared_log_streams || pending {
             return Ok(None);
@@ -320,32 +314,13 @@ async fn read_project(
                 format!("the feedback templates of project `{}`", project.name)
             }))
     };
-    let prompts = async {
-        if !read_prompts {
-            return Ok(None);
-        }
-        crate::kinds::prompt_templates::read::read_prompt_templates(client, Some(&project.id))
-            .await
-            .map(Some)
-            .map_err(ctx(|| {
-                format!("the prompt templates of project `{}`", project.name)
-            }))
-    };
     let undeclared_log_streams = undeclared.await?;
     let meta = new::read_meta(client, project, wanted.meta).await?;
-    let (
-        log_streams,
-        experiments,
-        annotation_templates,
-        feedback_templates,
-        prompt_templates,
-        parts,
-    ) = tokio::try_join!(
+    let (log_streams, experiments, annotation_templates, feedback_templates, parts) = tokio::try_join!(
         read_runs(client, catalog, project, RunKind::LogStream, log_streams),
         read_runs(client, catalog, project, RunKind::Experiment, experiments),
         annotation,
         feedback,
-        prompts,
         crate::kinds::read_project_parts(client, wanted, &project.id, &project.name, pending),
     )?;
     fn empty<T>(pending: bool, read: bool) -> Option<Vec<T>> {
@@ -360,7 +335,6 @@ async fn read_project(
             .or_else(|| empty(pending, wanted.annotation_templates)),
         feedback_templates: feedback_templates
             .or_else(|| empty(pending, wanted.feedback_templates)),
-        prompt_templates: prompt_templates.or_else(|| empty(pending, wanted.prompt_templates)),
         undeclared_log_streams,
         meta,
         parts,

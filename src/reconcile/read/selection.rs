@@ -27,11 +27,9 @@ pub struct Selection {
     /// The catalog, when metric settings are read: with the scorers whose
     /// versions the manifests pin.
     pub catalog: Option<BTreeSet<ScorerRef>>,
-    /// Whether the custom scorers are read (the manifests declare some).
-    pub custom_scorers: bool,
-    /// Whether the global prompt templates are read (a `kind:
-    /// PromptTemplate` document in reach).
-    pub prompt_templates: bool,
+    /// What is read of the global kinds of the registry (the custom
+    /// scorers, the global prompt templates).
+    pub global: crate::kinds::GlobalSelection,
     /// The projects the repo owns without declaring them, read with
     /// `--prune` (`crate::kinds::projects::prune`).
     pub undeclared_projects: Option<crate::kinds::projects::prune::ProjectPrune>,
@@ -229,15 +227,7 @@ impl Selection {
                 }
             }
         }
-        // Reached, not only selected: a target that is one of a scorer's
-        // versions needs the scorer read too (metric settings may pin it).
-        selection.custom_scorers = desired.scorers.iter().any(|s| {
-            options.reaches(&crate::plan::Target::of(&Address::CustomScorer(
-                crate::kinds::scorers::CustomScorerAddress::scorer(&s.spec.name),
-            )))
-        });
-        selection.prompt_templates = !desired.prompt_templates.is_empty()
-            && options.reaches(&crate::kinds::prompt_templates::plan::global_scope());
+        selection.global = crate::kinds::select_global_parts(&desired.global, options);
         selection.catalog = any_settings.then_some(pins);
         selection.undeclared_projects =
             crate::kinds::projects::prune::ProjectPrune::of(desired, options);
@@ -295,8 +285,7 @@ impl Selection {
         }
         self.integrations.extend(other.integrations);
         self.custom_integrations.extend(other.custom_integrations);
-        self.custom_scorers |= other.custom_scorers;
-        self.prompt_templates |= other.prompt_templates;
+        self.global = self.global.union(other.global);
         self.undeclared_projects = crate::kinds::projects::prune::ProjectPrune::union(
             self.undeclared_projects,
             other.undeclared_projects,
