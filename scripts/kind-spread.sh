@@ -27,8 +27,8 @@ spread() {
 }
 
 spread templates '\bTemplate(Spec|State|Kind|Constraints|Address|Body|Op|Record|Create|Update)\b|(Annotation|Feedback)(Template|Constraints|TreeNode)\b|ConstraintKind|(Address|Operation)::Template\b|kinds::templates\b'
-spread prompt_templates 'PromptTemplate(Spec|State|Address|Op)|(Address|Kind|Operation)::Prompt(Template|Version)|(Spec|Body|Content)::PromptTemplates?\b|prompt_templates::'
-spread scorers 'CustomScorer(Spec|State|Address|Op)|(Address|Operation|AddressKind)::CustomScorer\b|kinds::scorers\b'
+spread prompt_templates 'PromptTemplate(Spec|State|Address|Op)|(Address|Kind|Operation)::Prompt(Template|Version)|(Spec|Body|Content|Document)::PromptTemplates?\b|prompt_templates::'
+spread scorers 'CustomScorer(Spec|State|Address|Op)|(Address|Operation|AddressKind)::CustomScorer\b|(Document|Kind)::Scorer\b|kinds::scorers\b'
 spread metric_settings 'MetricSettings'
 spread integrations 'IntegrationSpec|IntegrationState|IntegrationAddress|CustomIntegration|Address::Integration'
 spread dashboards 'Dashboard(Spec|State|Address)|Address::Dashboard'

@@ -650,6 +650,23 @@ pub struct GlobalSelection {
 }
 
 impl GlobalSelection {
+    /// What an export reads of the global kinds: the custom scorers with
+    /// the integrations (an export of the whole organization), the global
+    /// prompt templates when selected.
+    pub(crate) fn of_export(selection: &crate::state::snapshot::Selection) -> Self {
+        GlobalSelection {
+            custom_scorers: selection.integrations,
+            prompt_templates: selection.prompt_templates,
+        }
+    }
+
+    /// Whether what is read may have changed the scorer catalog since an
+    /// earlier read (an apply that made custom scorers): the catalog is
+    /// read again then.
+    pub(crate) fn may_change_catalog(&self) -> bool {
+        self.custom_scorers
+    }
+
     /// What either selection reads.
     #[must_use]
     pub fn union(self, other: GlobalSelection) -> GlobalSelection {
@@ -771,4 +788,39 @@ pub(crate) fn export_global_parts(
         out,
         warnings,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Document, document_schemas};
+
+    #[test]
+    fn every_document_kind_has_a_schema_and_parses() {
+        let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+        let schemas: Vec<&str> = document_schemas(&mut generator)
+            .iter()
+            .map(|d| d.kind)
+            .collect();
+        assert_eq!(schemas, Document::KINDS);
+        for kind in Document::KINDS {
+            // Refused for its fields (none given), not for its kind.
+            let refused = Document::parse(kind, serde_json::json!({}))
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(!refused.contains("not a kind"), "{kind}: {refused}");
+        }
+        let unknown = Document::parse("Project", serde_json::json!({}));
+        assert!(unknown.is_err_and(|e| e.to_string().contains("not a kind")));
+    }
+
+    #[test]
+    fn a_parsed_document_says_its_kind_and_writes_its_fields() {
+        let value = serde_json::json!({"name": "greeting", "template": "Hello {name}"});
+        let document = Document::parse("PromptTemplate", value.clone()).expect("parsed");
+        assert_eq!(document.kind(), "PromptTemplate");
+        let written = document.to_value().expect("written");
+        assert_eq!(written["name"], value["name"]);
+        assert_eq!(written["template"], value["template"]);
+    }
 }

@@ -62,12 +62,7 @@ pub async fn collect(client: &Client, selection: &Selection) -> Result<Snapshot,
             Ok(None)
         }
     };
-    // The custom scorers go with the integrations: an export of the whole
-    // organization.
-    let global = crate::kinds::GlobalSelection {
-        custom_scorers: selection.integrations,
-        prompt_templates: selection.prompt_templates,
-    };
+    let global = crate::kinds::GlobalSelection::of_export(selection);
     let global = crate::kinds::read_global_parts(client, &global);
     let (listed, catalog, integrations, global) =
         tokio::try_join!(list_projects(client), catalog, integrations, global)?;

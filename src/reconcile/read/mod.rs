@@ -86,7 +86,9 @@ pub async fn find<'s>(
         match (&selection.catalog, known) {
             // The catalog does not change with an apply, unless it made
             // custom scorers: otherwise the one known is kept.
-            (Some(_), Some(known)) if !selection.global.custom_scorers => Ok(known.catalog.clone()),
+            (Some(_), Some(known)) if !selection.global.may_change_catalog() => {
+                Ok(known.catalog.clone())
+            }
             (Some(pinned), _) => catalog::read_catalog(client, pinned).await,
             (None, _) => Ok(Catalog::default()),
         }
