@@ -214,8 +214,6 @@ pub(super) fn project() -> ProjectState {
         )]),
         prompt_templates: None,
         parts: crate::kinds::ProjectParts::default(),
-        undeclared_log_streams: None,
-        meta: None,
     }
 }
 
@@ -323,7 +321,7 @@ fn live_for(spec: &ProjectSpec) -> State {
         custom_scorers: None,
         missing: Vec::new(),
         prompt_templates: None,
-        undeclared_projects: None,
+        org: crate::kinds::OrgParts::default(),
     }
 }
 

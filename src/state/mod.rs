@@ -60,9 +60,9 @@ pub struct State {
     /// The global prompt templates, when read (a `kind: PromptTemplate`
     /// document, or an export).
     pub prompt_templates: Option<Vec<crate::kinds::prompt_templates::PromptTemplateState>>,
-    /// The live projects the repo owns (`prune_projects`) and does not
-    /// declare, when read (`--prune`).
-    pub undeclared_projects: Option<Vec<crate::kinds::projects::prune::LiveProject>>,
+    /// What the kinds read of the organization beside the projects
+    /// (`kinds::OrgParts`: one field per kind).
+    pub org: crate::kinds::OrgParts,
 }
 
 /// A project and the parts of it that were read.
@@ -85,11 +85,6 @@ pub struct ProjectState {
     /// The state of the kinds a project holds that keep it in the registry
     /// (`kinds::ProjectParts`: one field per kind).
     pub parts: crate::kinds::ProjectParts,
-    /// The live log streams the manifests do not declare, when the project
-    /// manages its log streams (`prune_log_streams`).
-    pub undeclared_log_streams: Option<Vec<crate::kinds::projects::read::LiveLogStream>>,
-    /// Its description and labels, when read (the manifests manage them).
-    pub meta: Option<crate::kinds::projects::read::ProjectMeta>,
 }
 
 impl ProjectState {
@@ -100,7 +95,7 @@ impl ProjectState {
         self.annotation_templates = None;
         self.feedback_templates = None;
         self.prompt_templates = None;
-        self.parts = crate::kinds::ProjectParts::default();
+        self.parts.release_compared();
         for run in self
             .log_streams
             .values_mut()

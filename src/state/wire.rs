@@ -150,8 +150,6 @@ impl WireState {
                         .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
                     prompt_templates: None,
                     parts: crate::kinds::ProjectParts::default(),
-                    undeclared_log_streams: None,
-                    meta: None,
                 };
                 (key, project)
             })
@@ -164,7 +162,7 @@ impl WireState {
             custom_scorers: None,
             missing: self.missing,
             prompt_templates: None,
-            undeclared_projects: None,
+            org: crate::kinds::OrgParts::default(),
         }
     }
 }

@@ -48,11 +48,11 @@ use super::read::ReadError;
 use super::read::trends::find_dashboard_ids;
 use crate::api::{TrendsDashboardDuplicateRequest, WidgetUpdateRequest};
 use crate::client::{ApiError, Client};
-use crate::kinds::projects::pending::Pending;
 use crate::plan::{
     Action, Address, AddressKey, AddressKind, ChangeOutcome, Changes, ChangesError, DashboardRef,
     Operation, OutcomeStatus, Plan, ResourceChange, RunKind,
 };
+use crate::reconcile::pending::Pending;
 use crate::state::Catalog;
 use resolve::LogStream;
 
@@ -278,12 +278,6 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
     match kind {
         AddressKind::Integration | AddressKind::CustomIntegration => 0,
         AddressKind::CustomScorer => 5,
-        // Projects, then their log streams, before anything inside them;
-        // deleted after everything else.
-        AddressKind::Project if !delete => 1,
-        AddressKind::LogStream if !delete => 2,
-        AddressKind::LogStream => 120,
-        AddressKind::Project => 130,
         AddressKind::MetricSettings => 20,
         AddressKind::Dashboard if matches!(action, Action::Create | Action::Update) => 30,
         AddressKind::Section if !delete => 40,
@@ -295,7 +289,8 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
         AddressKind::Favorite => 100,
         AddressKind::Dashboard => 110,
         // The kinds that say their own stage (`KindAddress::apply_stage`):
-        // templates 10; prompt templates and Protect stages 15.
+        // projects 1 and log streams 2 (deleted at 130 and 120); templates
+        // 10; prompt templates and Protect stages 15.
         _ => 0,
     }
 }
@@ -403,14 +398,10 @@ pub async fn apply(plan: &Plan, client: &Client, options: &ApplyOptions<'_>) -> 
     let changes = &plan.changes;
     let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(changes.len());
     let of_change = stages_of(changes);
-    // Ids of projects, log streams and custom scorers this plan creates are
-    // resolved when the operations inside or using them run.
-    let creates = (0..changes.len()).any(|i| {
-        matches!(
-            changes.kind(i),
-            AddressKind::Project | AddressKind::LogStream | AddressKind::CustomScorer
-        ) && changes.action(i) == Action::Create
-    });
+    // Ids of what this plan creates (projects, log streams, custom
+    // scorers) are resolved when the operations inside or using them run.
+    let creates = (0..changes.len())
+        .any(|i| changes.kind(i).makes_pending_ids() && changes.action(i) == Action::Create);
     let pending = &Pending::new(creates);
     let mut stages = of_change.clone();
     stages.sort_unstable();
@@ -1028,7 +1019,6 @@ async fn send_idempotent(
             None
         }
         Operation::CustomScorer(op) => op.send(client).await?,
-        Operation::Project(op) => op.send(client).await?,
         Operation::PutIntegration { body } => {
             let body = resolve_secrets(body, options.env)?;
             client.put_integration(&body).await?;

@@ -32,9 +32,9 @@ pub struct Selection {
     /// Whether the global prompt templates are read (a `kind:
     /// PromptTemplate` document in reach).
     pub prompt_templates: bool,
-    /// The projects the repo owns without declaring them, read with
-    /// `--prune` (`crate::kinds::projects::prune`).
-    pub undeclared_projects: Option<crate::kinds::projects::prune::ProjectPrune>,
+    /// What the kinds read of the organization beside the projects
+    /// (`kinds::OrgSelection`: one field per kind).
+    pub org: crate::kinds::OrgSelection,
 }
 
 /// What to read of one project.
@@ -145,14 +145,15 @@ impl Selection {
                 log_streams: Vec::new(),
                 experiments: Vec::new(),
                 // The kinds a project holds say what of theirs is read
-                // (`kinds::select_project_parts`, below).
+                // (`kinds::select_project_parts`, below), the project's
+                // own undeclared log streams and meta too.
                 annotation_templates: false,
                 feedback_templates: false,
                 prompt_templates: false,
                 protect_stages: None,
-                undeclared_log_streams: spec.prune_log_streams && options.prune,
+                undeclared_log_streams: false,
                 renamed_from: spec.renamed_from.clone(),
-                meta: crate::kinds::projects::plan::manages_meta(spec, &name, options),
+                meta: false,
             };
             crate::kinds::select_project_parts(&name, spec, options, &mut wanted);
             let runs = spec
@@ -239,8 +240,7 @@ impl Selection {
         selection.prompt_templates = !desired.prompt_templates.is_empty()
             && options.reaches(&crate::kinds::prompt_templates::plan::global_scope());
         selection.catalog = any_settings.then_some(pins);
-        selection.undeclared_projects =
-            crate::kinds::projects::prune::ProjectPrune::of(desired, options);
+        selection.org = crate::kinds::OrgSelection::of_manifests(desired, options);
         selection
     }
 }
@@ -297,10 +297,7 @@ impl Selection {
         self.custom_integrations.extend(other.custom_integrations);
         self.custom_scorers |= other.custom_scorers;
         self.prompt_templates |= other.prompt_templates;
-        self.undeclared_projects = crate::kinds::projects::prune::ProjectPrune::union(
-            self.undeclared_projects,
-            other.undeclared_projects,
-        );
+        self.org = self.org.union(other.org);
         self.catalog = match (self.catalog, other.catalog) {
             (Some(mut a), Some(b)) => {
                 a.extend(b);
