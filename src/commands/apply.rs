@@ -339,7 +339,7 @@ async fn from_saved_plan(
     let changes = saved.plan.changes.to_vec().map_err(Error::Changes)?;
     let destroys: Vec<String> = changes
         .iter()
-        .filter(|c| crate::kinds::projects::ops::destroys(c))
+        .filter(|c| c.operations.iter().any(crate::kinds::destroys))
         .map(|c| c.address.to_string())
         .collect();
     if !destroys.is_empty() && !saved.allow_destroy {

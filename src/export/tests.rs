@@ -213,8 +213,6 @@ pub(super) fn project() -> ProjectState {
             "constraints": {"feedback_type": "choice", "choices": ["yes", "no"], "allow_other": false}}),
         )]),
         parts: crate::kinds::ProjectParts::default(),
-        undeclared_log_streams: None,
-        meta: None,
     }
 }
 
@@ -320,7 +318,7 @@ fn live_for(spec: &ProjectSpec) -> State {
         catalog,
         missing: Vec::new(),
         global: crate::kinds::GlobalParts::default(),
-        undeclared_projects: None,
+        org: crate::kinds::OrgParts::default(),
     }
 }
 

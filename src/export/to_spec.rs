@@ -132,13 +132,13 @@ pub fn project_document(
             }
         })
         .collect();
-    let (description, labels) = crate::kinds::projects::export::meta(project, notes.warnings);
     let mut spec = ProjectSpec {
         name,
         id,
         log_streams,
         experiments,
-        // The kinds a project holds fill theirs in (`kinds::export_project_parts`).
+        // The kinds a project holds fill theirs in (`kinds::export_project_parts`),
+        // the project's own description and labels too.
         annotation_templates: None,
         feedback_templates: None,
         prompt_templates: None,
@@ -146,8 +146,8 @@ pub fn project_document(
         // Export does not claim the log streams it did not see declared.
         prune_log_streams: false,
         renamed_from: Vec::new(),
-        description,
-        labels,
+        description: None,
+        labels: None,
     };
     crate::kinds::export_project_parts(project, &mut spec, notes.warnings);
     Document {

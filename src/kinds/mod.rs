@@ -15,6 +15,8 @@ pub mod protect_stages;
 pub mod scorers;
 pub mod templates;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
@@ -26,11 +28,13 @@ use crate::plan::address::{
 };
 use crate::plan::address_key::{KeyFields, KeyReader, KeyWriter};
 use crate::plan::target::Target;
-use crate::plan::{Action, Operation, Planner};
+use crate::plan::{Action, Operation, Planner, RunKind};
 use crate::reconcile::apply::OperationError;
 use crate::reconcile::read::ReadError;
-use crate::reconcile::read::selection::ProjectSelection;
-use crate::state::ProjectState;
+use crate::reconcile::read::projects::FoundProject;
+use crate::reconcile::read::runs::FoundRun;
+use crate::reconcile::read::selection::{ProjectSelection, RunSelection};
+use crate::state::{MissingObject, ObjectKey, ProjectState};
 use SegmentKind as Kind;
 
 /// Generates, from one line per kind of address (its doc, its variant and
@@ -155,28 +159,6 @@ impl AddressKind {
     }
 }
 
-impl AddressKind {
-    /// Whether creating an object of this kind gives it a pending id that
-    /// later operations of the apply stand in for it with (resolved by
-    /// [`resolve_pending`] and `kinds::projects::pending`).
-    pub(crate) fn makes_pending_ids(self) -> bool {
-        matches!(
-            self,
-            AddressKind::Project | AddressKind::LogStream | AddressKind::CustomScorer
-        )
-    }
-}
-
-/// The id a pending id of a kind other than a project or a log stream
-/// stands for (a custom scorer or its version), read from the service;
-/// `None` when it is none of theirs. One line per kind that makes them.
-pub(crate) async fn resolve_pending(
-    client: &Client,
-    id: &str,
-) -> Result<Option<String>, OperationError> {
-    scorers::pending::resolve(client, id).await
-}
-
 /// Sends `op` as its kind does, when its kind sends its own operations;
 /// `None`: the core sends it (`reconcile::apply`).
 /// `env` is where secrets are read at the last moment (a Protect stage's
@@ -191,12 +173,54 @@ pub(crate) async fn send_own(
         Operation::PromptTemplate(op) => op.send(client).await,
         Operation::CustomScorer(op) => op.send(client).await,
         Operation::ProtectStage(op) => op.send(client, env).await,
+        Operation::Project(op) => op.send(client).await,
         _ => return None,
     })
 }
 
-/// Plans the kinds a project holds (its templates, prompt templates and
-/// Protect stages), one line each, in this order.
+impl AddressKind {
+    /// Whether the objects of this kind a plan creates have pending ids
+    /// other changes name them by (`crate::reconcile::pending`), resolved
+    /// by [`resolve_pending`].
+    pub(crate) fn makes_pending_ids(self) -> bool {
+        matches!(
+            self,
+            AddressKind::Project | AddressKind::LogStream | AddressKind::CustomScorer
+        )
+    }
+}
+
+/// The id the pending id `id` stands for (in the project `project_id`,
+/// resolved, when the operation is in one), from the kind that made it, one
+/// line per kind; `None`: no kind knows it.
+pub(crate) async fn resolve_pending(
+    pending: &crate::reconcile::pending::Pending,
+    client: &Client,
+    id: &str,
+    project_id: Option<&str>,
+) -> Result<Option<String>, OperationError> {
+    if let Some(found) = projects::pending::resolve(pending, client, id, project_id).await? {
+        return Ok(Some(found));
+    }
+    let key = ("pending:".to_owned(), id.to_owned());
+    pending
+        .remember_found(key, scorers::pending::resolve(client, id))
+        .await
+}
+
+/// Whether `op` destroys data (deletes what cannot be made again: a project
+/// or a log stream, with their traces), which a saved plan may only do when
+/// it was made with `--allow-destroy`; one line per kind that can.
+pub(crate) fn destroys(op: &Operation) -> bool {
+    match op {
+        Operation::Project(op) => op.destroys(),
+        _ => false,
+    }
+}
+
+/// Plans the kinds a project holds (the project itself and its log
+/// streams, its templates, prompt templates and Protect stages), one line
+/// each, in this order.
 pub(crate) fn plan_project_parts(
     planner: &mut Planner<'_>,
     origin: &Origin,
@@ -204,18 +228,21 @@ pub(crate) fn plan_project_parts(
     spec: &ProjectSpec,
     live: &ProjectState,
 ) {
+    projects::plan::plan_project(planner, project, spec, live);
     templates::plan::plan_project(planner, project, spec, live);
     prompt_templates::plan::plan_project(planner, origin, project, spec, live);
     protect_stages::plan::plan_project(planner, project, spec, live);
 }
 
-/// Fills in the kinds a project holds of its exported `spec` from `live`,
-/// one line each, in this order (which is the order of their warnings).
+/// Fills in the kinds a project holds of its exported `spec` from `live`
+/// (and the project's own description and labels), one line each, in this
+/// order (which is the order of their warnings).
 pub(crate) fn export_project_parts(
     live: &ProjectState,
     spec: &mut ProjectSpec,
     warnings: &mut Vec<String>,
 ) {
+    projects::export::export_project(live, spec, warnings);
     templates::export::export_project(live, spec, warnings);
     prompt_templates::export::export_project(live, spec, warnings);
     protect_stages::export::export_project(live, spec, warnings);
@@ -237,6 +264,7 @@ pub(crate) fn select_project_parts(
     options: &crate::plan::PlanOptions,
     wanted: &mut crate::reconcile::read::selection::ProjectSelection,
 ) {
+    projects::read::select(project, spec, options, wanted);
     templates::read::select(project, spec, options, wanted);
     prompt_templates::read::select(project, spec, options, wanted);
     protect_stages::read::select(project, spec, options, wanted);
@@ -248,24 +276,50 @@ pub(crate) fn select_project_parts(
 pub struct ProjectParts {
     /// Prompt templates, when read.
     pub prompt_templates: Option<Vec<prompt_templates::PromptTemplateState>>,
+    /// The project's own: its description and labels, and the log streams
+    /// the manifests do not declare, when read.
+    pub project: projects::read::ProjectOwn,
     /// Protect stages (those declared or recorded), when read.
     pub protect_stages: Option<Vec<protect_stages::ProtectStageState>>,
 }
 
+impl ProjectParts {
+    /// Drops what planning compares of the kinds a project holds, and keeps
+    /// the project's own ([`crate::state::ProjectState::release_compared`]).
+    pub fn release_compared(&mut self) {
+        *self = ProjectParts {
+            project: std::mem::take(&mut self.project),
+            ..ProjectParts::default()
+        };
+    }
+}
+
 /// Reads what `wanted` selects of the kinds a project holds (`pending`: the
 /// plan creates the project, so it holds none), one line each.
+/// `declared_log_streams`: the ids of the log streams the manifests declare
+/// that were found.
 pub(crate) async fn read_project_parts(
     client: &Client,
     wanted: &ProjectSelection,
-    project_id: &str,
-    project_name: &str,
+    project: &FoundProject,
+    declared_log_streams: &[String],
     pending: bool,
 ) -> Result<ProjectParts, ReadError> {
-    let (prompt_templates, protect_stages) = tokio::try_join!(
-        prompt_templates::read::read_selected(client, wanted, project_id, project_name, pending),
-        protect_stages::read::read_selected(client, wanted, project_id, project_name, pending),
+    // Boxed: the reads of every project in flight are held in one future,
+    // and a debug build's test threads have 2 MiB of stack.
+    let (own, prompt_templates, protect_stages) = tokio::try_join!(
+        Box::pin(projects::read::read_selected(
+            client,
+            wanted,
+            project,
+            declared_log_streams,
+            pending
+        )),
+        prompt_templates::read::read_selected(client, wanted, &project.id, &project.name, pending),
+        protect_stages::read::read_selected(client, wanted, &project.id, &project.name, pending),
     )?;
     Ok(ProjectParts {
+        project: own,
         prompt_templates,
         protect_stages,
     })
@@ -274,23 +328,137 @@ pub(crate) async fn read_project_parts(
 /// Reads all of the kinds a project holds, for an export, one line each.
 pub(crate) async fn read_all_project_parts(
     client: &Client,
-    project_id: &str,
-    project_name: &str,
+    project: &crate::api::ProjectItem,
 ) -> Result<ProjectParts, ReadError> {
     let (prompt_templates, protect_stages) = tokio::try_join!(
-        prompt_templates::read::read_all(client, project_id, project_name),
-        protect_stages::read::read_all(client, project_id, project_name),
+        prompt_templates::read::read_all(client, &project.id, &project.name),
+        protect_stages::read::read_all(client, &project.id, &project.name),
     )?;
     Ok(ProjectParts {
+        project: projects::read::ProjectOwn::of_item(project),
         prompt_templates: Some(prompt_templates),
         protect_stages: Some(protect_stages),
     })
+}
+
+/// What the kinds read of the organization beside the projects, when the
+/// manifests select it ([`OrgSelection`]): one field per kind that does.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OrgParts {
+    /// The live projects the repo owns (`prune_projects`) and does not
+    /// declare, when read (`--prune`).
+    pub undeclared_projects: Option<Vec<projects::prune::LiveProject>>,
+}
+
+/// What the kinds select to read of the organization beside the projects:
+/// one field per kind that does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OrgSelection {
+    /// The projects the repo owns without declaring them, read with
+    /// `--prune` (`projects::prune`).
+    pub undeclared_projects: Option<projects::prune::ProjectPrune>,
+}
+
+impl OrgSelection {
+    /// What `desired` selects, as `options` reach it, one line per kind.
+    pub(crate) fn of_manifests(
+        desired: &crate::manifest::set::ManifestSet,
+        options: &crate::plan::PlanOptions,
+    ) -> Self {
+        OrgSelection {
+            undeclared_projects: projects::prune::ProjectPrune::of(desired, options),
+        }
+    }
+
+    /// What either selection reads (`crate::reconcile::read::Selection::union`),
+    /// one line per kind.
+    #[must_use]
+    pub(crate) fn union(self, other: OrgSelection) -> Self {
+        OrgSelection {
+            undeclared_projects: projects::prune::ProjectPrune::union(
+                self.undeclared_projects,
+                other.undeclared_projects,
+            ),
+        }
+    }
+}
+
+/// Reads what `wanted` selects of the organization, one line per kind.
+pub(crate) async fn read_org_parts(
+    client: &Client,
+    wanted: &OrgSelection,
+) -> Result<OrgParts, ReadError> {
+    let undeclared_projects =
+        projects::prune::read_undeclared(client, wanted.undeclared_projects.as_ref()).await?;
+    Ok(OrgParts {
+        undeclared_projects,
+    })
+}
+
+/// Plans what the kinds read of the organization (`live`) against
+/// `desired`, one line per kind.
+pub(crate) fn plan_org_parts(
+    planner: &mut Planner<'_>,
+    desired: &crate::manifest::set::ManifestSet,
+    live: &OrgParts,
+) {
+    if let Some(undeclared) = &live.undeclared_projects {
+        projects::prune::plan_undeclared_projects(planner, desired, undeclared);
+    }
+}
+
+/// What reading makes of the projects `wanted` names that no read found
+/// (`missing`): a kind that creates or renames projects accounts for them
+/// (moves them to `found`), one line per kind.
+pub(crate) async fn missing_projects(
+    client: &Client,
+    wanted: &[ProjectSelection],
+    found: &mut BTreeMap<ObjectKey, FoundProject>,
+    missing: &mut Vec<MissingObject>,
+) -> Result<(), ReadError> {
+    projects::read::missing_projects(client, wanted, found, missing).await
+}
+
+/// What reading makes of the runs of `kind` of `project` that `wanted`
+/// names and no read found (`missing`): a kind that creates or renames them
+/// accounts for them (moves them to `found`), one line per kind.
+pub(crate) async fn missing_runs(
+    client: &Client,
+    project: &FoundProject,
+    kind: RunKind,
+    wanted: &[RunSelection],
+    found: &mut BTreeMap<ObjectKey, FoundRun>,
+    missing: &mut Vec<MissingObject>,
+) -> Result<(), ReadError> {
+    projects::read::missing_runs(client, project, kind, wanted, found, missing).await
+}
+
+/// The runs `keys` of `kind` of a project a plan creates (`project` has a
+/// pending id), as the kind that creates it says it holds them (no read).
+pub(crate) fn runs_of_pending_project(
+    project: &FoundProject,
+    kind: RunKind,
+    keys: &[ObjectKey],
+) -> (BTreeMap<ObjectKey, FoundRun>, Vec<MissingObject>) {
+    projects::read::runs_of_pending_project(project, kind, keys)
+}
+
+/// A run a plan creates (`run` has a pending id), as the kind that creates
+/// it says the service makes it (no read).
+pub(crate) fn pending_run(
+    catalog: &crate::state::Catalog,
+    run: &FoundRun,
+    parts: crate::reconcile::read::RunParts,
+) -> crate::state::RunState {
+    projects::read::pending_run(catalog, run, parts)
 }
 
 /// What a saved plan's check (`reconcile::read::touched`) reads for a change
 /// of a kind that reads and observes its own objects: one line per kind.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum OwnRead {
+    /// A project or log stream itself.
+    Projects(projects::confirm::Key),
     /// The custom scorers.
     CustomScorers,
     /// A project's prompt templates, or the global ones (`None`).
@@ -309,6 +477,8 @@ pub(crate) enum OwnRead {
 
 /// What an [`OwnRead`] found.
 pub(crate) enum OwnFetched {
+    /// The project or log stream, if it exists.
+    Projects(Option<projects::confirm::Seen>),
     /// The custom scorers.
     CustomScorers(Vec<scorers::CustomScorerState>),
     /// The prompt templates of a project, or the global ones.
@@ -319,6 +489,9 @@ pub(crate) enum OwnFetched {
 
 /// The read that holds a change's object, when its kind reads its own.
 pub(crate) fn own_read_of(change: &crate::plan::ResourceChange) -> Option<OwnRead> {
+    if let Some(key) = projects::confirm::key(change) {
+        return Some(OwnRead::Projects(key));
+    }
     if scorers::confirm::is_custom_scorer(change) {
         return Some(OwnRead::CustomScorers);
     }
@@ -342,6 +515,9 @@ pub(crate) async fn own_fetch(
     key: &OwnRead,
 ) -> Result<OwnFetched, crate::client::ApiError> {
     Ok(match key {
+        OwnRead::Projects(key) => {
+            OwnFetched::Projects(projects::confirm::fetch(client, key).await?)
+        }
         OwnRead::CustomScorers => {
             OwnFetched::CustomScorers(scorers::read::read_custom_scorers(client).await?)
         }
@@ -361,6 +537,7 @@ pub(crate) fn own_observe(
     found: &OwnFetched,
 ) -> (String, Option<serde_json::Value>) {
     match found {
+        OwnFetched::Projects(seen) => projects::confirm::observe(change, seen.as_ref()),
         OwnFetched::CustomScorers(all) => scorers::confirm::observe(change, all),
         OwnFetched::PromptTemplates(all) => prompt_templates::confirm::observe(change, all),
         OwnFetched::ProtectStage(stage) => protect_stages::confirm::observe(change, stage.as_ref()),

@@ -303,32 +303,6 @@ impl KeyFields for SettingsAddress {
     }
 }
 
-impl KeyFields for crate::kinds::projects::ProjectAddress {
-    fn write_key(&self, w: &mut KeyWriter<'_>) {
-        w.string(&self.project);
-    }
-
-    fn read_key(r: &mut KeyReader<'_>) -> Self {
-        crate::kinds::projects::ProjectAddress {
-            project: r.string(),
-        }
-    }
-}
-
-impl KeyFields for crate::kinds::projects::LogStreamAddress {
-    fn write_key(&self, w: &mut KeyWriter<'_>) {
-        w.string(&self.project);
-        w.string(&self.log_stream);
-    }
-
-    fn read_key(r: &mut KeyReader<'_>) -> Self {
-        crate::kinds::projects::LogStreamAddress {
-            project: r.string(),
-            log_stream: r.string(),
-        }
-    }
-}
-
 /// Reads the fields of a [`sort_key`] in turn (struct fields are evaluated
 /// in the order they are written).
 pub struct KeyReader<'k>(&'k [u8]);

@@ -495,13 +495,7 @@ impl<'a> Planning<'a> {
             }
         }
         crate::kinds::plan_global_parts(&mut planner, &desired.global, &live.global, &self.global);
-        if let Some(undeclared) = &live.undeclared_projects {
-            crate::kinds::projects::prune::plan_undeclared_projects(
-                &mut planner,
-                desired,
-                undeclared,
-            );
-        }
+        crate::kinds::plan_org_parts(&mut planner, desired, &live.org);
         if !planner.problems.is_empty() {
             return Err(PlanError {
                 problems: planner.problems,
@@ -616,7 +610,6 @@ fn plan_project(
 ) {
     // Addresses name a project or run by the manifest's key.
     let project = key.to_string();
-    crate::kinds::projects::plan::plan_project(planner, key, &project, spec, live);
     let runs = spec
         .log_streams
         .iter()

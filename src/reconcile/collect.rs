@@ -182,7 +182,7 @@ async fn load_project(
                     )
                 }))
         },
-        crate::kinds::read_all_project_parts(client, &found.id, name),
+        crate::kinds::read_all_project_parts(client, project),
     )?;
     // Every run's metric settings; a log stream's dashboards too.
     let log_stream_reads = log_streams.iter().map(|ls| {
@@ -225,8 +225,6 @@ async fn load_project(
             annotation_templates: Some(annotation),
             feedback_templates: Some(feedback),
             parts,
-            undeclared_log_streams: None,
-            meta: Some(crate::kinds::projects::read::ProjectMeta::of_item(project)),
         },
         warnings,
     ))

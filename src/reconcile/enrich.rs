@@ -232,7 +232,7 @@ async fn blast_radius(
         .iter()
         .map(|t| t.version_id.as_str())
         // A version this plan creates is used by no other project yet.
-        .filter(|id| !crate::kinds::projects::pending::is_pending(id))
+        .filter(|id| !crate::reconcile::pending::is_pending(id))
         .collect();
     if ids.is_empty() {
         return Ok(BTreeMap::new());

@@ -9,11 +9,13 @@
 //! - [`collect`]: everything an export writes, read through the same readers.
 //! - [`confirm`]: plans again after an apply; checks a saved plan's objects.
 //! - [`enrich`]: blast radius and people.
+//! - [`pending`]: the ids of what a plan creates, resolved when apply runs.
 
 pub mod apply;
 pub mod collect;
 pub mod confirm;
 pub mod enrich;
+pub mod pending;
 pub mod read;
 
 use std::borrow::Cow;

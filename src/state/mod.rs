@@ -58,9 +58,9 @@ pub struct State {
     /// The global kinds of the registry (the custom scorers, the global
     /// prompt templates), when read: `kinds::GlobalParts`.
     pub global: crate::kinds::GlobalParts,
-    /// The live projects the repo owns (`prune_projects`) and does not
-    /// declare, when read (`--prune`).
-    pub undeclared_projects: Option<Vec<crate::kinds::projects::prune::LiveProject>>,
+    /// What the kinds read of the organization beside the projects
+    /// (`kinds::OrgParts`: one field per kind).
+    pub org: crate::kinds::OrgParts,
 }
 
 /// A project and the parts of it that were read.
@@ -81,11 +81,6 @@ pub struct ProjectState {
     /// The state of the kinds a project holds that keep it in the registry
     /// (`kinds::ProjectParts`: one field per kind).
     pub parts: crate::kinds::ProjectParts,
-    /// The live log streams the manifests do not declare, when the project
-    /// manages its log streams (`prune_log_streams`).
-    pub undeclared_log_streams: Option<Vec<crate::kinds::projects::read::LiveLogStream>>,
-    /// Its description and labels, when read (the manifests manage them).
-    pub meta: Option<crate::kinds::projects::read::ProjectMeta>,
 }
 
 impl ProjectState {
@@ -95,7 +90,7 @@ impl ProjectState {
     pub fn release_compared(&mut self) {
         self.annotation_templates = None;
         self.feedback_templates = None;
-        self.parts = crate::kinds::ProjectParts::default();
+        self.parts.release_compared();
         for run in self
             .log_streams
             .values_mut()

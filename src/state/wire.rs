@@ -149,8 +149,6 @@ impl WireState {
                         .feedback_templates
                         .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
                     parts: crate::kinds::ProjectParts::default(),
-                    undeclared_log_streams: None,
-                    meta: None,
                 };
                 (key, project)
             })
@@ -162,7 +160,7 @@ impl WireState {
             catalog,
             missing: self.missing,
             global: crate::kinds::GlobalParts::default(),
-            undeclared_projects: None,
+            org: crate::kinds::OrgParts::default(),
         }
     }
 }

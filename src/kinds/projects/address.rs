@@ -6,9 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::RunKind;
 use crate::plan::address::{Address, KindAddress, project_segment, quote};
+use crate::plan::address_key::{KeyFields, KeyReader, KeyWriter};
 use crate::plan::target::Segment;
+use crate::plan::{Action, RunKind};
 use crate::state::ProjectState;
 
 /// A project itself (its existence, name, description and labels).
@@ -32,6 +33,12 @@ pub struct LogStreamAddress {
 }
 
 impl KindAddress for ProjectAddress {
+    /// Projects, then their log streams, before anything inside them;
+    /// deleted after everything else (log streams, then projects).
+    fn apply_stage(action: Action) -> Option<u8> {
+        Some(if action == Action::Delete { 130 } else { 1 })
+    }
+
     fn segments(&self) -> Vec<Segment> {
         vec![project_segment(&self.project)]
     }
@@ -46,6 +53,12 @@ impl KindAddress for ProjectAddress {
 }
 
 impl KindAddress for LogStreamAddress {
+    /// After their project, before anything inside them; deleted before
+    /// their project (see [`ProjectAddress`]'s).
+    fn apply_stage(action: Action) -> Option<u8> {
+        Some(if action == Action::Delete { 120 } else { 2 })
+    }
+
     fn segments(&self) -> Vec<Segment> {
         vec![
             project_segment(&self.project),
@@ -62,10 +75,42 @@ impl KindAddress for LogStreamAddress {
     }
 
     fn collection_size(&self, live: &ProjectState) -> usize {
-        live.log_streams.len() + live.undeclared_log_streams.as_ref().map_or(0, Vec::len)
+        live.log_streams.len()
+            + live
+                .parts
+                .project
+                .undeclared_log_streams
+                .as_ref()
+                .map_or(0, Vec::len)
     }
 
     fn live_identity(&self, _before: &dyn Fn(&str) -> Option<Option<String>>) -> Option<Address> {
         Some(Address::LogStream(self.clone()))
+    }
+}
+
+impl KeyFields for ProjectAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.project);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        ProjectAddress {
+            project: r.string(),
+        }
+    }
+}
+
+impl KeyFields for LogStreamAddress {
+    fn write_key(&self, w: &mut KeyWriter<'_>) {
+        w.string(&self.project);
+        w.string(&self.log_stream);
+    }
+
+    fn read_key(r: &mut KeyReader<'_>) -> Self {
+        LogStreamAddress {
+            project: r.string(),
+            log_stream: r.string(),
+        }
     }
 }

@@ -4,15 +4,22 @@
 //! one (otherwise the export would plan to remove the others).
 
 use super::wire::ProjectLabel;
+use crate::manifest::types::ProjectSpec;
 use crate::state::ProjectState;
+
+/// Fills in the `description` and `labels` of the exported `spec` of
+/// `project` ([`meta`]).
+pub fn export_project(project: &ProjectState, spec: &mut ProjectSpec, warnings: &mut Vec<String>) {
+    (spec.description, spec.labels) = meta(project, warnings);
+}
 
 /// The `description` and `labels` to write for `project`; labels of which
 /// this build does not know one are left out, with a warning.
-pub fn meta(
+fn meta(
     project: &ProjectState,
     warnings: &mut Vec<String>,
 ) -> (Option<String>, Option<Vec<ProjectLabel>>) {
-    let Some(meta) = &project.meta else {
+    let Some(meta) = &project.parts.project.meta else {
         return (None, None);
     };
     let description = meta.description.clone().filter(|d| !d.is_empty());

@@ -2,12 +2,15 @@
 //! that does not exist is created, before anything inside it, in the same
 //! apply. Everything evalctl knows of their existence is here: the client's
 //! writes ([`wire`], `client`), what the reader makes of one that does not
-//! exist yet ([`read`]) and the pending ids everything inside it is planned
-//! with, resolved when apply runs ([`pending`]), addressed ([`address`]),
-//! planned ([`plan`]) and sent ([`ops`]); the projects a repo owns without
-//! declaring them, deleted with `--prune --allow-destroy` ([`prune`]). Finding them by name or id, and
-//! reading what they hold, is the core's reader
-//! (`crate::reconcile::read::projects`, `runs`).
+//! exist yet or was renamed, and a project's own live state ([`read`]), the
+//! pending ids everything inside it is planned with, resolved when apply
+//! runs ([`pending`], hooked into `crate::reconcile::pending`), addressed
+//! ([`address`]), planned ([`plan`]), sent ([`ops`]), checked in a saved
+//! plan ([`confirm`]) and exported ([`export`]); the projects a repo owns
+//! without declaring them, deleted with `--prune --allow-destroy`
+//! ([`prune`]). The core reaches all of it through the registry
+//! (`crate::kinds`). Finding them by name or id, and reading what they
+//! hold, is the core's reader (`crate::reconcile::read::projects`, `runs`).
 
 pub mod address;
 mod client;

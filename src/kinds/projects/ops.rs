@@ -147,14 +147,13 @@ impl ProjectOp {
     }
 }
 
-/// Whether `change` deletes a project or a log stream (and their traces).
-pub fn destroys(change: &crate::plan::ResourceChange) -> bool {
-    change.operations.iter().any(|op| {
+impl ProjectOp {
+    /// Whether the operation deletes a project or a log stream (and their
+    /// traces).
+    pub fn destroys(&self) -> bool {
         matches!(
-            op,
-            crate::plan::Operation::Project(
-                ProjectOp::DeleteProject { .. } | ProjectOp::DeleteLogStream { .. }
-            )
+            self,
+            ProjectOp::DeleteProject { .. } | ProjectOp::DeleteLogStream { .. }
         )
-    })
+    }
 }

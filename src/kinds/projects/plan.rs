@@ -27,13 +27,13 @@ use serde::Serialize;
 
 use super::address::{LogStreamAddress, ProjectAddress};
 use super::ops::ProjectOp;
-use super::pending::is_pending;
 use super::read::ProjectMeta;
 use super::wire::{LogStreamUpdate, ProjectCreate, ProjectUpdate};
 use crate::manifest::types::ProjectSpec;
 use crate::plan::address::Address;
 use crate::plan::types::{Action, NoteKind, Operation};
 use crate::plan::{Draft, PlanOptions, Planner, fingerprint};
+use crate::reconcile::pending::is_pending;
 use crate::state::{ObjectKey, ProjectState};
 
 /// A log stream (or a project deleted) as a plan shows it.
@@ -92,7 +92,6 @@ fn meta_update(spec: &ProjectSpec, live: &ProjectMeta) -> ProjectUpdate {
 /// `spec`) and its log streams, against `live`.
 pub(crate) fn plan_project(
     planner: &mut Planner<'_>,
-    key: &ObjectKey,
     project: &str,
     spec: &ProjectSpec,
     live: &ProjectState,
@@ -132,17 +131,18 @@ pub(crate) fn plan_project(
     }
     if !is_pending(&live.id) {
         // Found by a name of its `renamed_from`: renamed.
-        let rename = match key {
-            ObjectKey::Name(declared) if &live.name != declared => Some(declared),
+        let key = ObjectKey::from_parts(spec.name.as_deref(), spec.id.as_deref());
+        let rename = match &key {
+            Some(ObjectKey::Name(declared)) if &live.name != declared => Some(declared),
             _ => None,
         };
-        let mut update = match (&live.meta, managed) {
+        let mut update = match (&live.parts.project.meta, managed) {
             (Some(meta), true) => meta_update(spec, meta),
             _ => ProjectUpdate::default(),
         };
         update.name = rename.cloned();
         if !update.is_empty() {
-            let live_meta = live.meta.clone().unwrap_or_default();
+            let live_meta = live.parts.project.meta.clone().unwrap_or_default();
             let before = ProjectView {
                 name: &live.name,
                 description: update
@@ -234,7 +234,7 @@ pub(crate) fn plan_project(
             .changes
             .push(draft.change::<Named<'_>, _>(None, Some(&after)));
     }
-    for undeclared in live.undeclared_log_streams.iter().flatten() {
+    for undeclared in live.parts.project.undeclared_log_streams.iter().flatten() {
         let address = Address::LogStream(LogStreamAddress {
             project: project.to_owned(),
             log_stream: undeclared.name.clone(),

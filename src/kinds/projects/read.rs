@@ -8,7 +8,13 @@
 //!
 //! A project or log stream declared by a name that does not exist, with
 //! `renamed_from` naming one that does, is that one (the planner renames
-//! it), found with one more read by the old names.
+//! it), found with one more read by the old names. The core's reader calls
+//! these through the registry (`crate::kinds::missing_projects`,
+//! `missing_runs`, `runs_of_pending_project`, `pending_run`).
+//!
+//! A project's own live state beside what the kinds it holds read (its
+//! description and labels, its undeclared log streams) is read here too
+//! ([`ProjectOwn`], in `crate::kinds::ProjectParts`).
 
 use std::collections::BTreeMap;
 
@@ -16,7 +22,7 @@ use super::pending;
 use crate::client::Client;
 use crate::plan::RunKind;
 use crate::reconcile::read::projects::{FoundProject, find_projects};
-use crate::reconcile::read::runs::{FoundRun, find_runs};
+use crate::reconcile::read::runs::{FoundRun, find_runs, list_runs};
 use crate::reconcile::read::{ProjectSelection, ReadError, RunParts, RunSelection};
 use crate::state::metric_settings::metric_settings_from_wire;
 use crate::state::{
@@ -25,7 +31,7 @@ use crate::state::{
 
 /// Moves the projects declared by name that reading found missing into
 /// `found`, pending.
-pub fn pending_projects(
+fn pending_projects(
     found: &mut BTreeMap<ObjectKey, FoundProject>,
     missing: &mut Vec<MissingObject>,
 ) {
@@ -46,7 +52,7 @@ pub fn pending_projects(
 
 /// Moves the log streams declared by name that reading found missing into
 /// `found`, pending.
-pub fn pending_log_streams(
+fn pending_log_streams(
     kind: RunKind,
     found: &mut BTreeMap<ObjectKey, FoundRun>,
     missing: &mut Vec<MissingObject>,
@@ -136,7 +142,7 @@ fn pending_default_dashboard(name: &str) -> DashboardState {
     }
 }
 
-pub use super::pending::is_pending;
+use crate::reconcile::pending::is_pending;
 
 /// A live log stream the manifests do not declare, in a project that
 /// manages its log streams: what deleting it would destroy.
@@ -151,11 +157,11 @@ pub struct LiveLogStream {
 }
 
 /// The log streams of `all` (a project's, listed with their counts) that
-/// are not among `declared` (those the manifests name, found).
-pub fn undeclared<S>(all: Vec<FoundRun>, declared: &[(S, FoundRun)]) -> Vec<LiveLogStream> {
+/// are not among `declared` (the ids of those the manifests name, found).
+fn undeclared(all: Vec<FoundRun>, declared: &[String]) -> Vec<LiveLogStream> {
     let mut out: Vec<LiveLogStream> = all
         .into_iter()
-        .filter(|r| !declared.iter().any(|(_, d)| d.id == r.id))
+        .filter(|r| !declared.contains(&r.id))
         .map(|r| LiveLogStream {
             id: r.id,
             name: r.name,
@@ -214,7 +220,7 @@ fn take_renamed<T: Clone>(
 /// Moves the projects reading found missing by name, that exist under a
 /// name of their `renamed_from`, into `found` (with that live name): the
 /// planner renames them.
-pub async fn renamed_projects(
+async fn renamed_projects(
     client: &Client,
     wanted: &[ProjectSelection],
     found: &mut BTreeMap<ObjectKey, FoundProject>,
@@ -234,7 +240,7 @@ pub async fn renamed_projects(
 }
 
 /// Like [`renamed_projects`], for the log streams of `project`.
-pub async fn renamed_log_streams(
+async fn renamed_log_streams(
     client: &Client,
     project: &FoundProject,
     kind: RunKind,
@@ -258,11 +264,35 @@ pub async fn renamed_log_streams(
     Ok(())
 }
 
-/// Whether a project or log stream read earlier, under `key`, is as the
-/// manifests name it: neither to be created (pending) nor to be renamed. A
-/// confirmation finds one that is not again, by name.
-pub fn settled(key: &ObjectKey, id: &str, name: &str) -> bool {
-    !is_pending(id) && !matches!(key, ObjectKey::Name(n) if n != name)
+/// Accounts for the projects `wanted` names that reading found `missing`:
+/// found by a name of their `renamed_from` (renamed), else, declared by
+/// name, to be created (pending).
+pub(crate) async fn missing_projects(
+    client: &Client,
+    wanted: &[ProjectSelection],
+    found: &mut BTreeMap<ObjectKey, FoundProject>,
+    missing: &mut Vec<MissingObject>,
+) -> Result<(), ReadError> {
+    renamed_projects(client, wanted, found, missing).await?;
+    pending_projects(found, missing);
+    Ok(())
+}
+
+/// Accounts for the runs of `kind` of `project` that `wanted` names and
+/// reading found `missing`: log streams found by a name of their
+/// `renamed_from` (renamed), else, declared by name, to be created
+/// (pending).
+pub(crate) async fn missing_runs(
+    client: &Client,
+    project: &FoundProject,
+    kind: RunKind,
+    wanted: &[RunSelection],
+    found: &mut BTreeMap<ObjectKey, FoundRun>,
+    missing: &mut Vec<MissingObject>,
+) -> Result<(), ReadError> {
+    renamed_log_streams(client, project, kind, wanted, found, missing).await?;
+    pending_log_streams(kind, found, missing);
+    Ok(())
 }
 
 /// A project's description and labels, as read (managed when the manifests
@@ -288,7 +318,7 @@ impl ProjectMeta {
 /// The description and labels of `project`, when `wanted` (one GET of the
 /// project); a project this plan creates has none, one that vanished since
 /// it was found is `None` (nothing is planned for them).
-pub async fn read_meta(
+async fn read_meta(
     client: &Client,
     project: &FoundProject,
     wanted: bool,
@@ -310,4 +340,64 @@ pub async fn read_meta(
         description: p.description,
         labels: p.labels,
     }))
+}
+
+/// A project's own live state, beside what the kinds it holds read
+/// (`crate::kinds::ProjectParts::project`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProjectOwn {
+    /// The live log streams the manifests do not declare, when the project
+    /// manages its log streams (`prune_log_streams`).
+    pub undeclared_log_streams: Option<Vec<LiveLogStream>>,
+    /// Its description and labels, when read (the manifests manage them).
+    pub meta: Option<ProjectMeta>,
+}
+
+impl ProjectOwn {
+    /// As a project listing shows it (an export: every log stream is
+    /// exported, none is undeclared).
+    pub fn of_item(item: &crate::api::ProjectItem) -> Self {
+        ProjectOwn {
+            undeclared_log_streams: None,
+            meta: Some(ProjectMeta::of_item(item)),
+        }
+    }
+}
+
+/// Reads what `wanted` selects of `project`'s own live state: its log
+/// streams other than `declared` (the ids of those the manifests declare,
+/// found), then its description and labels. A project this plan creates
+/// (`pending`) holds no log streams yet.
+pub(crate) async fn read_selected(
+    client: &Client,
+    wanted: &ProjectSelection,
+    project: &FoundProject,
+    declared: &[String],
+    pending: bool,
+) -> Result<ProjectOwn, ReadError> {
+    let undeclared_log_streams = if wanted.undeclared_log_streams && !pending {
+        let all = list_runs(client, project, RunKind::LogStream).await?;
+        Some(undeclared(all, declared))
+    } else {
+        None
+    };
+    let meta = read_meta(client, project, wanted.meta).await?;
+    Ok(ProjectOwn {
+        undeclared_log_streams,
+        meta,
+    })
+}
+
+/// Selects what is read of a project's own live state, as its `spec`
+/// declares it and `options` reach it: its undeclared log streams (it
+/// manages its log streams, with `--prune`) and its description and labels
+/// (the manifests manage them).
+pub(crate) fn select(
+    project: &str,
+    spec: &crate::manifest::types::ProjectSpec,
+    options: &crate::plan::PlanOptions,
+    wanted: &mut ProjectSelection,
+) {
+    wanted.undeclared_log_streams = spec.prune_log_streams && options.prune;
+    wanted.meta = super::plan::manages_meta(spec, project, options);
 }

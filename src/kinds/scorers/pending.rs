@@ -11,10 +11,10 @@
 //!
 //! Apply resolves these ids when the metric settings' operation runs, after
 //! the scorers' stage, by reading the scorer back by name and its versions
-//! by number ([`resolve`]); it is the projects' pending mechanism
-//! (`Pending`, in `src/kinds/projects/pending.rs`), which calls [`resolve`]
-//! for the ids it does not know. A saved plan holds the pending ids and is
-//! resolved the same way when it is applied.
+//! by number ([`resolve`]); it is the core's pending mechanism
+//! (`crate::reconcile::pending`), which calls [`resolve`] through the
+//! registry (`crate::kinds::resolve_pending`). A saved plan holds the
+//! pending ids and is resolved the same way when it is applied.
 
 use std::borrow::Cow;
 

@@ -48,11 +48,11 @@ use super::read::ReadError;
 use super::read::trends::find_dashboard_ids;
 use crate::api::{TrendsDashboardDuplicateRequest, WidgetUpdateRequest};
 use crate::client::{ApiError, Client};
-use crate::kinds::projects::pending::Pending;
 use crate::plan::{
     Action, Address, AddressKey, AddressKind, ChangeOutcome, Changes, ChangesError, DashboardRef,
     Operation, OutcomeStatus, Plan, ResourceChange, RunKind,
 };
+use crate::reconcile::pending::Pending;
 use crate::state::Catalog;
 use resolve::LogStream;
 
@@ -277,12 +277,6 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
     let delete = action == Action::Delete;
     match kind {
         AddressKind::Integration | AddressKind::CustomIntegration => 0,
-        // Projects, then their log streams, before anything inside them;
-        // deleted after everything else.
-        AddressKind::Project if !delete => 1,
-        AddressKind::LogStream if !delete => 2,
-        AddressKind::LogStream => 120,
-        AddressKind::Project => 130,
         AddressKind::MetricSettings => 20,
         AddressKind::Dashboard if matches!(action, Action::Create | Action::Update) => 30,
         AddressKind::Section if !delete => 40,
@@ -294,8 +288,8 @@ fn stage(kind: AddressKind, action: Action) -> u8 {
         AddressKind::Favorite => 100,
         AddressKind::Dashboard => 110,
         // The kinds that say their own stage (`KindAddress::apply_stage`):
-        // custom scorers 5; templates 10; prompt templates and Protect
-        // stages 15.
+        // custom scorers 5; projects 1 and log streams 2 (deleted at 130
+        // and 120); templates 10; prompt templates and Protect stages 15.
         _ => 0,
     }
 }
@@ -403,7 +397,7 @@ pub async fn apply(plan: &Plan, client: &Client, options: &ApplyOptions<'_>) -> 
     let changes = &plan.changes;
     let mut outcomes: Vec<(usize, ChangeOutcome)> = Vec::with_capacity(changes.len());
     let of_change = stages_of(changes);
-    // Ids of the objects this plan creates (projects, log streams, custom
+    // Ids of what this plan creates (projects, log streams, custom
     // scorers) are resolved when the operations inside or using them run.
     let creates = (0..changes.len())
         .any(|i| changes.kind(i).makes_pending_ids() && changes.action(i) == Action::Create);
@@ -1023,7 +1017,6 @@ async fn send_idempotent(
                 .await?;
             None
         }
-        Operation::Project(op) => op.send(client).await?,
         Operation::PutIntegration { body } => {
             let body = resolve_secrets(body, options.env)?;
             client.put_integration(&body).await?;

@@ -43,7 +43,7 @@ use futures::{StreamExt, TryStreamExt};
 pub use error::ReadError;
 pub use selection::{ProjectSelection, RunParts, RunSelection, Selection};
 
-use crate::kinds::projects::read as new;
+use crate::reconcile::pending::is_pending;
 use error::ctx;
 use projects::{FoundProject, find_projects};
 use runs::{FoundRun, find_runs, noun};
@@ -97,25 +97,9 @@ pub async fn find<'s>(
     let custom = integrations::read_custom_integrations(client, &selection.custom_integrations);
     let discovered = discover(client, &selection.projects, known);
     let global = crate::kinds::read_global_parts(client, &selection.global);
-    let undeclared = crate::kinds::projects::prune::read_undeclared(
-        client,
-        selection.undeclared_projects.as_ref(),
-    );
-    let (
-        catalog,
-        integrations,
-        custom_integrations,
-        (projects, mut missing),
-        global,
-        undeclared_projects,
-    ) = tokio::try_join!(
-        catalog,
-        integrations,
-        custom,
-        discovered,
-        global,
-        undeclared,
-    )?;
+    let org = crate::kinds::read_org_parts(client, &selection.org);
+    let (catalog, integrations, custom_integrations, (projects, mut missing), global, org) =
+        tokio::try_join!(catalog, integrations, custom, discovered, global, org,)?;
     missing.sort();
     Ok(Found {
         state: State {
@@ -125,7 +109,7 @@ pub async fn find<'s>(
             catalog,
             missing,
             global,
-            undeclared_projects,
+            org,
         },
         projects,
     })
@@ -172,6 +156,13 @@ type FoundRuns<'s> = Vec<(&'s RunSelection, FoundRun)>;
 /// A project found, with its runs found: log streams, then experiments.
 pub type Discovered<'s> = (&'s ProjectSelection, FoundProject, [FoundRuns<'s>; 2]);
 
+/// Whether a project or run read earlier, under `key`, is as the manifests
+/// name it: neither to be created (pending) nor to be renamed. A
+/// confirmation finds one that is not again, by name.
+fn settled(key: &ObjectKey, id: &str, name: &str) -> bool {
+    !is_pending(id) && !matches!(key, ObjectKey::Name(n) if n != name)
+}
+
 /// Finds the projects and runs `wanted` names (ids and names only), taking
 /// those `known` already holds from it.
 async fn discover<'s>(
@@ -183,7 +174,7 @@ async fn discover<'s>(
     let known_project = |key: &ObjectKey| {
         known
             .and_then(|k| k.projects.get(key))
-            .filter(|p| new::settled(key, &p.id, &p.name))
+            .filter(|p| settled(key, &p.id, &p.name))
     };
     let keys: Vec<ObjectKey> = wanted
         .iter()
@@ -191,8 +182,7 @@ async fn discover<'s>(
         .map(|p| p.key.clone())
         .collect();
     let (mut found, mut missing) = find_projects(client, &keys).await?;
-    new::renamed_projects(client, wanted, &mut found, &mut missing).await?;
-    new::pending_projects(&mut found, &mut missing);
+    crate::kinds::missing_projects(client, wanted, &mut found, &mut missing).await?;
     for w in wanted {
         if let Some(p) = known_project(&w.key) {
             let project = FoundProject {
@@ -244,19 +234,18 @@ async fn find_selected<'s>(
     let known_run = |key: &ObjectKey| {
         known
             .and_then(|k| k.get(key))
-            .filter(|r| new::settled(key, &r.id, &r.name))
+            .filter(|r| settled(key, &r.id, &r.name))
     };
     let keys: Vec<ObjectKey> = wanted
         .iter()
         .filter(|r| known_run(&r.key).is_none())
         .map(|r| r.key.clone())
         .collect();
-    let (mut found, missing) = if new::is_pending(&project.id) {
-        new::runs_of_pending_project(project, kind, &keys)
+    let (mut found, missing) = if is_pending(&project.id) {
+        crate::kinds::runs_of_pending_project(project, kind, &keys)
     } else {
         let (mut found, mut missing) = find_runs(client, project, kind, &keys).await?;
-        new::renamed_log_streams(client, project, kind, wanted, &mut found, &mut missing).await?;
-        new::pending_log_streams(kind, &mut found, &mut missing);
+        crate::kinds::missing_runs(client, project, kind, wanted, &mut found, &mut missing).await?;
         (found, missing)
     };
     for w in wanted {
@@ -284,16 +273,10 @@ async fn read_project(
     [log_streams, experiments]: [FoundRuns<'_>; 2],
 ) -> Result<ProjectState, ReadError> {
     // A project this plan creates holds nothing yet.
-    let pending = new::is_pending(&project.id);
+    let pending = is_pending(&project.id);
     let read_annotation = wanted.annotation_templates && !pending;
     let read_feedback = wanted.feedback_templates && !pending;
-    let undeclared = async {
-        if !wanted.undeclared_log_streams || pending {
-            return Ok(None);
-        }
-        let all = runs::list_runs(client, project, RunKind::LogStream).await?;
-        Ok(Some(new::undeclared(all, &log_streams)))
-    };
+    let declared_log_streams: Vec<String> = log_streams.iter().map(|(_, r)| r.id.clone()).collect();
     let annotation = async {
         if !read_annotation {
             return Ok(None);
@@ -316,14 +299,12 @@ async fn read_project(
                 format!("the feedback templates of project `{}`", project.name)
             }))
     };
-    let undeclared_log_streams = undeclared.await?;
-    let meta = new::read_meta(client, project, wanted.meta).await?;
     let (log_streams, experiments, annotation_templates, feedback_templates, parts) = tokio::try_join!(
         read_runs(client, catalog, project, RunKind::LogStream, log_streams),
         read_runs(client, catalog, project, RunKind::Experiment, experiments),
         annotation,
         feedback,
-        crate::kinds::read_project_parts(client, wanted, &project.id, &project.name, pending),
+        crate::kinds::read_project_parts(client, wanted, project, &declared_log_streams, pending),
     )?;
     fn empty<T>(pending: bool, read: bool) -> Option<Vec<T>> {
         (pending && read).then(Vec::new)
@@ -337,8 +318,6 @@ async fn read_project(
             .or_else(|| empty(pending, wanted.annotation_templates)),
         feedback_templates: feedback_templates
             .or_else(|| empty(pending, wanted.feedback_templates)),
-        undeclared_log_streams,
-        meta,
         parts,
     })
 }
@@ -369,8 +348,8 @@ pub async fn read_run(
     run: &FoundRun,
     parts: RunParts,
 ) -> Result<RunState, ReadError> {
-    if new::is_pending(&run.id) {
-        return Ok(new::pending_run(catalog, run, parts));
+    if is_pending(&run.id) {
+        return Ok(crate::kinds::pending_run(catalog, run, parts));
     }
     let what = || {
         format!(

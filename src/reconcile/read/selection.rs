@@ -30,9 +30,9 @@ pub struct Selection {
     /// What is read of the global kinds of the registry (the custom
     /// scorers, the global prompt templates).
     pub global: crate::kinds::GlobalSelection,
-    /// The projects the repo owns without declaring them, read with
-    /// `--prune` (`crate::kinds::projects::prune`).
-    pub undeclared_projects: Option<crate::kinds::projects::prune::ProjectPrune>,
+    /// What the kinds read of the organization beside the projects
+    /// (`kinds::OrgSelection`: one field per kind).
+    pub org: crate::kinds::OrgSelection,
 }
 
 /// What to read of one project.
@@ -143,14 +143,15 @@ impl Selection {
                 log_streams: Vec::new(),
                 experiments: Vec::new(),
                 // The kinds a project holds say what of theirs is read
-                // (`kinds::select_project_parts`, below).
+                // (`kinds::select_project_parts`, below), the project's
+                // own undeclared log streams and meta too.
                 annotation_templates: false,
                 feedback_templates: false,
                 prompt_templates: false,
                 protect_stages: None,
-                undeclared_log_streams: spec.prune_log_streams && options.prune,
+                undeclared_log_streams: false,
                 renamed_from: spec.renamed_from.clone(),
-                meta: crate::kinds::projects::plan::manages_meta(spec, &name, options),
+                meta: false,
             };
             crate::kinds::select_project_parts(&name, spec, options, &mut wanted);
             let runs = spec
@@ -229,8 +230,7 @@ impl Selection {
         }
         selection.global = crate::kinds::select_global_parts(&desired.global, options);
         selection.catalog = any_settings.then_some(pins);
-        selection.undeclared_projects =
-            crate::kinds::projects::prune::ProjectPrune::of(desired, options);
+        selection.org = crate::kinds::OrgSelection::of_manifests(desired, options);
         selection
     }
 }
@@ -286,10 +286,7 @@ impl Selection {
         self.integrations.extend(other.integrations);
         self.custom_integrations.extend(other.custom_integrations);
         self.global = self.global.union(other.global);
-        self.undeclared_projects = crate::kinds::projects::prune::ProjectPrune::union(
-            self.undeclared_projects,
-            other.undeclared_projects,
-        );
+        self.org = self.org.union(other.org);
         self.catalog = match (self.catalog, other.catalog) {
             (Some(mut a), Some(b)) => {
                 a.extend(b);

@@ -73,8 +73,6 @@ enum ReadKey {
     /// A read of a kind that reads and observes its own changes
     /// (`kinds::OwnRead`).
     Own(crate::kinds::OwnRead),
-    /// A project or log stream itself (the kind reads and observes it).
-    Projects(crate::kinds::projects::confirm::Key),
 }
 
 /// What a read returned.
@@ -86,7 +84,6 @@ enum Fetched {
     Integration(Option<IntegrationState>),
     CustomIntegrations(Vec<CustomIntegrationState>),
     Own(crate::kinds::OwnFetched),
-    Projects(Option<crate::kinds::projects::confirm::Seen>),
 }
 
 /// The read of a dashboard an operation names.
@@ -221,11 +218,8 @@ fn dashboard_read(change: &ResourceChange, moment: Moment, name: &str) -> Option
 }
 
 fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
-    if crate::kinds::projects::pending::mentions(change) {
+    if crate::reconcile::pending::mentions(change) {
         return None;
-    }
-    if let Some(key) = crate::kinds::projects::confirm::key(change) {
-        return Some(ReadKey::Projects(key));
     }
     if let Some(own) = crate::kinds::own_read_of(change) {
         return Some(ReadKey::Own(own));
@@ -277,9 +271,6 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
 async fn fetch(client: &Client, catalog: &Catalog, key: &ReadKey) -> Result<Fetched, ApiError> {
     Ok(match key {
         ReadKey::Own(key) => Fetched::Own(crate::kinds::own_fetch(client, key).await?),
-        ReadKey::Projects(key) => {
-            Fetched::Projects(crate::kinds::projects::confirm::fetch(client, key).await?)
-        }
         ReadKey::MetricSettings {
             project_id,
             kind,
@@ -466,7 +457,7 @@ pub async fn read_touched(
     // After the apply, the projects and log streams it created are read
     // back by name, so what was planned inside them is read by id.
     let resolved = match moment {
-        Moment::After => crate::kinds::projects::pending::resolve_all(client, changes).await,
+        Moment::After => crate::reconcile::pending::resolve_all(client, changes).await,
         Moment::Before => Vec::new(),
     };
     let key_of: Vec<Option<ReadKey>> = changes
@@ -502,14 +493,6 @@ pub async fn read_touched(
                     what: change.address.to_string(),
                     source: e.source.clone(),
                 }),
-                Ok(Fetched::Projects(seen)) => {
-                    let (fingerprint, comparable) =
-                        crate::kinds::projects::confirm::observe(change, seen.as_ref());
-                    Ok(Observation {
-                        fingerprint,
-                        comparable,
-                    })
-                }
                 Ok(Fetched::Own(found)) => {
                     let (fingerprint, comparable) = crate::kinds::own_observe(change, found);
                     Ok(Observation {

@@ -1,6 +1,6 @@
 //! The sandbox's kinds, one folder each (the others follow): its records and
 //! store operations (`mod.rs`, functions on the one [`State`]) and its HTTP
-//! handlers (`routes.rs`, registered by one line in `routes::router`).
+//! handlers (`routes.rs`, registered by one line in [`router`]).
 //!
 //! - [`custom_scorers`]: creating, changing and deleting custom scorers,
 //!   their append-only versions (LLM, code through the asynchronous
@@ -25,10 +25,25 @@ pub mod prompt_templates;
 pub mod stages;
 pub mod templates;
 
+use std::sync::Arc;
+
+use axum::Router;
 use serde_json::Value;
 
 use crate::api::{LocItem, ValidationError};
+use crate::sandbox::app::App;
 use crate::sandbox::reply::ApiError;
+
+/// The HTTP handlers of the sandbox's kinds, one line per kind (merged into
+/// `crate::sandbox::routes::router`).
+pub fn router() -> Router<Arc<App>> {
+    Router::new()
+        .merge(custom_scorers::routes::router())
+        .merge(prompt_templates::routes::router())
+        .merge(projects::routes::router())
+        .merge(stages::routes::router())
+        .merge(templates::routes::router())
+}
 
 /// A 422 with one pydantic `value_error` at `loc` (keys), as the service
 /// answers a request its models accept but its rules refuse.

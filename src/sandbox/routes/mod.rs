@@ -177,11 +177,7 @@ pub fn router(app: Arc<App>) -> Router {
             "/v2/scorers/versions/{scorer_version_id}/projects",
             get(scorers::version_projects),
         )
-        .merge(kinds::custom_scorers::routes::router())
-        .merge(kinds::prompt_templates::routes::router())
-        .merge(kinds::projects::routes::router())
-        .merge(kinds::stages::routes::router())
-        .merge(kinds::templates::routes::router())
+        .merge(kinds::router())
         .fallback(|| async { ApiError::NoRoute })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(axum::middleware::from_fn_with_state(
