@@ -139,6 +139,61 @@ addresses! {
     LogStream(projects::LogStreamAddress),
 }
 
+/// Generates, from one line per kind that sends its own operations (its
+/// doc, its variant and its operation type): [`KindOp`], held by
+/// [`Operation::Kind`], and the conversion of each operation type into an
+/// [`Operation`].
+macro_rules! kind_operations {
+    ($( $(#[$doc:meta])* $variant:ident($ty:ty), )*) => {
+        /// An operation of a kind that sends its own ([`send_own`]): one variant
+        /// per kind, each written as its own fields beside `op` (the variants are
+        /// untagged, so a plan file reads and writes as it did when each was a
+        /// variant of [`Operation`]).
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(untagged)]
+        pub enum KindOp {
+            $( $(#[$doc])* $variant($ty), )*
+        }
+
+        $(
+            impl From<$ty> for Operation {
+                fn from(op: $ty) -> Self {
+                    Operation::Kind(KindOp::$variant(op))
+                }
+            }
+        )*
+    };
+}
+
+kind_operations! {
+    /// A prompt template's operation (`create_prompt_template`,
+    /// `create_prompt_version`, `select_prompt_version`,
+    /// `delete_prompt_template`).
+    PromptTemplate(prompt_templates::PromptTemplateOp),
+    /// An operation on a Protect stage (`create_stage`,
+    /// `replace_stage_rulesets`, `pause_stage`).
+    ProtectStage(protect_stages::ProtectStageOp),
+    /// A custom scorer's operation (`create_custom_scorer`,
+    /// `create_scorer_version`, `update_custom_scorer`, `set_scorer_scope`,
+    /// `pin_scorer_version`, `delete_custom_scorer`).
+    CustomScorer(scorers::CustomScorerOp),
+    /// A project's or log stream's operation (`create_project`,
+    /// `update_project`, `delete_project`, `create_log_stream`,
+    /// `rename_log_stream`, `delete_log_stream`).
+    Project(projects::ProjectOp),
+}
+
+impl KindOp {
+    /// The environment variables the webhook URLs it sends are read from
+    /// (a Protect stage's), at apply time; one line per kind that has them.
+    pub fn webhook_variables(&self) -> Vec<String> {
+        match self {
+            KindOp::ProtectStage(op) => op.variables(),
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// The kinds' own bindings of manifest fields to the service schemas their
 /// limits come from (`crate::manifest::limits`), one line per kind.
 pub(crate) const LIMIT_BINDINGS: &[&[crate::manifest::limits::Binding]] = &[
@@ -170,10 +225,10 @@ pub(crate) async fn send_own(
 ) -> Option<Result<Option<String>, OperationError>> {
     Some(match op {
         Operation::Template(op) => op.send_idempotent(client).await.map_err(Into::into),
-        Operation::PromptTemplate(op) => op.send(client).await,
-        Operation::CustomScorer(op) => op.send(client).await,
-        Operation::ProtectStage(op) => op.send(client, env).await,
-        Operation::Project(op) => op.send(client).await,
+        Operation::Kind(KindOp::PromptTemplate(op)) => op.send(client).await,
+        Operation::Kind(KindOp::CustomScorer(op)) => op.send(client).await,
+        Operation::Kind(KindOp::ProtectStage(op)) => op.send(client, env).await,
+        Operation::Kind(KindOp::Project(op)) => op.send(client).await,
         _ => return None,
     })
 }
@@ -213,7 +268,7 @@ pub(crate) async fn resolve_pending(
 /// it was made with `--allow-destroy`; one line per kind that can.
 pub(crate) fn destroys(op: &Operation) -> bool {
     match op {
-        Operation::Project(op) => op.destroys(),
+        Operation::Kind(KindOp::Project(op)) => op.destroys(),
         _ => false,
     }
 }

@@ -181,6 +181,18 @@ pub struct Derived {
 /// returns what was copied, in the order found; the definitions the walk reached are
 /// recorded in [`Applied::reached`].
 pub fn apply(schema: &mut Value, reference: &Value) -> Applied {
+    apply_with(schema, reference, bindings(), true)
+}
+
+/// [`apply`] with only `bindings`, and the integrations' bodies when
+/// `integrations`: what a kind's own test of its limits walks
+/// (`crate::kinds::LIMIT_BINDINGS`).
+pub(crate) fn apply_with<'b>(
+    schema: &mut Value,
+    reference: &Value,
+    bindings: impl IntoIterator<Item = &'b Binding>,
+    integrations: bool,
+) -> Applied {
     let mut walk = Walk {
         manifest: &*schema,
         reference,
@@ -188,14 +200,19 @@ pub fn apply(schema: &mut Value, reference: &Value) -> Applied {
         visited: BTreeSet::new(),
         reached: BTreeSet::new(),
     };
-    for binding in bindings() {
+    for binding in bindings {
         for service in binding.service {
             if let Some((schema, at)) = service_schema(reference, *service) {
                 walk.pair(binding.manifest.to_owned(), schema, at, 0);
             }
         }
     }
-    for (branch, provider) in integration_branches(schema) {
+    let branches = if integrations {
+        integration_branches(schema)
+    } else {
+        Vec::new()
+    };
+    for (branch, provider) in branches {
         let path = format!(
             "/paths/~1v2~1integrations~1{provider}/put/requestBody/content/application~1json/schema"
         );
@@ -224,6 +241,24 @@ pub struct Applied {
     pub derived: Vec<Derived>,
     /// The names of the manifest definitions the walk paired with a service schema.
     pub reached: BTreeSet<String>,
+}
+
+#[cfg(test)]
+impl Applied {
+    /// Each derived limit on one line: where in the manifest schema, what,
+    /// and from where (what the limits' snapshot tests compare).
+    pub(crate) fn listing(&self) -> String {
+        self.derived
+            .iter()
+            .map(|d| {
+                let mark = if d.written { "" } else { " (had it)" };
+                format!(
+                    "{} {}={}{mark} <- {}\n",
+                    d.manifest, d.keyword, d.value, d.service
+                )
+            })
+            .collect()
+    }
 }
 
 /// The schema of `service` in `reference`, with its pointer.

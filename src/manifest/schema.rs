@@ -105,7 +105,7 @@ pub fn generate_with(reference: &Value) -> Value {
 }
 
 /// The schema of the manifest types alone, before the service's limits.
-pub(super) fn generate_types() -> Value {
+pub(crate) fn generate_types() -> Value {
     let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     let project = generator.subschema_for::<ProjectSpec>();
     let integration = generator.subschema_for::<IntegrationSpec>();

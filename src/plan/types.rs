@@ -543,27 +543,10 @@ pub enum Operation {
     /// `delete_template`): written as its own fields beside `op`.
     #[serde(untagged)]
     Template(TemplateOp),
-    /// A prompt template's operation (`create_prompt_template`,
-    /// `create_prompt_version`, `select_prompt_version`,
-    /// `delete_prompt_template`): written as its own fields beside `op`.
+    /// An operation of a kind that sends its own (`crate::kinds::KindOp`,
+    /// one variant per kind): written as its own fields beside `op`.
     #[serde(untagged)]
-    PromptTemplate(crate::kinds::prompt_templates::PromptTemplateOp),
-    /// An operation on a Protect stage (`create_stage`,
-    /// `replace_stage_rulesets`, `pause_stage`): written as its own fields
-    /// beside `op`.
-    #[serde(untagged)]
-    ProtectStage(crate::kinds::protect_stages::ProtectStageOp),
-    /// A custom scorer's operation (`create_custom_scorer`,
-    /// `create_scorer_version`, `update_custom_scorer`, `set_scorer_scope`,
-    /// `pin_scorer_version`, `delete_custom_scorer`):
-    /// written as its own fields beside `op`.
-    #[serde(untagged)]
-    CustomScorer(crate::kinds::scorers::CustomScorerOp),
-    /// A project's or log stream's operation (`create_project`,
-    /// `update_project`, `delete_project`, `create_log_stream`,
-    /// `rename_log_stream`, `delete_log_stream`).
-    #[serde(untagged)]
-    Project(crate::kinds::projects::ProjectOp),
+    Kind(crate::kinds::KindOp),
 }
 
 impl Operation {
@@ -583,7 +566,7 @@ impl Operation {
     /// (a Protect stage's), at apply time.
     pub fn webhook_variables(&self) -> Vec<String> {
         match self {
-            Operation::ProtectStage(op) => op.variables(),
+            Operation::Kind(op) => op.webhook_variables(),
             _ => Vec::new(),
         }
     }

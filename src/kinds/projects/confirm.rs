@@ -8,6 +8,7 @@ use super::ops::ProjectOp;
 use super::plan::ProjectView;
 use super::read::ProjectMeta;
 use crate::client::{ApiError, Client};
+use crate::kinds::KindOp;
 use crate::plan::{Address, Operation, ResourceChange};
 
 /// The read that holds a change's project or log stream.
@@ -29,7 +30,7 @@ pub fn key(change: &ResourceChange) -> Option<Key> {
         return None;
     }
     Some(match change.operations.first()? {
-        Operation::Project(op) => match op {
+        Operation::Kind(KindOp::Project(op)) => match op {
             ProjectOp::CreateProject { body, .. } => Key::ProjectNamed(body.name.clone()),
             ProjectOp::UpdateProject { project_id, .. }
             | ProjectOp::DeleteProject { project_id } => Key::Project(project_id.clone()),

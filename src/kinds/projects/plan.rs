@@ -23,6 +23,7 @@
 //!   what would be deleted and that the flag is needed. These deletes count
 //!   towards the mass-change guard (the project's log streams).
 
+use crate::kinds::KindOp;
 use serde::Serialize;
 
 use super::address::{LogStreamAddress, ProjectAddress};
@@ -118,12 +119,12 @@ pub(crate) fn plan_project(
             action: Action::Create,
             reason: "declared, does not exist".to_owned(),
             live_fingerprint: fingerprint::of::<Named<'_>>(None),
-            operations: vec![Operation::Project(ProjectOp::CreateProject {
+            operations: vec![Operation::Kind(KindOp::Project(ProjectOp::CreateProject {
                 body: ProjectCreate {
                     name: live.name.clone(),
                 },
                 then: (!then.is_empty()).then(|| then.clone()),
-            })],
+            }))],
         };
         planner
             .changes
@@ -175,10 +176,10 @@ pub(crate) fn plan_project(
                 action: Action::Update,
                 reason,
                 live_fingerprint: fingerprint::of(Some(&before)),
-                operations: vec![Operation::Project(ProjectOp::UpdateProject {
+                operations: vec![Operation::Kind(KindOp::Project(ProjectOp::UpdateProject {
                     project_id: live.id.clone(),
                     body: update.clone(),
-                })],
+                }))],
             };
             planner
                 .changes
@@ -198,13 +199,15 @@ pub(crate) fn plan_project(
                 action: Action::Update,
                 reason: format!("renamed from `{}`", run.name),
                 live_fingerprint: fingerprint::of(Some(&Named { name: &run.name })),
-                operations: vec![Operation::Project(ProjectOp::RenameLogStream {
-                    project_id: live.id.clone(),
-                    log_stream_id: run.id.clone(),
-                    body: LogStreamUpdate {
-                        name: declared.clone(),
+                operations: vec![Operation::Kind(KindOp::Project(
+                    ProjectOp::RenameLogStream {
+                        project_id: live.id.clone(),
+                        log_stream_id: run.id.clone(),
+                        body: LogStreamUpdate {
+                            name: declared.clone(),
+                        },
                     },
-                })],
+                ))],
             };
             planner.changes.push(draft.change(
                 Some(&Named { name: &run.name }),
@@ -224,10 +227,12 @@ pub(crate) fn plan_project(
             action: Action::Create,
             reason: "declared, does not exist".to_owned(),
             live_fingerprint: fingerprint::of::<Named<'_>>(None),
-            operations: vec![Operation::Project(ProjectOp::CreateLogStream {
-                project_id: live.id.clone(),
-                name: run.name.clone(),
-            })],
+            operations: vec![Operation::Kind(KindOp::Project(
+                ProjectOp::CreateLogStream {
+                    project_id: live.id.clone(),
+                    name: run.name.clone(),
+                },
+            ))],
         };
         let after = Named { name: &run.name };
         planner
@@ -259,10 +264,12 @@ pub(crate) fn plan_project(
             live_fingerprint: fingerprint::of(Some(&Named {
                 name: &undeclared.name,
             })),
-            operations: vec![Operation::Project(ProjectOp::DeleteLogStream {
-                project_id: live.id.clone(),
-                log_stream_id: undeclared.id.clone(),
-            })],
+            operations: vec![Operation::Kind(KindOp::Project(
+                ProjectOp::DeleteLogStream {
+                    project_id: live.id.clone(),
+                    log_stream_id: undeclared.id.clone(),
+                },
+            ))],
         };
         let before = Named {
             name: &undeclared.name,

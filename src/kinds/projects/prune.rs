@@ -13,6 +13,7 @@
 //! `--target` narrows further: a delete is planned only where the targets
 //! select its `project[P]`.
 
+use crate::kinds::KindOp;
 use std::collections::BTreeSet;
 
 use super::address::ProjectAddress;
@@ -231,9 +232,9 @@ pub(crate) fn plan_undeclared_projects(
             action: Action::Delete,
             reason: "not declared, matches prune_projects".to_owned(),
             live_fingerprint: fingerprint::of(Some(&before)),
-            operations: vec![Operation::Project(ProjectOp::DeleteProject {
+            operations: vec![Operation::Kind(KindOp::Project(ProjectOp::DeleteProject {
                 project_id: project.id.clone(),
-            })],
+            }))],
         };
         let mut change = draft.change::<_, Named<'_>>(Some(&before), None);
         change.warnings.push(format!(

@@ -7,6 +7,7 @@
 //! a delete, the latest version for a version's create, the selection for
 //! an update).
 
+use crate::kinds::KindOp;
 use serde_json::Value;
 
 use super::live::PromptTemplateState;
@@ -25,7 +26,7 @@ pub fn observe(change: &ResourceChange, live: &[PromptTemplateState]) -> (String
         .operations
         .iter()
         .filter_map(|op| match op {
-            Operation::PromptTemplate(op) => Some(op),
+            Operation::Kind(KindOp::PromptTemplate(op)) => Some(op),
             _ => None,
         })
         .collect();
@@ -71,7 +72,7 @@ pub fn observe(change: &ResourceChange, live: &[PromptTemplateState]) -> (String
 /// template.
 pub fn project_id(change: &ResourceChange) -> Option<Option<&str>> {
     change.operations.iter().find_map(|op| match op {
-        Operation::PromptTemplate(op) => Some(op.project_id()),
+        Operation::Kind(KindOp::PromptTemplate(op)) => Some(op.project_id()),
         _ => None,
     })
 }

@@ -22,6 +22,7 @@
 //! document declares is unmanaged (a note; deleted with `--prune`). A repo
 //! without one leaves the global templates alone, whatever `--prune` says.
 
+use crate::kinds::KindOp;
 use serde::Serialize;
 
 use super::address::PromptTemplateAddress;
@@ -239,7 +240,7 @@ fn plan_in(
                 action: Action::Create,
                 reason: "declared, does not exist; created with its version 1".to_owned(),
                 live_fingerprint: fingerprint::of::<PromptTemplateState>(None),
-                operations: vec![Operation::PromptTemplate(
+                operations: vec![Operation::Kind(KindOp::PromptTemplate(
                     PromptTemplateOp::CreatePromptTemplate {
                         project_id: scope_id(),
                         body: PromptTemplateCreate {
@@ -248,7 +249,7 @@ fn plan_in(
                             settings: declared,
                         },
                     },
-                )],
+                ))],
             };
             planner
                 .changes
@@ -279,7 +280,7 @@ fn plan_in(
             // What the manifest leaves out keeps the latest version's value.
             let mut settings = current.latest.settings.clone();
             settings.extend(declared.clone());
-            let mut operations = vec![Operation::PromptTemplate(
+            let mut operations = vec![Operation::Kind(KindOp::PromptTemplate(
                 PromptTemplateOp::CreatePromptVersion {
                     project_id: scope_id(),
                     template_id: current.id.clone(),
@@ -289,7 +290,7 @@ fn plan_in(
                         settings,
                     },
                 },
-            )];
+            ))];
             let mut reason = format!(
                 "the template or its settings differ from the latest version, {}",
                 current.latest.version
@@ -297,13 +298,13 @@ fn plan_in(
             if wanted_selection != version {
                 // The service selects a version as it creates it: the pin is
                 // put back right after.
-                operations.push(Operation::PromptTemplate(
+                operations.push(Operation::Kind(KindOp::PromptTemplate(
                     PromptTemplateOp::SelectPromptVersion {
                         project_id: scope_id(),
                         template_id: current.id.clone(),
                         version: wanted_selection,
                     },
-                ));
+                )));
                 reason.push_str(&format!("; version {wanted_selection} stays selected"));
             }
             let draft = Draft {
@@ -333,13 +334,13 @@ fn plan_in(
                     }
                 ),
                 live_fingerprint: fingerprint::of(Some(current)),
-                operations: vec![Operation::PromptTemplate(
+                operations: vec![Operation::Kind(KindOp::PromptTemplate(
                     PromptTemplateOp::SelectPromptVersion {
                         project_id: scope_id(),
                         template_id: current.id.clone(),
                         version: wanted_selection,
                     },
-                )],
+                ))],
             };
             let mut c = draft.change(
                 Some(&NormSelection {
@@ -370,12 +371,12 @@ fn plan_in(
                 action: Action::Delete,
                 reason: "not declared (--prune); every version goes with it".to_owned(),
                 live_fingerprint: fingerprint::of(Some(template)),
-                operations: vec![Operation::PromptTemplate(
+                operations: vec![Operation::Kind(KindOp::PromptTemplate(
                     PromptTemplateOp::DeletePromptTemplate {
                         project_id: scope_id(),
                         template_id: template.id.clone(),
                     },
-                )],
+                ))],
             };
             let mut c = draft.change::<_, NormTemplate<'_>>(Some(&before), None);
             c.created_by = template.created_by.clone();

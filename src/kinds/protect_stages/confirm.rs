@@ -5,6 +5,7 @@
 //! in the shape the change's fields point into (the whole stage for a
 //! create, the fields its operations set for an update).
 
+use crate::kinds::KindOp;
 use serde_json::Value;
 
 use super::live::ProtectStageState;
@@ -20,7 +21,7 @@ pub fn read_of(change: &ResourceChange) -> Option<(&str, &str)> {
         return None;
     };
     change.operations.iter().find_map(|op| match op {
-        Operation::ProtectStage(op) => Some((op.project_id(), address.name.as_str())),
+        Operation::Kind(KindOp::ProtectStage(op)) => Some((op.project_id(), address.name.as_str())),
         _ => None,
     })
 }
@@ -35,7 +36,7 @@ pub fn observe(
         .operations
         .iter()
         .filter_map(|op| match op {
-            Operation::ProtectStage(op) => Some(op),
+            Operation::Kind(KindOp::ProtectStage(op)) => Some(op),
             _ => None,
         })
         .collect();

@@ -16,6 +16,7 @@
 //!   through the record) is left as it is, the plan saying so, and `--prune`
 //!   pauses it.
 
+use crate::kinds::KindOp;
 use serde_json::Value;
 
 use super::address::ProtectStageAddress;
@@ -103,17 +104,19 @@ pub(crate) fn plan_protect_stages(
                 action: Action::Create,
                 reason: "declared, does not exist".to_owned(),
                 live_fingerprint: fingerprint::of::<ProtectStageState>(None),
-                operations: vec![Operation::ProtectStage(ProtectStageOp::CreateStage {
-                    project_id: live_project.id.clone(),
-                    body: StageCreate {
-                        name: spec.name.clone(),
+                operations: vec![Operation::Kind(KindOp::ProtectStage(
+                    ProtectStageOp::CreateStage {
                         project_id: live_project.id.clone(),
-                        description: spec.description.clone(),
-                        stage_type: stage_type.as_str().to_owned(),
-                        paused,
-                        prioritized_rulesets: rulesets,
+                        body: StageCreate {
+                            name: spec.name.clone(),
+                            project_id: live_project.id.clone(),
+                            description: spec.description.clone(),
+                            stage_type: stage_type.as_str().to_owned(),
+                            paused,
+                            prioritized_rulesets: rulesets,
+                        },
                     },
-                })],
+                ))],
             };
             planner
                 .changes
@@ -143,7 +146,7 @@ pub(crate) fn plan_protect_stages(
                 ),
                 (None, None) => "the service does not return a stage's rulesets and this machine has no record of sending them, so they are replaced once".to_owned(),
             });
-            operations.push(Operation::ProtectStage(
+            operations.push(Operation::Kind(KindOp::ProtectStage(
                 ProtectStageOp::ReplaceStageRulesets {
                     project_id: live_project.id.clone(),
                     stage_id: current.id.clone(),
@@ -153,7 +156,7 @@ pub(crate) fn plan_protect_stages(
                         prioritized_rulesets: declared,
                     },
                 },
-            ));
+            )));
         }
         if let Some(paused) = spec.paused
             && paused != current.paused
@@ -161,11 +164,13 @@ pub(crate) fn plan_protect_stages(
             before.paused = Some(current.paused);
             after.paused = Some(paused);
             reasons.push(if paused { "paused" } else { "resumed" }.to_owned());
-            operations.push(Operation::ProtectStage(ProtectStageOp::PauseStage {
-                project_id: live_project.id.clone(),
-                stage_id: current.id.clone(),
-                pause: paused,
-            }));
+            operations.push(Operation::Kind(KindOp::ProtectStage(
+                ProtectStageOp::PauseStage {
+                    project_id: live_project.id.clone(),
+                    stage_id: current.id.clone(),
+                    pause: paused,
+                },
+            )));
         }
         if operations.is_empty() {
             continue;
@@ -204,11 +209,13 @@ pub(crate) fn plan_protect_stages(
                     "not declared (--prune): the service cannot delete a stage, so it is paused"
                         .to_owned(),
                 live_fingerprint: fingerprint::of(Some(stage)),
-                operations: vec![Operation::ProtectStage(ProtectStageOp::PauseStage {
-                    project_id: live_project.id.clone(),
-                    stage_id: stage.id.clone(),
-                    pause: true,
-                })],
+                operations: vec![Operation::Kind(KindOp::ProtectStage(
+                    ProtectStageOp::PauseStage {
+                        project_id: live_project.id.clone(),
+                        stage_id: stage.id.clone(),
+                        pause: true,
+                    },
+                ))],
             };
             let before = NormStage {
                 paused: Some(false),

@@ -279,6 +279,25 @@ impl ProtectStageSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::manifest::limits::{apply_with, service_reference};
+    use crate::manifest::schema::generate_types;
+
+    #[test]
+    fn the_limits_of_the_reference_on_its_fields() {
+        let mut schema = generate_types();
+        let applied = apply_with(&mut schema, &service_reference(), LIMITS, false);
+        insta::assert_snapshot!(applied.listing(), @r#"
+        /$defs/StageRuleset/properties/rules minItems=1 <- #/components/schemas/Ruleset/properties/rules
+        /$defs/StageAction/oneOf/0/properties/choices minItems=1 <- #/components/schemas/OverrideAction/properties/choices
+        /$defs/StageSubscription/properties/url minLength=1 <- #/components/schemas/SubscriptionConfig/properties/url
+        /$defs/StageSubscription/properties/url format="uri" <- #/components/schemas/SubscriptionConfig/properties/url
+        "#);
+        for binding in LIMITS {
+            let def = binding.manifest.trim_start_matches("/$defs/");
+            let name = def.split('/').next().unwrap_or(def);
+            assert!(applied.reached.contains(name), "{name} was not reached");
+        }
+    }
 
     #[test]
     fn a_ruleset_goes_to_the_wire_with_the_references_action_type_and_back() {

@@ -6,6 +6,7 @@
 //! fields may point into (metadata and the latest version's definition;
 //! for a create, only the fields it planned).
 
+use crate::kinds::KindOp;
 use serde_json::{Map, Value};
 
 use super::live::CustomScorerState;
@@ -56,13 +57,15 @@ pub fn observe(change: &ResourceChange, live: &[CustomScorerState]) -> (String, 
         return (fingerprint::of::<CustomScorerState>(None), None);
     };
     let id = change.operations.iter().find_map(|op| match op {
-        Operation::CustomScorer(op) => op.scorer_id(),
+        Operation::Kind(KindOp::CustomScorer(op)) => op.scorer_id(),
         _ => None,
     });
     let creates = change.operations.iter().any(|op| {
         matches!(
             op,
-            Operation::CustomScorer(CustomScorerOp::CreateCustomScorer { .. })
+            Operation::Kind(KindOp::CustomScorer(
+                CustomScorerOp::CreateCustomScorer { .. }
+            ))
         )
     });
     let found = match id {

@@ -16,6 +16,7 @@
 //! - An undeclared custom scorer is deleted only with `--prune` (the
 //!   service refuses while metric settings use it, and says which).
 
+use crate::kinds::KindOp;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -228,7 +229,7 @@ pub(crate) fn plan_custom_scorers(
                     version: n,
                 });
             }
-            let operations = vec![Operation::CustomScorer(
+            let operations = vec![Operation::Kind(KindOp::CustomScorer(
                 CustomScorerOp::CreateCustomScorer {
                     body: CreateScorerBody {
                         name: spec.name.clone(),
@@ -239,7 +240,7 @@ pub(crate) fn plan_custom_scorers(
                     },
                     then,
                 },
-            )];
+            ))];
             let after = NormWhole {
                 scorer_type: spec.scorer_type.as_str(),
                 meta,
@@ -333,26 +334,30 @@ pub(crate) fn plan_custom_scorers(
                 body.defaults = after_meta.defaults.clone();
             }
             if !body.is_empty() {
-                operations.push(Operation::CustomScorer(
+                operations.push(Operation::Kind(KindOp::CustomScorer(
                     CustomScorerOp::UpdateCustomScorer {
                         scorer: target.clone(),
                         body,
                     },
-                ));
+                )));
             }
             if before_meta.scope != after_meta.scope
                 && let Some(scope) = &spec.scope
             {
-                operations.push(Operation::CustomScorer(CustomScorerOp::SetScorerScope {
-                    scorer: target.clone(),
-                    scope: scope_body(scope),
-                }));
+                operations.push(Operation::Kind(KindOp::CustomScorer(
+                    CustomScorerOp::SetScorerScope {
+                        scorer: target.clone(),
+                        scope: scope_body(scope),
+                    },
+                )));
             }
             if !pin_new && let Some(n) = pin {
-                operations.push(Operation::CustomScorer(CustomScorerOp::PinScorerVersion {
-                    scorer: target.clone(),
-                    version: n,
-                }));
+                operations.push(Operation::Kind(KindOp::CustomScorer(
+                    CustomScorerOp::PinScorerVersion {
+                        scorer: target.clone(),
+                        version: n,
+                    },
+                )));
             }
             let reason = if before_meta.name != after_meta.name {
                 format!("renamed from `{}`", current.name)
@@ -371,14 +376,14 @@ pub(crate) fn plan_custom_scorers(
             planner.changes.push(c);
         }
         if new_version {
-            let mut operations = vec![Operation::CustomScorer(
+            let mut operations = vec![Operation::Kind(KindOp::CustomScorer(
                 CustomScorerOp::CreateScorerVersion {
                     scorer: target.clone(),
                     base_version: latest.map(|v| v.version),
                     declared: Box::new(declared.clone()),
                     body: Box::new(version_body(spec, &declared)),
                 },
-            )];
+            ))];
             let mut reason = match latest {
                 Some(v) => format!(
                     "the definition differs from the latest version, {}",
@@ -387,10 +392,12 @@ pub(crate) fn plan_custom_scorers(
                 None => "the scorer has no version yet".to_owned(),
             };
             if pin_new {
-                operations.push(Operation::CustomScorer(CustomScorerOp::PinScorerVersion {
-                    scorer: target,
-                    version: max,
-                }));
+                operations.push(Operation::Kind(KindOp::CustomScorer(
+                    CustomScorerOp::PinScorerVersion {
+                        scorer: target,
+                        version: max,
+                    },
+                )));
                 reason.push_str(&format!(
                     "; pinned as the default version (`default_version: {max}`)"
                 ));
@@ -446,10 +453,10 @@ pub(crate) fn plan_custom_scorers(
                 action: Action::Delete,
                 reason: "not declared (--prune); every version goes with it (the service refuses while metric settings use it)".to_owned(),
                 live_fingerprint: fingerprint::of(Some(scorer)),
-                operations: vec![Operation::CustomScorer(CustomScorerOp::DeleteCustomScorer {
+                operations: vec![Operation::Kind(KindOp::CustomScorer(CustomScorerOp::DeleteCustomScorer {
                     scorer_id: scorer.id.clone(),
                     name: scorer.name.clone(),
-                })],
+                }))],
             };
             let mut c = draft.change::<_, NormWhole>(Some(&before), None);
             c.created_by = scorer.created_by.clone();

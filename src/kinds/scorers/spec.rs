@@ -220,3 +220,22 @@ pub const LIMITS: &[Binding] = &[
         service: &[Service::Schema("ScorerDefaults")],
     },
 ];
+
+#[cfg(test)]
+mod limit_tests {
+    use super::LIMITS;
+    use crate::manifest::limits::{apply_with, service_reference};
+    use crate::manifest::schema::generate_types;
+
+    #[test]
+    fn the_limits_of_the_reference_on_its_fields() {
+        let mut schema = generate_types();
+        let applied = apply_with(&mut schema, &service_reference(), LIMITS, false);
+        insta::assert_snapshot!(applied.listing(), @"");
+        for binding in LIMITS {
+            let def = binding.manifest.trim_start_matches("/$defs/");
+            let name = def.split('/').next().unwrap_or(def);
+            assert!(applied.reached.contains(name), "{name} was not reached");
+        }
+    }
+}

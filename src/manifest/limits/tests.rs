@@ -8,26 +8,13 @@ use crate::manifest::schema::{PROJECT_DOCUMENT, document_schema, generate_types,
 use crate::manifest::types::COLOR_PATTERN;
 use crate::schemacheck::{Schemas, ViolationKind};
 
-/// Each derived limit on one line: where in the manifest schema, what, and from where.
-fn listing(applied: &Applied) -> String {
-    applied
-        .derived
-        .iter()
-        .map(|d| {
-            let mark = if d.written { "" } else { " (had it)" };
-            format!(
-                "{} {}={}{mark} <- {}\n",
-                d.manifest, d.keyword, d.value, d.service
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn every_limit_of_the_reference_on_a_manifest_field() {
+    // The core's bindings; a kind that keeps its own
+    // (`crate::kinds::LIMIT_BINDINGS`) tests them in its folder.
     let mut schema = generate_types();
-    let applied = apply(&mut schema, &service_reference());
-    insta::assert_snapshot!(listing(&applied), @r#"
+    let applied = apply_with(&mut schema, &service_reference(), BINDINGS, true);
+    insta::assert_snapshot!(applied.listing(), @r#"
     /$defs/ProjectDocument/properties/id format="uuid" <- #/paths/~1v2~1projects~1{project_id}/get/parameters/0/schema
     /$defs/LogStreamSpec/properties/id format="uuid" <- #/paths/~1v2~1projects~1{project_id}~1log_streams~1{log_stream_id}/get/parameters/0/schema
     /$defs/ExperimentSpec/properties/id format="uuid" <- #/paths/~1v2~1projects~1{project_id}~1experiments~1{experiment_id}/get/parameters/0/schema
@@ -107,13 +94,6 @@ fn every_limit_of_the_reference_on_a_manifest_field() {
     /$defs/TemplateWithFeedbackConstraints/properties/name minLength=1 (had it) <- #/components/schemas/FeedbackTemplateUpdate/properties/name
     /$defs/TemplateWithFeedbackConstraints/properties/name maxLength=255 (had it) <- #/components/schemas/FeedbackTemplateUpdate/properties/name
     /$defs/TemplateWithFeedbackConstraints/properties/criteria minLength=1 (had it) <- #/components/schemas/FeedbackTemplateUpdate/properties/criteria/anyOf/0
-    /$defs/PromptTemplateSpec/properties/name minLength=1 <- #/components/schemas/CreatePromptTemplateWithVersionRequestBody/properties/name/anyOf/0
-    /$defs/PromptText/anyOf/0 minLength=1 <- #/components/schemas/CreatePromptTemplateWithVersionRequestBody/properties/template/anyOf/0
-    /$defs/PromptTemplateDocument/properties/name minLength=1 <- #/components/schemas/CreatePromptTemplateWithVersionRequestBody/properties/name/anyOf/0
-    /$defs/StageRuleset/properties/rules minItems=1 <- #/components/schemas/Ruleset/properties/rules
-    /$defs/StageAction/oneOf/0/properties/choices minItems=1 <- #/components/schemas/OverrideAction/properties/choices
-    /$defs/StageSubscription/properties/url minLength=1 <- #/components/schemas/SubscriptionConfig/properties/url
-    /$defs/StageSubscription/properties/url format="uri" <- #/components/schemas/SubscriptionConfig/properties/url
     /$defs/MultiModalConfig/properties/max_files minimum=1 (had it) <- #/components/schemas/MultiModalModelIntegrationConfig/properties/max_files/anyOf/0
     /$defs/MultiModalConfig/properties/max_file_size_bytes minimum=1 (had it) <- #/components/schemas/MultiModalModelIntegrationConfig/properties/max_file_size_bytes/anyOf/0
     /$defs/IntegrationDocument/oneOf/4/properties/headers maxProperties=50 <- #/components/schemas/CustomIntegrationCreate/properties/headers/anyOf/0
@@ -127,6 +107,9 @@ fn every_limit_of_the_reference_on_a_manifest_field() {
     /$defs/IntegrationDocument/oneOf/9/properties/endpoint maxLength=2083 (had it) <- #/components/schemas/VegasGatewayIntegrationCreate/properties/endpoint
     /$defs/IntegrationDocument/oneOf/9/properties/endpoint format="uri" <- #/components/schemas/VegasGatewayIntegrationCreate/properties/endpoint
     "#);
+    // With the kinds' own bindings too, the schema is the loader's.
+    let kinds = bindings().skip(BINDINGS.len());
+    apply_with(&mut schema, &service_reference(), kinds, false);
     assert_eq!(&schema, document_schema(), "the loader's schema has them");
 }
 
