@@ -308,9 +308,7 @@ pub struct Planning<'a> {
     mass_changes: Vec<MassChange>,
     /// The judge-call forecasts of the runs planned so far whose metric
     /// settings change.
-    forecast: Vec<forecast::RunForecast>,
-    /// The names the forecasts hold, each once.
-    forecast_names: std::collections::BTreeSet<std::sync::Arc<str>>,
+    forecast: forecast::Builder,
     /// What planning the global kinds gathers from the manifests (before
     /// the projects are planned and released).
     global: crate::kinds::GlobalPlanning,
@@ -360,8 +358,7 @@ impl<'a> Planning<'a> {
             problems,
             texts: SharedTexts::default(),
             mass_changes: Vec::new(),
-            forecast: Vec::new(),
-            forecast_names: std::collections::BTreeSet::new(),
+            forecast: forecast::Builder::default(),
             global,
             catalog,
         }
@@ -394,9 +391,8 @@ impl<'a> Planning<'a> {
                 live_project,
             );
             self.last.append(&mut planner.changes);
-            for mut run in planner.forecast.drain(..) {
-                run.share_names(&mut self.forecast_names);
-                self.forecast.push(run);
+            for run in planner.forecast.drain(..) {
+                self.forecast.push(&run);
             }
             self.notes = planner.notes;
             self.problems[index] = Some(planner.problems);

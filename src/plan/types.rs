@@ -617,7 +617,7 @@ mod tests {
         let mut plan = Plan::empty();
         plan.forecast = Some(crate::plan::Forecast {
             format_version: crate::plan::forecast::FORECAST_FORMAT_VERSION,
-            runs: Vec::new(),
+            runs: crate::plan::forecast::Runs::default(),
             totals: crate::plan::forecast::Totals::default(),
             currency: None,
             assumptions: vec!["an assumption".to_owned()],

@@ -81,15 +81,18 @@ fn cost_suffix(cost: Option<Cost>, currency: Option<&str>, per: Per) -> String {
 /// Whether the before and after figures of `runs`' LLM-judge calls
 /// (`judge`) or other evaluations are upper bounds: a scorer of that kind
 /// scores a share set by a filtered rule.
-pub(crate) fn bounds<'r>(
-    runs: impl Iterator<Item = &'r RunForecast> + Clone,
+pub(crate) fn bounds<R: std::borrow::Borrow<RunForecast>>(
+    runs: impl Iterator<Item = R> + Clone,
     judge: bool,
 ) -> (bool, bool) {
     let bound = |pick: fn(&ScorerForecast) -> Option<&ScorerSide>| {
-        runs.clone()
-            .flat_map(|r| r.scorers.iter())
-            .filter_map(pick)
-            .any(|s| s.llm_judge == judge && s.upper_bound && s.evaluations > 0)
+        runs.clone().any(|r| {
+            r.borrow()
+                .scorers
+                .iter()
+                .filter_map(pick)
+                .any(|s| s.llm_judge == judge && s.upper_bound && s.evaluations > 0)
+        })
     };
     (bound(|s| s.before.as_ref()), bound(|s| s.after.as_ref()))
 }
@@ -279,9 +282,9 @@ pub(crate) fn text_block(forecast: &Forecast, mode: Mode, p: Painter, emit: &mut
             out,
             "\n  {}: {}",
             p.paint(Role::Strong, &address),
-            traffic(run)
+            traffic(&run)
         );
-        let _ = writeln!(out, "    {}", run_figures(run, currency, mode));
+        let _ = writeln!(out, "    {}", run_figures(&run, currency, mode));
         for scorer in &run.scorers {
             let before = side(scorer.before.as_ref());
             let after = side(scorer.after.as_ref());
@@ -333,7 +336,7 @@ mod tests {
     #[test]
     fn a_scorer_side_says_its_share_judges_and_model() {
         let forecast = issue_example();
-        let run = &forecast.runs[0];
+        let run = &forecast.runs.get(0).unwrap_or_else(|| unreachable!());
         let trace = run.scorers.iter().find(|s| &*s.scorer == "trace_judge");
         assert_eq!(
             side(trace.and_then(|s| s.after.as_ref())),

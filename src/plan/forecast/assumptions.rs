@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::display::money;
-use super::{RunForecast, TrafficSource, Unit};
+use super::{Runs, TrafficSource, Unit};
 use crate::manifest::pricing::{Price, PricingSpec};
 use crate::manifest::set::Located;
 use crate::plan::address::RunKind;
@@ -12,16 +12,19 @@ use crate::plan::address::RunKind;
 /// The assumptions of a forecast of `runs` priced by `pricing`, whose calls
 /// of the models `unpriced` have no price.
 pub(super) fn of(
-    runs: &[RunForecast],
+    runs: &Runs,
     pricing: Option<&Located<PricingSpec>>,
     unpriced: &BTreeSet<String>,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    let sides = || {
-        runs.iter()
-            .flat_map(|r| r.scorers.iter())
-            .flat_map(|s| [&s.before, &s.after])
-            .flatten()
+    let any_side = |test: fn(&super::ScorerSide) -> bool| {
+        runs.iter().any(|r| {
+            r.scorers
+                .iter()
+                .flat_map(|s| [&s.before, &s.after])
+                .flatten()
+                .any(test)
+        })
     };
     let sourced = |kind: RunKind, source: TrafficSource| {
         runs.iter()
@@ -68,7 +71,7 @@ pub(super) fn of(
          catalog's default, else 1). Code and luna scorers are other evaluations."
             .to_owned(),
     );
-    if sides().any(|s| s.unit != Unit::Trace) {
+    if any_side(|s| s.unit != Unit::Trace) {
         out.push(
             "A scorer of span node types (llm, chat, tool, retriever, ...) is counted once per \
              span of any type: the counts do not say which spans are of its types, so this is \

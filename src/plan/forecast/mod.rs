@@ -19,8 +19,11 @@ pub mod arithmetic;
 mod assumptions;
 pub mod display;
 mod run;
+mod runs;
 
 pub use run::{RunInput, is_llm_judge, run_forecast};
+pub(crate) use runs::Builder;
+pub use runs::Runs;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -42,7 +45,8 @@ pub struct Forecast {
     pub format_version: u32,
     /// One entry per log stream or experiment whose metric settings change,
     /// ordered by project, kind and name.
-    pub runs: Vec<RunForecast>,
+    #[schemars(with = "Vec<RunForecast>")]
+    pub runs: Runs,
     /// The sums over `runs`.
     pub totals: Totals,
     /// The currency of the costs, when the repo has prices (`kind: Pricing`).
@@ -288,45 +292,15 @@ pub struct RunForecast {
     pub scorers: Vec<ScorerForecast>,
 }
 
-impl RunForecast {
-    /// Holds its project, scorer and model names once with equal ones
-    /// `names` has: a forecast of 10,000 runs names the same few thousands
-    /// of times.
-    pub fn share_names(&mut self, names: &mut BTreeSet<Arc<str>>) {
-        let mut share = |name: &mut Arc<str>| match names.get(name) {
-            Some(held) => *name = Arc::clone(held),
-            None => {
-                names.insert(Arc::clone(name));
-            }
-        };
-        share(&mut self.project);
-        for scorer in &mut self.scorers {
-            share(&mut scorer.scorer);
-            for side in [&mut scorer.before, &mut scorer.after]
-                .into_iter()
-                .flatten()
-            {
-                if let Some(model) = &mut side.model_name {
-                    share(model);
-                }
-            }
-        }
-    }
-}
-
-/// The forecast of a plan whose runs' forecasts are `runs` (in any order),
-/// priced by `pricing`; `None` when no run's metric settings change.
-pub fn finish(
-    mut runs: Vec<RunForecast>,
-    pricing: Option<&Located<PricingSpec>>,
-) -> Option<Forecast> {
-    if runs.is_empty() {
+/// The forecast of a plan whose runs' forecasts are `runs` (added in any
+/// order), priced by `pricing`; `None` when no run's metric settings change.
+pub(crate) fn finish(runs: Builder, pricing: Option<&Located<PricingSpec>>) -> Option<Forecast> {
+    if runs.len() == 0 {
         return None;
     }
-    runs.sort_by(|a, b| (&a.project, a.run_kind, &a.run).cmp(&(&b.project, b.run_kind, &b.run)));
     let mut unpriced: BTreeSet<String> = BTreeSet::new();
     let mut totals = Totals::default();
-    for run in &mut runs {
+    let runs = runs.sorted(|run| {
         if let Some(pricing) = pricing {
             let a_month = run.run_kind == RunKind::LogStream;
             let mut cost = Cost::default();
@@ -378,7 +352,7 @@ pub fn finish(
                 priced(&mut totals.experiment_cost, run.figures.cost());
             }
         }
-    }
+    });
     let assumptions = assumptions::of(&runs, pricing, &unpriced);
     Some(Forecast {
         format_version: FORECAST_FORMAT_VERSION,

@@ -13,6 +13,15 @@ use crate::state::metric_settings::{NormFilter, NormSegmentFilter, NormValue, No
 use crate::state::metric_settings::{NormMetricSettings, NormScorer};
 use crate::state::{Catalog, Traffic};
 
+/// [`super::finish`] of runs given as a list.
+fn finish(runs: Vec<RunForecast>, pricing: Option<&Located<PricingSpec>>) -> Option<Forecast> {
+    let mut builder = Builder::default();
+    for run in &runs {
+        builder.push(run);
+    }
+    super::finish(builder, pricing)
+}
+
 fn catalog_scorer(id: &str, scorer_type: ScorerType, model: Option<ModelType>) -> CatalogScorer {
     CatalogScorer {
         id: id.to_owned(),
@@ -165,7 +174,7 @@ fn the_issue_example_adds_12_400_calls_a_day_and_37_a_month() {
     );
     assert_eq!(t.cost_per_month.map(|c| c.change()), Some(37.2));
     assert_eq!(forecast.currency.as_deref(), Some("USD"));
-    let run = &forecast.runs[0];
+    let run = &forecast.runs.get(0).unwrap_or_else(|| unreachable!());
     assert_eq!(run.traffic.source, TrafficSource::Declared);
     assert_eq!((run.traffic.traces, run.traffic.spans), (1400, 6200));
     assert!(!run.upper_bound);
@@ -375,7 +384,10 @@ fn an_experiment_counts_its_records_once_and_unknown_traffic_is_zero() {
     });
     let forecast = finish(vec![unknown, run], Some(&prices)).unwrap_or_else(|| unreachable!());
     // Ordered by project, kind (log streams first), name.
-    assert_eq!(forecast.runs[0].run_kind, RunKind::LogStream);
+    assert_eq!(
+        forecast.runs.get(0).map(|r| r.run_kind),
+        Some(RunKind::LogStream)
+    );
     assert_eq!(forecast.totals.experiment_llm_judge_calls.after, 120);
     assert_eq!(
         forecast.totals.experiment_cost,

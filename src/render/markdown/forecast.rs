@@ -33,11 +33,11 @@ pub(super) fn details(doc: &mut Doc, forecast: &Forecast, mode: Mode) {
     }
     let currency = forecast.currency.as_deref();
     let mut rows: Vec<(usize, String)> = Vec::new();
-    let mut project: Option<&str> = None;
+    let mut project: Option<std::sync::Arc<str>> = None;
     for run in &forecast.runs {
         let mut text = String::new();
-        if project != Some(&*run.project) {
-            project = Some(&run.project);
+        if project.as_deref() != Some(&*run.project) {
+            project = Some(std::sync::Arc::clone(&run.project));
             let _ = write!(
                 text,
                 "\n**Project {}**\n\n| Run | Traffic | LLM-judge calls | Other evaluations |{}\n|:--|:--|:--|:--|{}\n",
@@ -51,15 +51,15 @@ pub(super) fn details(doc: &mut Doc, forecast: &Forecast, mode: Mode) {
             crate::plan::RunKind::LogStream => "log stream",
             crate::plan::RunKind::Experiment => "experiment",
         };
-        let per = per(run);
+        let per = per(&run);
         let calls = |c, judge| {
-            crate::render::forecast::calls(c, per, bounds(std::iter::once(run), judge), mode)
+            crate::render::forecast::calls(c, per, bounds(std::iter::once(&run), judge), mode)
         };
         let _ = write!(
             text,
             "| {kind} {} | {} | {} | {} |",
             code(&run.run, true),
-            escape(&traffic(run)),
+            escape(&traffic(&run)),
             escape(&calls(f.judge_calls(), true)),
             escape(&calls(f.others(), false)),
         );
