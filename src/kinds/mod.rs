@@ -138,6 +138,7 @@ addresses! {
 /// The kinds' own bindings of manifest fields to the service schemas their
 /// limits come from (`crate::manifest::limits`), one line per kind.
 pub(crate) const LIMIT_BINDINGS: &[&[crate::manifest::limits::Binding]] = &[
+    templates::spec::LIMITS,
     prompt_templates::spec::LIMITS,
     protect_stages::spec::LIMITS,
     scorers::spec::LIMITS,

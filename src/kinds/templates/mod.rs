@@ -13,6 +13,7 @@ pub mod normalize;
 pub mod ops;
 pub mod plan;
 pub mod read;
+pub mod spec;
 pub mod wire;
 
 pub use address::{TemplateAddress, TemplateKind};

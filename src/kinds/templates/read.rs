@@ -2,6 +2,7 @@
 //! arrive (`crate::state::templates`).
 
 use crate::client::{ApiError, Client};
+use crate::kinds::templates::TemplateKind;
 use crate::kinds::templates::TemplateState;
 use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints};
 
@@ -40,10 +41,8 @@ pub(crate) fn select(
     options: &crate::plan::PlanOptions,
     wanted: &mut crate::reconcile::read::selection::ProjectSelection,
 ) {
-    use crate::plan::address::TemplateKind;
-    use crate::plan::target::Target;
     wanted.annotation_templates = spec.annotation_templates.is_some()
-        && options.reaches(&Target::templates(project, TemplateKind::Annotation));
+        && options.reaches(&TemplateKind::Annotation.scope(project));
     wanted.feedback_templates = spec.feedback_templates.is_some()
-        && options.reaches(&Target::templates(project, TemplateKind::Feedback));
+        && options.reaches(&TemplateKind::Feedback.scope(project));
 }

@@ -30,6 +30,7 @@
 //! its own read after it, so its outcome is known (and streamed) when it is
 //! done.
 
+use crate::kinds::templates::TemplateKind;
 use crate::kinds::templates::{TemplateBody, TemplateOp};
 use futures::StreamExt;
 
@@ -39,7 +40,7 @@ use crate::api::WidgetCreateRequest;
 use crate::client::{ApiError, Client};
 use crate::kinds::templates::live::keeper_order;
 use crate::kinds::templates::read::{read_annotation_templates, read_feedback_templates};
-use crate::plan::{DashboardRef, Operation, Placement, TemplateKind};
+use crate::plan::{DashboardRef, Operation, Placement};
 use crate::reconcile::read::ReadError;
 use crate::reconcile::read::trends::read_dashboard;
 use crate::state::TrendsParts;

@@ -8,9 +8,10 @@
 //! name; a named custom integration in the integration listing.
 
 use crate::kinds::templates::TemplateOp;
+use crate::kinds::templates::{TemplateAddress, TemplateKind};
 use crate::plan::address::{
     CustomIntegrationAddress, DashboardAddress, FavoriteAddress, IntegrationAddress,
-    MetricSettingsAddress, SectionAddress, SettingsAddress, TemplateAddress, WidgetAddress,
+    MetricSettingsAddress, SectionAddress, SettingsAddress, WidgetAddress,
 };
 use std::collections::BTreeMap;
 
@@ -25,7 +26,7 @@ use crate::kinds::templates::read as templates;
 use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints};
 use crate::plan::confirm::{Observed, widget_section};
 use crate::plan::{
-    Address, DashboardRef, Operation, ResourceChange, RunKind, SectionRef, TemplateKind, WidgetRef,
+    Address, DashboardRef, Operation, ResourceChange, RunKind, SectionRef, WidgetRef,
 };
 use crate::state::{
     Catalog, CustomIntegrationState, DashboardState, IntegrationState, NormMetricSettings,
