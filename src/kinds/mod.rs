@@ -259,6 +259,13 @@ pub(crate) async fn read_all_project_parts(
 /// of a kind that reads and observes its own objects: one line per kind.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum OwnRead {
+    /// A project's templates of one kind.
+    Templates {
+        /// The project's id.
+        project_id: String,
+        /// Annotation or feedback.
+        kind: templates::TemplateKind,
+    },
     /// The custom scorers.
     CustomScorers,
     /// A project's prompt templates, or the global ones (`None`).
@@ -277,6 +284,8 @@ pub(crate) enum OwnRead {
 
 /// What an [`OwnRead`] found.
 pub(crate) enum OwnFetched {
+    /// A project's templates of one kind.
+    Templates(templates::confirm::Listed),
     /// The custom scorers.
     CustomScorers(Vec<scorers::CustomScorerState>),
     /// The prompt templates of a project, or the global ones.
@@ -287,6 +296,12 @@ pub(crate) enum OwnFetched {
 
 /// The read that holds a change's object, when its kind reads its own.
 pub(crate) fn own_read_of(change: &crate::plan::ResourceChange) -> Option<OwnRead> {
+    if let Some((project_id, kind)) = templates::confirm::read_of(change) {
+        return Some(OwnRead::Templates {
+            project_id: project_id.to_owned(),
+            kind,
+        });
+    }
     if scorers::confirm::is_custom_scorer(change) {
         return Some(OwnRead::CustomScorers);
     }
@@ -310,6 +325,9 @@ pub(crate) async fn own_fetch(
     key: &OwnRead,
 ) -> Result<OwnFetched, crate::client::ApiError> {
     Ok(match key {
+        OwnRead::Templates { project_id, kind } => {
+            OwnFetched::Templates(templates::confirm::read(client, project_id, *kind).await?)
+        }
         OwnRead::CustomScorers => {
             OwnFetched::CustomScorers(scorers::read::read_custom_scorers(client).await?)
         }
@@ -322,16 +340,28 @@ pub(crate) async fn own_fetch(
     })
 }
 
-/// What a change's object looks like now, from what its [`OwnRead`] found:
-/// its fingerprint and comparable form.
+/// What a change's object looks like now (at `moment`), from what its
+/// [`OwnRead`] found: its fingerprint and comparable form.
 pub(crate) fn own_observe(
     change: &crate::plan::ResourceChange,
     found: &OwnFetched,
+    moment: crate::reconcile::read::touched::Moment,
 ) -> (String, Option<serde_json::Value>) {
     match found {
+        OwnFetched::Templates(listed) => templates::confirm::observe(change, listed, moment),
         OwnFetched::CustomScorers(all) => scorers::confirm::observe(change, all),
         OwnFetched::PromptTemplates(all) => prompt_templates::confirm::observe(change, all),
         OwnFetched::ProtectStage(stage) => protect_stages::confirm::observe(change, stage.as_ref()),
+    }
+}
+
+/// The id of the existing object `op` names, when its kind's objects may
+/// carry one name twice (a copy another run made an instant ago, which the
+/// confirmation after an apply leaves to that run), one line per kind.
+pub(crate) fn copy_object_id(op: &Operation) -> Option<&str> {
+    match op {
+        Operation::Template(op) => op.template_id(),
+        _ => None,
     }
 }
 

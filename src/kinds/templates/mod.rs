@@ -7,6 +7,7 @@
 
 pub mod address;
 mod client;
+pub mod confirm;
 pub mod export;
 pub mod live;
 pub mod normalize;
