@@ -355,6 +355,95 @@ pub(crate) fn own_observe(
     }
 }
 
+/// Where the name of an object must be unique, for the kinds whose creates
+/// go through apply's create machinery (`reconcile::apply::create`: a read
+/// of the scope before each create and one after, the first copy of a name
+/// kept), one line per kind in each of its functions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwnScope {
+    /// A project's templates of one kind.
+    Templates(templates::scope::TemplateScope),
+}
+
+impl OwnScope {
+    /// The scope `op` creates an object in, when it is such a create.
+    pub(crate) fn of_create(op: &Operation) -> Option<OwnScope> {
+        match op {
+            Operation::Template(op) => {
+                templates::scope::TemplateScope::of_create(op).map(OwnScope::Templates)
+            }
+            _ => None,
+        }
+    }
+
+    /// The scope `op` deletes an object of, and the object's id, when it is
+    /// a delete of such an object.
+    pub(crate) fn of_delete(op: &Operation) -> Option<(OwnScope, &str)> {
+        match op {
+            Operation::Template(op) => templates::scope::TemplateScope::of_delete(op)
+                .map(|(scope, id)| (OwnScope::Templates(scope), id)),
+            _ => None,
+        }
+    }
+
+    /// The name the create `op` gives its object.
+    pub(crate) fn created_name(op: &Operation) -> Option<&str> {
+        match op {
+            Operation::Template(op) => op.created_name(),
+            _ => None,
+        }
+    }
+
+    /// What an object of the scope is called.
+    pub(crate) fn noun(&self) -> &'static str {
+        match self {
+            OwnScope::Templates(_) => "template",
+        }
+    }
+
+    /// What the scope is, for an error.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            OwnScope::Templates(scope) => scope.describe(),
+        }
+    }
+
+    /// The objects of the scope as `(name, id)`, the one every process
+    /// keeps first of its name.
+    pub(crate) async fn members(
+        &self,
+        client: &Client,
+    ) -> Result<Vec<(String, String)>, crate::client::ApiError> {
+        match self {
+            OwnScope::Templates(scope) => scope.members(client).await,
+        }
+    }
+
+    /// Sends the create `op` into the scope (`None`: `op` is not a create
+    /// of its kind); the new object's id.
+    pub(crate) async fn create(
+        &self,
+        client: &Client,
+        op: &Operation,
+    ) -> Option<Result<String, crate::client::ApiError>> {
+        match (self, op) {
+            (OwnScope::Templates(scope), Operation::Template(op)) => scope.create(client, op).await,
+            _ => None,
+        }
+    }
+
+    /// Deletes the object `id` of the scope.
+    pub(crate) async fn delete(
+        &self,
+        client: &Client,
+        id: &str,
+    ) -> Result<(), crate::client::ApiError> {
+        match self {
+            OwnScope::Templates(scope) => scope.delete(client, id).await,
+        }
+    }
+}
+
 /// The id of the existing object `op` names, when its kind's objects may
 /// carry one name twice (a copy another run made an instant ago, which the
 /// confirmation after an apply leaves to that run), one line per kind.

@@ -14,6 +14,7 @@ pub mod normalize;
 pub mod ops;
 pub mod plan;
 pub mod read;
+pub mod scope;
 pub mod spec;
 pub mod wire;
 
