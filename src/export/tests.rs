@@ -195,25 +195,27 @@ pub(super) fn project() -> ProjectState {
             .map(|r| (ObjectKey::Id(r.id.clone()), r))
             .collect(),
         experiments: BTreeMap::from([(ObjectKey::Id("e1".into()), experiment)]),
-        annotation_templates: Some(vec![
-            template(
-                json!({"id": "t2", "name": "tree", "position": 1, "created_at": "t",
+        prompt_templates: None,
+        parts: crate::kinds::ProjectParts {
+            annotation_templates: Some(vec![
+                template(
+                    json!({"id": "t2", "name": "tree", "position": 1, "created_at": "t",
                 "criteria": "Pick ${one}\nthen explain.\n",
                 "constraints": {"annotation_type": "tree_choice", "choices_tree": tree,
                     "choices_tree_yaml": "- label: A\n"}}),
-            ),
-            template(
-                json!({"id": "t1", "name": "stars", "position": 0, "created_at": "t",
+                ),
+                template(
+                    json!({"id": "t1", "name": "stars", "position": 0, "created_at": "t",
                 "include_explanation": true, "constraints": {"annotation_type": "star"}}),
-            ),
-        ]),
-        feedback_templates: Some(vec![template(
-            json!({"id": "f1", "name": "resolved", "position": 0,
+                ),
+            ]),
+            feedback_templates: Some(vec![template(
+                json!({"id": "f1", "name": "resolved", "position": 0,
             "created_at": "t",
             "constraints": {"feedback_type": "choice", "choices": ["yes", "no"], "allow_other": false}}),
-        )]),
-        prompt_templates: None,
-        parts: crate::kinds::ProjectParts::default(),
+            )]),
+            ..crate::kinds::ProjectParts::default()
+        },
         undeclared_log_streams: None,
         meta: None,
     }

@@ -224,6 +224,11 @@ pub(crate) fn select_project_parts(
 /// each: [`ProjectState::parts`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProjectParts {
+    /// Annotation templates, when read.
+    pub annotation_templates:
+        Option<Vec<templates::TemplateState<templates::AnnotationConstraints>>>,
+    /// Feedback templates, when read.
+    pub feedback_templates: Option<Vec<templates::TemplateState<templates::FeedbackConstraints>>>,
     /// Protect stages (those declared or recorded), when read.
     pub protect_stages: Option<Vec<protect_stages::ProtectStageState>>,
 }
@@ -237,10 +242,15 @@ pub(crate) async fn read_project_parts(
     project_name: &str,
     pending: bool,
 ) -> Result<ProjectParts, ReadError> {
-    let protect_stages =
-        protect_stages::read::read_selected(client, wanted, project_id, project_name, pending)
-            .await?;
-    Ok(ProjectParts { protect_stages })
+    let ((annotation_templates, feedback_templates), protect_stages) = tokio::try_join!(
+        templates::read::read_selected(client, wanted, project_id, project_name, pending),
+        protect_stages::read::read_selected(client, wanted, project_id, project_name, pending),
+    )?;
+    Ok(ProjectParts {
+        annotation_templates,
+        feedback_templates,
+        protect_stages,
+    })
 }
 
 /// Reads all of the kinds a project holds, for an export, one line each.
@@ -249,8 +259,13 @@ pub(crate) async fn read_all_project_parts(
     project_id: &str,
     project_name: &str,
 ) -> Result<ProjectParts, ReadError> {
-    let protect_stages = protect_stages::read::read_all(client, project_id, project_name).await?;
+    let ((annotation, feedback), protect_stages) = tokio::try_join!(
+        templates::read::read_all(client, project_id, project_name),
+        protect_stages::read::read_all(client, project_id, project_name),
+    )?;
     Ok(ProjectParts {
+        annotation_templates: Some(annotation),
+        feedback_templates: Some(feedback),
         protect_stages: Some(protect_stages),
     })
 }

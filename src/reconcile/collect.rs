@@ -28,7 +28,6 @@ use super::read::runs::list_runs;
 use super::read::{ReadError, RunParts, read_run};
 use crate::api::ProjectItem;
 use crate::client::Client;
-use crate::kinds::templates::read::{read_annotation_templates, read_feedback_templates};
 use crate::plan::RunKind;
 use crate::scrub::escape_controls;
 use crate::state::snapshot::{ProjectRef, Selection, Snapshot};
@@ -168,29 +167,9 @@ async fn load_project(
     };
     let found = &found;
     let name = project.name.as_str();
-    let (log_streams, experiments, annotation, feedback, prompts, parts) = tokio::try_join!(
+    let (log_streams, experiments, prompts, parts) = tokio::try_join!(
         list_runs(client, found, RunKind::LogStream),
         list_runs(client, found, RunKind::Experiment),
-        async {
-            read_annotation_templates(client, &found.id)
-                .await
-                .map_err(ctx(|| {
-                    format!(
-                        "the annotation templates of project `{}`",
-                        escape_controls(name)
-                    )
-                }))
-        },
-        async {
-            read_feedback_templates(client, &found.id)
-                .await
-                .map_err(ctx(|| {
-                    format!(
-                        "the feedback templates of project `{}`",
-                        escape_controls(name)
-                    )
-                }))
-        },
         async {
             crate::kinds::prompt_templates::read::read_prompt_templates(client, Some(&found.id))
                 .await
@@ -241,8 +220,6 @@ async fn load_project(
             name: project.name.clone(),
             log_streams: keyed(log_streams),
             experiments: keyed(experiments),
-            annotation_templates: Some(annotation),
-            feedback_templates: Some(feedback),
             prompt_templates: Some(prompts),
             parts,
             undeclared_log_streams: None,

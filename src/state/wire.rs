@@ -142,14 +142,16 @@ impl WireState {
                         .into_iter()
                         .map(|(k, r)| (k, run(r)))
                         .collect(),
-                    annotation_templates: p
-                        .annotation_templates
-                        .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
-                    feedback_templates: p
-                        .feedback_templates
-                        .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
                     prompt_templates: None,
-                    parts: crate::kinds::ProjectParts::default(),
+                    parts: crate::kinds::ProjectParts {
+                        annotation_templates: p
+                            .annotation_templates
+                            .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
+                        feedback_templates: p
+                            .feedback_templates
+                            .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
+                        ..crate::kinds::ProjectParts::default()
+                    },
                     undeclared_log_streams: None,
                     meta: None,
                 };

@@ -103,8 +103,10 @@ impl KindAddress for TemplateAddress {
 
     fn collection_size(&self, live: &ProjectState) -> usize {
         match self.kind {
-            TemplateKind::Annotation => live.annotation_templates.as_ref().map_or(0, Vec::len),
-            TemplateKind::Feedback => live.feedback_templates.as_ref().map_or(0, Vec::len),
+            TemplateKind::Annotation => {
+                live.parts.annotation_templates.as_ref().map_or(0, Vec::len)
+            }
+            TemplateKind::Feedback => live.parts.feedback_templates.as_ref().map_or(0, Vec::len),
         }
     }
 

@@ -77,10 +77,12 @@ fn templates<C: Clone>(
 /// `spec` from `live`, when they were read.
 pub fn export_project(live: &ProjectState, spec: &mut ProjectSpec, warnings: &mut Vec<String>) {
     spec.annotation_templates = live
+        .parts
         .annotation_templates
         .as_ref()
         .map(|ts| annotation(&live.name, ts, warnings));
     spec.feedback_templates = live
+        .parts
         .feedback_templates
         .as_ref()
         .map(|ts| feedback(&live.name, ts, warnings));

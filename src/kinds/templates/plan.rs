@@ -115,7 +115,7 @@ pub(crate) fn plan_project(
             live,
             TemplateKind::Annotation,
             wanted,
-            live.annotation_templates.as_deref(),
+            live.parts.annotation_templates.as_deref(),
         );
     }
     if let Some(wanted) = &spec.feedback_templates
@@ -129,7 +129,7 @@ pub(crate) fn plan_project(
             live,
             TemplateKind::Feedback,
             wanted,
-            live.feedback_templates.as_deref(),
+            live.parts.feedback_templates.as_deref(),
         );
     }
 }

@@ -288,8 +288,6 @@ async fn read_project(
 ) -> Result<ProjectState, ReadError> {
     // A project this plan creates holds nothing yet.
     let pending = new::is_pending(&project.id);
-    let read_annotation = wanted.annotation_templates && !pending;
-    let read_feedback = wanted.feedback_templates && !pending;
     let read_prompts = wanted.prompt_templates && !pending;
     let undeclared = async {
         if !wanted.undeclared_log_streams || pending {
@@ -297,28 +295,6 @@ async fn read_project(
         }
         let all = runs::list_runs(client, project, RunKind::LogStream).await?;
         Ok(Some(new::undeclared(all, &log_streams)))
-    };
-    let annotation = async {
-        if !read_annotation {
-            return Ok(None);
-        }
-        crate::kinds::templates::read::read_annotation_templates(client, &project.id)
-            .await
-            .map(Some)
-            .map_err(ctx(|| {
-                format!("the annotation templates of project `{}`", project.name)
-            }))
-    };
-    let feedback = async {
-        if !read_feedback {
-            return Ok(None);
-        }
-        crate::kinds::templates::read::read_feedback_templates(client, &project.id)
-            .await
-            .map(Some)
-            .map_err(ctx(|| {
-                format!("the feedback templates of project `{}`", project.name)
-            }))
     };
     let prompts = async {
         if !read_prompts {
@@ -333,18 +309,9 @@ async fn read_project(
     };
     let undeclared_log_streams = undeclared.await?;
     let meta = new::read_meta(client, project, wanted.meta).await?;
-    let (
-        log_streams,
-        experiments,
-        annotation_templates,
-        feedback_templates,
-        prompt_templates,
-        parts,
-    ) = tokio::try_join!(
+    let (log_streams, experiments, prompt_templates, parts) = tokio::try_join!(
         read_runs(client, catalog, project, RunKind::LogStream, log_streams),
         read_runs(client, catalog, project, RunKind::Experiment, experiments),
-        annotation,
-        feedback,
         prompts,
         crate::kinds::read_project_parts(client, wanted, &project.id, &project.name, pending),
     )?;
@@ -356,10 +323,6 @@ async fn read_project(
         name: project.name.clone(),
         log_streams: log_streams.into_iter().collect(),
         experiments: experiments.into_iter().collect(),
-        annotation_templates: annotation_templates
-            .or_else(|| empty(pending, wanted.annotation_templates)),
-        feedback_templates: feedback_templates
-            .or_else(|| empty(pending, wanted.feedback_templates)),
         prompt_templates: prompt_templates.or_else(|| empty(pending, wanted.prompt_templates)),
         undeclared_log_streams,
         meta,
