@@ -233,6 +233,30 @@ pub struct ProjectParts {
     pub protect_stages: Option<Vec<protect_stages::ProtectStageState>>,
 }
 
+/// The kinds a project holds as the service returns them, in a state
+/// written as JSON (`crate::state::wire`, beside the project's own fields),
+/// one field per kind.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct WireProjectParts {
+    /// Annotation templates, when read.
+    #[serde(default)]
+    pub annotation_templates: Option<Vec<templates::Template<templates::AnnotationConstraints>>>,
+    /// Feedback templates, when read.
+    #[serde(default)]
+    pub feedback_templates: Option<Vec<templates::Template<templates::FeedbackConstraints>>>,
+}
+
+impl WireProjectParts {
+    /// Reduced as the readers reduce each response, one line per kind.
+    pub(crate) fn normalize(self) -> ProjectParts {
+        ProjectParts {
+            annotation_templates: templates::live::normalized(self.annotation_templates),
+            feedback_templates: templates::live::normalized(self.feedback_templates),
+            ..ProjectParts::default()
+        }
+    }
+}
+
 /// Reads what `wanted` selects of the kinds a project holds (`pending`: the
 /// plan creates the project, so it holds none), one line each.
 pub(crate) async fn read_project_parts(

@@ -101,3 +101,9 @@ mod tests {
         assert_eq!(keeper_order(&late, &odd), Ordering::Less);
     }
 }
+
+/// Templates as the service returns them, reduced as the readers reduce
+/// each response (`None`: not read).
+pub fn normalized<C>(listed: Option<Vec<Template<C>>>) -> Option<Vec<TemplateState<C>>> {
+    listed.map(|ts| ts.into_iter().map(TemplateState::from).collect())
+}
