@@ -281,4 +281,4 @@ const SCORERS_ABOUT: &[&str] = &[
 
 #[cfg(test)]
 #[path = "tests.rs"]
-mod tests;
+pub(crate) mod tests;

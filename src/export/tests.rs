@@ -24,7 +24,7 @@ fn from<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
 }
 
 /// A catalog with a preset, two scorers of one name, and a code scorer.
-pub(super) fn catalog() -> Catalog {
+pub(crate) fn catalog() -> Catalog {
     let scorer = |id: &str, name: &str, kind: &str, extra: serde_json::Value| {
         let mut v = json!({"id": id, "name": name, "scorer_type": kind});
         if let (Some(obj), Some(more)) = (v.as_object_mut(), extra.as_object()) {
@@ -94,7 +94,7 @@ fn with(mut base: serde_json::Value, extra: serde_json::Value) -> serde_json::Va
 }
 
 /// A project with every kind of content, and twin log stream names.
-pub(super) fn project() -> ProjectState {
+pub(crate) fn project() -> ProjectState {
     let mut production = run(
         "ls1",
         "production",
