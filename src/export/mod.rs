@@ -214,4 +214,4 @@ pub fn render(snapshot: &Snapshot, provenance: &Provenance) -> Export {
 
 #[cfg(test)]
 #[path = "tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -24,7 +24,7 @@ fn from<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
 }
 
 /// A catalog with a preset, two scorers of one name, and a code scorer.
-pub(super) fn catalog() -> Catalog {
+pub(crate) fn catalog() -> Catalog {
     let scorer = |id: &str, name: &str, kind: &str, extra: serde_json::Value| {
         let mut v = json!({"id": id, "name": name, "scorer_type": kind});
         if let (Some(obj), Some(more)) = (v.as_object_mut(), extra.as_object()) {
@@ -94,7 +94,7 @@ fn with(mut base: serde_json::Value, extra: serde_json::Value) -> serde_json::Va
 }
 
 /// A project with every kind of content, and twin log stream names.
-pub(super) fn project() -> ProjectState {
+pub(crate) fn project() -> ProjectState {
     let mut production = run(
         "ls1",
         "production",
@@ -195,24 +195,26 @@ pub(super) fn project() -> ProjectState {
             .map(|r| (ObjectKey::Id(r.id.clone()), r))
             .collect(),
         experiments: BTreeMap::from([(ObjectKey::Id("e1".into()), experiment)]),
-        annotation_templates: Some(vec![
-            template(
-                json!({"id": "t2", "name": "tree", "position": 1, "created_at": "t",
+        parts: crate::kinds::ProjectParts {
+            annotation_templates: Some(vec![
+                template(
+                    json!({"id": "t2", "name": "tree", "position": 1, "created_at": "t",
                 "criteria": "Pick ${one}\nthen explain.\n",
                 "constraints": {"annotation_type": "tree_choice", "choices_tree": tree,
                     "choices_tree_yaml": "- label: A\n"}}),
-            ),
-            template(
-                json!({"id": "t1", "name": "stars", "position": 0, "created_at": "t",
+                ),
+                template(
+                    json!({"id": "t1", "name": "stars", "position": 0, "created_at": "t",
                 "include_explanation": true, "constraints": {"annotation_type": "star"}}),
-            ),
-        ]),
-        feedback_templates: Some(vec![template(
-            json!({"id": "f1", "name": "resolved", "position": 0,
+                ),
+            ]),
+            feedback_templates: Some(vec![template(
+                json!({"id": "f1", "name": "resolved", "position": 0,
             "created_at": "t",
             "constraints": {"feedback_type": "choice", "choices": ["yes", "no"], "allow_other": false}}),
-        )]),
-        parts: crate::kinds::ProjectParts::default(),
+            )]),
+            ..crate::kinds::ProjectParts::default()
+        },
     }
 }
 

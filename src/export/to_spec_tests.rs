@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::export::tests::{catalog, project};
-use crate::kinds::templates::AnnotationConstraints;
 use crate::manifest::types::{ExperimentSpec, LogStreamSpec};
 
 fn spec() -> (ProjectSpec, BTreeMap<String, String>, Vec<String>) {
@@ -108,20 +107,8 @@ fn runs_are_sorted_and_twins_are_written_by_id() {
 }
 
 #[test]
-fn templates_and_sections_are_sorted_with_trees_as_trees() {
+fn sections_are_sorted() {
     let (spec, _, _) = spec();
-    let annotation = spec.annotation_templates.clone().unwrap();
-    let names: Vec<&str> = annotation.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["stars", "tree"]);
-    assert_eq!(annotation[0].include_explanation, Some(true));
-    assert_eq!(annotation[1].include_explanation, None);
-    assert!(matches!(
-        &annotation[1].constraints,
-        AnnotationConstraints::TreeChoice {
-            choices_tree: Some(_),
-            choices_tree_yaml: None
-        }
-    ));
     let production = log_stream(&spec, "production");
     let sections = production
         .trends

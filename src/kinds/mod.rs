@@ -197,6 +197,7 @@ impl KindOp {
 /// The kinds' own bindings of manifest fields to the service schemas their
 /// limits come from (`crate::manifest::limits`), one line per kind.
 pub(crate) const LIMIT_BINDINGS: &[&[crate::manifest::limits::Binding]] = &[
+    templates::spec::LIMITS,
     prompt_templates::spec::LIMITS,
     protect_stages::spec::LIMITS,
     scorers::spec::LIMITS,
@@ -334,6 +335,11 @@ pub struct ProjectParts {
     /// The project's own: its description and labels, and the log streams
     /// the manifests do not declare, when read.
     pub project: projects::read::ProjectOwn,
+    /// Annotation templates, when read.
+    pub annotation_templates:
+        Option<Vec<templates::TemplateState<templates::AnnotationConstraints>>>,
+    /// Feedback templates, when read.
+    pub feedback_templates: Option<Vec<templates::TemplateState<templates::FeedbackConstraints>>>,
     /// Protect stages (those declared or recorded), when read.
     pub protect_stages: Option<Vec<protect_stages::ProtectStageState>>,
 }
@@ -346,6 +352,30 @@ impl ProjectParts {
             project: std::mem::take(&mut self.project),
             ..ProjectParts::default()
         };
+    }
+}
+
+/// The kinds a project holds as the service returns them, in a state
+/// written as JSON (`crate::state::wire`, beside the project's own fields),
+/// one field per kind.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct WireProjectParts {
+    /// Annotation templates, when read.
+    #[serde(default)]
+    pub annotation_templates: Option<Vec<templates::Template<templates::AnnotationConstraints>>>,
+    /// Feedback templates, when read.
+    #[serde(default)]
+    pub feedback_templates: Option<Vec<templates::Template<templates::FeedbackConstraints>>>,
+}
+
+impl WireProjectParts {
+    /// Reduced as the readers reduce each response, one line per kind.
+    pub(crate) fn normalize(self) -> ProjectParts {
+        ProjectParts {
+            annotation_templates: templates::live::normalized(self.annotation_templates),
+            feedback_templates: templates::live::normalized(self.feedback_templates),
+            ..ProjectParts::default()
+        }
     }
 }
 
@@ -362,7 +392,7 @@ pub(crate) async fn read_project_parts(
 ) -> Result<ProjectParts, ReadError> {
     // Boxed: the reads of every project in flight are held in one future,
     // and a debug build's test threads have 2 MiB of stack.
-    let (own, prompt_templates, protect_stages) = tokio::try_join!(
+    let (own, (annotation_templates, feedback_templates), prompt_templates, protect_stages) = tokio::try_join!(
         Box::pin(projects::read::read_selected(
             client,
             wanted,
@@ -370,11 +400,14 @@ pub(crate) async fn read_project_parts(
             declared_log_streams,
             pending
         )),
+        templates::read::read_selected(client, wanted, &project.id, &project.name, pending),
         prompt_templates::read::read_selected(client, wanted, &project.id, &project.name, pending),
         protect_stages::read::read_selected(client, wanted, &project.id, &project.name, pending),
     )?;
     Ok(ProjectParts {
         project: own,
+        annotation_templates,
+        feedback_templates,
         prompt_templates,
         protect_stages,
     })
@@ -385,12 +418,15 @@ pub(crate) async fn read_all_project_parts(
     client: &Client,
     project: &crate::api::ProjectItem,
 ) -> Result<ProjectParts, ReadError> {
-    let (prompt_templates, protect_stages) = tokio::try_join!(
+    let ((annotation, feedback), prompt_templates, protect_stages) = tokio::try_join!(
+        templates::read::read_all(client, &project.id, &project.name),
         prompt_templates::read::read_all(client, &project.id, &project.name),
         protect_stages::read::read_all(client, &project.id, &project.name),
     )?;
     Ok(ProjectParts {
         project: projects::read::ProjectOwn::of_item(project),
+        annotation_templates: Some(annotation),
+        feedback_templates: Some(feedback),
         prompt_templates: Some(prompt_templates),
         protect_stages: Some(protect_stages),
     })
@@ -514,6 +550,13 @@ pub(crate) fn pending_run(
 pub(crate) enum OwnRead {
     /// A project or log stream itself.
     Projects(projects::confirm::Key),
+    /// A project's templates of one kind.
+    Templates {
+        /// The project's id.
+        project_id: String,
+        /// Annotation or feedback.
+        kind: templates::TemplateKind,
+    },
     /// The custom scorers.
     CustomScorers,
     /// A project's prompt templates, or the global ones (`None`).
@@ -534,6 +577,8 @@ pub(crate) enum OwnRead {
 pub(crate) enum OwnFetched {
     /// The project or log stream, if it exists.
     Projects(Option<projects::confirm::Seen>),
+    /// A project's templates of one kind.
+    Templates(templates::confirm::Listed),
     /// The custom scorers.
     CustomScorers(Vec<scorers::CustomScorerState>),
     /// The prompt templates of a project, or the global ones.
@@ -546,6 +591,12 @@ pub(crate) enum OwnFetched {
 pub(crate) fn own_read_of(change: &crate::plan::ResourceChange) -> Option<OwnRead> {
     if let Some(key) = projects::confirm::key(change) {
         return Some(OwnRead::Projects(key));
+    }
+    if let Some((project_id, kind)) = templates::confirm::read_of(change) {
+        return Some(OwnRead::Templates {
+            project_id: project_id.to_owned(),
+            kind,
+        });
     }
     if scorers::confirm::is_custom_scorer(change) {
         return Some(OwnRead::CustomScorers);
@@ -573,6 +624,9 @@ pub(crate) async fn own_fetch(
         OwnRead::Projects(key) => {
             OwnFetched::Projects(projects::confirm::fetch(client, key).await?)
         }
+        OwnRead::Templates { project_id, kind } => {
+            OwnFetched::Templates(templates::confirm::read(client, project_id, *kind).await?)
+        }
         OwnRead::CustomScorers => {
             OwnFetched::CustomScorers(scorers::read::read_custom_scorers(client).await?)
         }
@@ -585,17 +639,118 @@ pub(crate) async fn own_fetch(
     })
 }
 
-/// What a change's object looks like now, from what its [`OwnRead`] found:
-/// its fingerprint and comparable form.
+/// What a change's object looks like now (at `moment`), from what its
+/// [`OwnRead`] found: its fingerprint and comparable form.
 pub(crate) fn own_observe(
     change: &crate::plan::ResourceChange,
     found: &OwnFetched,
+    moment: crate::reconcile::read::touched::Moment,
 ) -> (String, Option<serde_json::Value>) {
     match found {
         OwnFetched::Projects(seen) => projects::confirm::observe(change, seen.as_ref()),
+        OwnFetched::Templates(listed) => templates::confirm::observe(change, listed, moment),
         OwnFetched::CustomScorers(all) => scorers::confirm::observe(change, all),
         OwnFetched::PromptTemplates(all) => prompt_templates::confirm::observe(change, all),
         OwnFetched::ProtectStage(stage) => protect_stages::confirm::observe(change, stage.as_ref()),
+    }
+}
+
+/// Where the name of an object must be unique, for the kinds whose creates
+/// go through apply's create machinery (`reconcile::apply::create`: a read
+/// of the scope before each create and one after, the first copy of a name
+/// kept), one line per kind in each of its functions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwnScope {
+    /// A project's templates of one kind.
+    Templates(templates::scope::TemplateScope),
+}
+
+impl OwnScope {
+    /// The scope `op` creates an object in, when it is such a create.
+    pub(crate) fn of_create(op: &Operation) -> Option<OwnScope> {
+        match op {
+            Operation::Template(op) => {
+                templates::scope::TemplateScope::of_create(op).map(OwnScope::Templates)
+            }
+            _ => None,
+        }
+    }
+
+    /// The scope `op` deletes an object of, and the object's id, when it is
+    /// a delete of such an object.
+    pub(crate) fn of_delete(op: &Operation) -> Option<(OwnScope, &str)> {
+        match op {
+            Operation::Template(op) => templates::scope::TemplateScope::of_delete(op)
+                .map(|(scope, id)| (OwnScope::Templates(scope), id)),
+            _ => None,
+        }
+    }
+
+    /// The name the create `op` gives its object.
+    pub(crate) fn created_name(op: &Operation) -> Option<&str> {
+        match op {
+            Operation::Template(op) => op.created_name(),
+            _ => None,
+        }
+    }
+
+    /// What an object of the scope is called.
+    pub(crate) fn noun(&self) -> &'static str {
+        match self {
+            OwnScope::Templates(_) => "template",
+        }
+    }
+
+    /// What the scope is, for an error.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            OwnScope::Templates(scope) => scope.describe(),
+        }
+    }
+
+    /// The objects of the scope as `(name, id)`, the one every process
+    /// keeps first of its name.
+    pub(crate) async fn members(
+        &self,
+        client: &Client,
+    ) -> Result<Vec<(String, String)>, crate::client::ApiError> {
+        match self {
+            OwnScope::Templates(scope) => scope.members(client).await,
+        }
+    }
+
+    /// Sends the create `op` into the scope (`None`: `op` is not a create
+    /// of its kind); the new object's id.
+    pub(crate) async fn create(
+        &self,
+        client: &Client,
+        op: &Operation,
+    ) -> Option<Result<String, crate::client::ApiError>> {
+        match (self, op) {
+            (OwnScope::Templates(scope), Operation::Template(op)) => scope.create(client, op).await,
+            _ => None,
+        }
+    }
+
+    /// Deletes the object `id` of the scope.
+    pub(crate) async fn delete(
+        &self,
+        client: &Client,
+        id: &str,
+    ) -> Result<(), crate::client::ApiError> {
+        match self {
+            OwnScope::Templates(scope) => scope.delete(client, id).await,
+        }
+    }
+}
+
+/// The id of the existing object `op` names, when its kind's objects may
+/// carry one name twice (a copy another run made an instant ago, which the
+/// confirmation after an apply leaves to that run), one line per kind.
+pub(crate) fn copy_object_id(op: &Operation) -> Option<&str> {
+    match op {
+        Operation::Template(op) => op.template_id(),
+        _ => None,
     }
 }
 

@@ -112,20 +112,6 @@ pub const BINDINGS: &[Binding] = &[
             Service::Schema("TrendsDashboardResponse"),
         ],
     },
-    Binding {
-        manifest: "/$defs/TemplateWithAnnotationConstraints",
-        service: &[
-            Service::Schema("AnnotationTemplateCreate"),
-            Service::Schema("AnnotationTemplateUpdate"),
-        ],
-    },
-    Binding {
-        manifest: "/$defs/TemplateWithFeedbackConstraints",
-        service: &[
-            Service::Schema("FeedbackTemplateCreate"),
-            Service::Schema("FeedbackTemplateUpdate"),
-        ],
-    },
 ];
 
 /// Every binding: the core's [`BINDINGS`], then those of the kinds that keep

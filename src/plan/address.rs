@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 use super::target::{Kind, Segment, Target};
 use super::types::Action;
 pub use crate::kinds::Address;
-pub use crate::kinds::templates::address::{TemplateAddress, TemplateKind};
 use crate::state::{DashboardState, ObjectKey, ProjectState};
 
 /// Whether a run is a log stream or an experiment.

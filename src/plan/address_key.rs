@@ -350,7 +350,7 @@ impl KeyReader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::address::{TemplateAddress, TemplateKind};
+    use crate::kinds::templates::{TemplateAddress, TemplateKind};
     use proptest::prelude::*;
 
     fn any_name() -> impl Strategy<Value = String> {

@@ -9,7 +9,6 @@
 //! planned, which is planning again against the desired state the saved
 //! plan's fields describe.
 
-use crate::kinds::templates::{TemplateBody, TemplateOp};
 use crate::plan::address::{CustomIntegrationAddress, IntegrationAddress, MetricSettingsAddress};
 use serde::Serialize;
 use serde_json::Value;
@@ -20,9 +19,6 @@ use super::integrations::{NormIntegration, shown};
 use super::normalize::NormSection;
 use super::trends::{NormDashboard, NormSettings, NormWidget};
 use super::types::{FieldChange, Operation, ResourceChange};
-use crate::kinds::templates::TemplateState;
-use crate::kinds::templates::normalize::{NormTemplate, align_constraints};
-use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints};
 use crate::state::integrations::declared_fields;
 use crate::state::{
     CustomIntegrationState, DashboardState, IntegrationState, NormMetricSettings, SectionState,
@@ -38,10 +34,6 @@ pub enum Observed<'a> {
     Section(Option<&'a SectionState>),
     /// The dashboard whose favorite state is changed.
     Favorite(Option<&'a DashboardState>),
-    /// An annotation template.
-    AnnotationTemplate(Option<&'a TemplateState<AnnotationConstraints>>),
-    /// A feedback template.
-    FeedbackTemplate(Option<&'a TemplateState<FeedbackConstraints>>),
     /// The caller's integration with a provider.
     Integration(Option<&'a IntegrationState>),
     /// A widget, found by id (updates, deletes) or by name in its section
@@ -81,8 +73,6 @@ impl Observed<'_> {
             Observed::Section(s) => fingerprint::section(s),
             Observed::Favorite(Some(d)) => fingerprint::favorite(d),
             Observed::Favorite(None) => fingerprint::fingerprint(None),
-            Observed::AnnotationTemplate(t) => fingerprint::of(t),
-            Observed::FeedbackTemplate(t) => fingerprint::of(t),
             Observed::Integration(i) => fingerprint::integration(i),
             Observed::Widget { widget, .. } => fingerprint::widget(widget),
             Observed::Settings(d) => fingerprint::settings(d.and_then(|d| d.settings.as_ref())),
@@ -97,8 +87,6 @@ impl Observed<'_> {
             Observed::MetricSettings(s) => Some(json(&s.cloned().unwrap_or_default())),
             Observed::Section(s) => s.map(|s| json(&NormSection::from_state(s))),
             Observed::Favorite(d) => d.map(|d| json(&FavoriteState::of(d))),
-            Observed::AnnotationTemplate(t) => t.map(|t| template(t, change)),
-            Observed::FeedbackTemplate(t) => t.map(|t| template(t, change)),
             Observed::Widget { dashboard, widget } => dashboard
                 .zip(widget)
                 .map(|(d, w)| json(&NormWidget::from_state(w, widget_section(d, w)))),
@@ -130,27 +118,6 @@ impl Observed<'_> {
             }),
         }
     }
-}
-
-/// A template's comparable form, its constraints aligned with the ones the
-/// change sends (a tree choice compares in the form it was declared in).
-fn template<C: Serialize>(t: &TemplateState<C>, change: &ResourceChange) -> Value {
-    let mut norm = NormTemplate::from_state(t);
-    let declared = change.operations.iter().find_map(|op| match op {
-        Operation::Template(TemplateOp::CreateTemplate {
-            body: TemplateBody::Annotation(b),
-            ..
-        }) => Some(json(&b.constraints)),
-        Operation::Template(TemplateOp::CreateTemplate {
-            body: TemplateBody::Feedback(b),
-            ..
-        }) => Some(json(&b.constraints)),
-        _ => None,
-    });
-    if let Some(declared) = declared {
-        align_constraints(&mut norm.constraints, &declared);
-    }
-    json(&norm)
 }
 
 /// The fields of `change` that `now` (the object's comparable form, read

@@ -6,8 +6,8 @@
 //! manifests the way live state was normalized as it was read
 //! ([`normalize`]), resolves references ([`resolve`]), and asks each
 //! resource kind's planner for its changes ([`metric_settings`], [`trends`]:
-//! dashboards, sections, widgets, settings and favorites; templates (in [`crate::kinds::templates`]),
-//! [`integrations`], named custom integrations included). The result is ordered by address, so the
+//! dashboards, sections, widgets, settings and favorites; [`integrations`],
+//! named custom integrations included; the kinds in `crate::kinds`). The result is ordered by address, so the
 //! same inputs always give the same plan.
 //!
 //! Also here, as plain data: addresses and `--target`s ([`address`],
@@ -43,7 +43,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-pub use address::{Address, RunKind, TemplateKind};
+pub use address::{Address, RunKind};
 pub use address_key::{AddressKey, AddressKind};
 pub use attribution::Attribution;
 pub use changes::{Changes, ChangesError};

@@ -24,7 +24,7 @@
 use crate::plan::address::{CustomIntegrationAddress, IntegrationAddress};
 use std::fmt;
 
-use super::address::{Address, RunKind, TemplateKind};
+use super::address::{Address, RunKind};
 use super::trends::DashboardContents;
 use crate::manifest::set::ManifestSet;
 use crate::state::ObjectKey;
@@ -276,14 +276,6 @@ impl Target {
                 kind: Kind::Dashboard,
                 name: name.map(str::to_owned),
             },
-        ])
-    }
-
-    /// The scope of a project's templates of one kind.
-    pub fn templates(project: &str, kind: TemplateKind) -> Target {
-        Target::scope(vec![
-            Segment::named(Kind::Project, project),
-            Segment::templates(kind),
         ])
     }
 
@@ -619,22 +611,15 @@ impl Segment {
         };
         Segment::named(kind, name)
     }
-
-    /// The segment of a template kind (any name).
-    pub fn templates(kind: TemplateKind) -> Segment {
-        Segment::kind(match kind {
-            TemplateKind::Annotation => Kind::AnnotationTemplate,
-            TemplateKind::Feedback => Kind::FeedbackTemplate,
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::templates::{TemplateAddress, TemplateKind};
     use crate::plan::address::{
         DashboardAddress, FavoriteAddress, MetricSettingsAddress, SectionAddress, SettingsAddress,
-        TemplateAddress, WidgetAddress,
+        WidgetAddress,
     };
 
     fn section() -> Address {
@@ -691,7 +676,7 @@ mod tests {
         let mut out = Vec::new();
         for project in ["a", "b", "c"] {
             out.push(Target::project(project));
-            out.push(Target::templates(project, TemplateKind::Feedback));
+            out.push(TemplateKind::Feedback.scope(project));
             for run in ["x", "y", "z"] {
                 out.push(Target::run(project, RunKind::LogStream, run));
                 out.push(Target::trends(project, run));
@@ -876,7 +861,7 @@ mod tests {
         let t = Target::parse("project[demo].annotation_template[Q]").unwrap();
         let scope = Target::scope(vec![
             Segment::named(Kind::Project, "demo"),
-            Segment::templates(TemplateKind::Annotation),
+            Segment::kind(TemplateKind::Annotation.segment_kind()),
         ]);
         assert!(t.overlaps(&scope));
         let wide = Target::parse("project[demo]").unwrap();

@@ -21,16 +21,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use futures::future::try_join_all;
 
 use super::read::catalog::read_catalog;
-use super::read::error::ctx;
 use super::read::integrations::{list_providers, read_integrations};
 use super::read::projects::{FoundProject, list_projects};
 use super::read::runs::list_runs;
 use super::read::{ReadError, RunParts, read_run};
 use crate::api::ProjectItem;
 use crate::client::Client;
-use crate::kinds::templates::read::{read_annotation_templates, read_feedback_templates};
 use crate::plan::RunKind;
-use crate::scrub::escape_controls;
 use crate::state::snapshot::{ProjectRef, Selection, Snapshot};
 use crate::state::{Catalog, IntegrationState, MissingObject, ObjectKey, ProjectState, RunState};
 use crate::suggest::nearest;
@@ -159,29 +156,9 @@ async fn load_project(
     };
     let found = &found;
     let name = project.name.as_str();
-    let (log_streams, experiments, annotation, feedback, parts) = tokio::try_join!(
+    let (log_streams, experiments, parts) = tokio::try_join!(
         list_runs(client, found, RunKind::LogStream),
         list_runs(client, found, RunKind::Experiment),
-        async {
-            read_annotation_templates(client, &found.id)
-                .await
-                .map_err(ctx(|| {
-                    format!(
-                        "the annotation templates of project `{}`",
-                        escape_controls(name)
-                    )
-                }))
-        },
-        async {
-            read_feedback_templates(client, &found.id)
-                .await
-                .map_err(ctx(|| {
-                    format!(
-                        "the feedback templates of project `{}`",
-                        escape_controls(name)
-                    )
-                }))
-        },
         crate::kinds::read_all_project_parts(client, project),
     )?;
     // Every run's metric settings; a log stream's dashboards too.
@@ -222,8 +199,6 @@ async fn load_project(
             name: project.name.clone(),
             log_streams: keyed(log_streams),
             experiments: keyed(experiments),
-            annotation_templates: Some(annotation),
-            feedback_templates: Some(feedback),
             parts,
         },
         warnings,

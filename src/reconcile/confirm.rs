@@ -187,7 +187,9 @@ pub async fn replan_touched(
     out
 }
 
-/// The id of the existing section, widget or template an operation names.
+/// The id of the existing section or widget an operation names, or of an
+/// object of a kind whose objects may carry one name twice
+/// (`kinds::copy_object_id`).
 fn object_id(op: &Operation) -> Option<&str> {
     match op {
         Operation::UpdateSection {
@@ -206,8 +208,7 @@ fn object_id(op: &Operation) -> Option<&str> {
             widget: WidgetRef::Id(id),
             ..
         } => Some(id),
-        Operation::Template(op) => op.template_id(),
-        _ => None,
+        op => crate::kinds::copy_object_id(op),
     }
 }
 

@@ -13,7 +13,8 @@
 //! - [`metric_settings`]: a run's scorers and sampling rules, normalized.
 //! - [`trends`]: a log stream's dashboards: the default one and the others,
 //!   their sections, widgets and settings.
-//! - templates: in [`crate::kinds::templates`].
+//! - the kinds in folders of their own (`crate::kinds`): their state in
+//!   each project's [`crate::kinds::ProjectParts`].
 //! - [`traffic`]: a run's traces and spans as the run search counts them.
 //! - [`integrations`]: the caller's model-provider integrations, and its
 //!   named custom integrations (as the listing shows them).
@@ -37,8 +38,6 @@ pub use key::{MissingObject, ObjectKey};
 pub use metric_settings::NormMetricSettings;
 pub use traffic::Traffic;
 pub use trends::{DashboardState, SectionState, SettingsState, TrendsParts, WidgetState};
-
-use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints, TemplateState};
 
 /// The live state of the objects a command read.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -74,10 +73,6 @@ pub struct ProjectState {
     pub log_streams: BTreeMap<ObjectKey, RunState>,
     /// Experiments, by how the manifests refer to them.
     pub experiments: BTreeMap<ObjectKey, RunState>,
-    /// Annotation templates, when read.
-    pub annotation_templates: Option<Vec<TemplateState<AnnotationConstraints>>>,
-    /// Feedback templates, when read.
-    pub feedback_templates: Option<Vec<TemplateState<FeedbackConstraints>>>,
     /// The state of the kinds a project holds that keep it in the registry
     /// (`kinds::ProjectParts`: one field per kind).
     pub parts: crate::kinds::ProjectParts,
@@ -88,8 +83,6 @@ impl ProjectState {
     /// and dashboards) and keeps ids and names: what is left of a project
     /// once it is planned, for reading it again by id.
     pub fn release_compared(&mut self) {
-        self.annotation_templates = None;
-        self.feedback_templates = None;
         self.parts.release_compared();
         for run in self
             .log_streams

@@ -14,8 +14,6 @@ use super::{
     MissingObject, ObjectKey, ProjectState, RunState, State, VersionRef,
 };
 use crate::api::{MetricSettingsResponse, Scorer, ScorerVersionRecord, TrendsDashboard};
-use crate::kinds::templates::TemplateState;
-use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints, Template};
 
 /// Live state as the service returns it.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -61,12 +59,10 @@ pub struct WireProject {
     /// Experiments.
     #[serde(default)]
     pub experiments: BTreeMap<ObjectKey, WireRun>,
-    /// Annotation templates, when read.
-    #[serde(default)]
-    pub annotation_templates: Option<Vec<Template<AnnotationConstraints>>>,
-    /// Feedback templates, when read.
-    #[serde(default)]
-    pub feedback_templates: Option<Vec<Template<FeedbackConstraints>>>,
+    /// The kinds a project holds, as the service returns them (their
+    /// fields beside the project's own).
+    #[serde(flatten)]
+    pub parts: crate::kinds::WireProjectParts,
 }
 
 /// A run as the service returns its parts.
@@ -142,13 +138,7 @@ impl WireState {
                         .into_iter()
                         .map(|(k, r)| (k, run(r)))
                         .collect(),
-                    annotation_templates: p
-                        .annotation_templates
-                        .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
-                    feedback_templates: p
-                        .feedback_templates
-                        .map(|ts| ts.into_iter().map(TemplateState::from).collect()),
-                    parts: crate::kinds::ProjectParts::default(),
+                    parts: p.parts.normalize(),
                 };
                 (key, project)
             })

@@ -8,7 +8,8 @@
 //! an interrupt exits 130 with nothing printed on stdout and nothing written.
 
 use crate::e2e_support;
-use evalctl::plan::address::{SectionAddress, TemplateAddress};
+use evalctl::kinds::templates::TemplateAddress;
+use evalctl::plan::address::SectionAddress;
 
 use std::collections::BTreeSet;
 use std::io::Read;

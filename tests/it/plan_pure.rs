@@ -190,7 +190,7 @@ fn planning_project_by_project_gives_the_same_plan_and_keeps_only_ids_and_names(
     assert!(
         run.dashboard.is_none()
             && run.metric_settings.is_none()
-            && project.annotation_templates.is_none(),
+            && project.parts.annotation_templates.is_none(),
         "what planning compares is released: {project:#?}"
     );
 
@@ -327,7 +327,7 @@ fn live_with_annotation_templates(templates: serde_json::Value) -> State {
     let project = live.projects.values_mut().next().expect("one project");
     let templates: Vec<evalctl::kinds::templates::AnnotationTemplate> =
         serde_json::from_value(templates).expect("templates");
-    project.annotation_templates = Some(templates.into_iter().map(Into::into).collect());
+    project.parts.annotation_templates = Some(templates.into_iter().map(Into::into).collect());
     live
 }
 

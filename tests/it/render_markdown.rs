@@ -1,7 +1,7 @@
 //! The markdown renderer: pull-request comments that fit GitHub's limit.
 
 use crate::render_support;
-use evalctl::plan::address::TemplateAddress;
+use evalctl::kinds::templates::TemplateAddress;
 
 use evalctl::plan::{Address, Plan};
 use evalctl::render::{Format, MARKDOWN_BUDGET, Mode, RenderOptions};

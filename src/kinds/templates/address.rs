@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::plan::Action;
 use crate::plan::address::{Address, KindAddress, live_name, project_segment, quote};
 use crate::plan::address_key::{KeyFields, KeyReader, KeyWriter};
-use crate::plan::target::{Kind, Segment};
+use crate::plan::target::{Kind, Segment, Target};
 use crate::state::ProjectState;
 
 /// Annotation or feedback.
@@ -46,6 +46,14 @@ impl TemplateKind {
             TemplateKind::Annotation => Kind::AnnotationTemplate,
             TemplateKind::Feedback => Kind::FeedbackTemplate,
         }
+    }
+
+    /// The scope of a project's templates of this kind.
+    pub fn scope(self, project: &str) -> Target {
+        Target::scope(vec![
+            project_segment(project),
+            Segment::kind(self.segment_kind()),
+        ])
     }
 
     /// The plural, as a collection is named.
@@ -95,8 +103,10 @@ impl KindAddress for TemplateAddress {
 
     fn collection_size(&self, live: &ProjectState) -> usize {
         match self.kind {
-            TemplateKind::Annotation => live.annotation_templates.as_ref().map_or(0, Vec::len),
-            TemplateKind::Feedback => live.feedback_templates.as_ref().map_or(0, Vec::len),
+            TemplateKind::Annotation => {
+                live.parts.annotation_templates.as_ref().map_or(0, Vec::len)
+            }
+            TemplateKind::Feedback => live.parts.feedback_templates.as_ref().map_or(0, Vec::len),
         }
     }
 

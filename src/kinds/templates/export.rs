@@ -77,11 +77,42 @@ fn templates<C: Clone>(
 /// `spec` from `live`, when they were read.
 pub fn export_project(live: &ProjectState, spec: &mut ProjectSpec, warnings: &mut Vec<String>) {
     spec.annotation_templates = live
+        .parts
         .annotation_templates
         .as_ref()
         .map(|ts| annotation(&live.name, ts, warnings));
     spec.feedback_templates = live
+        .parts
         .feedback_templates
         .as_ref()
         .map(|ts| feedback(&live.name, ts, warnings));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::export::tests::{catalog, project};
+    use crate::export::to_spec::project_document;
+    use crate::export::write::Body;
+    use crate::kinds::templates::AnnotationConstraints;
+
+    #[test]
+    fn templates_are_sorted_with_trees_as_trees() {
+        let mut warnings = Vec::new();
+        let doc = project_document(&project(), &catalog(), true, &mut warnings);
+        let Body::Project(spec) = doc.body else {
+            panic!("a project")
+        };
+        let annotation = spec.annotation_templates.clone().unwrap();
+        let names: Vec<&str> = annotation.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["stars", "tree"]);
+        assert_eq!(annotation[0].include_explanation, Some(true));
+        assert_eq!(annotation[1].include_explanation, None);
+        assert!(matches!(
+            &annotation[1].constraints,
+            AnnotationConstraints::TreeChoice {
+                choices_tree: Some(_),
+                choices_tree_yaml: None
+            }
+        ));
+    }
 }

@@ -70,6 +70,12 @@ pub fn keeper_order<C>(a: &TemplateState<C>, b: &TemplateState<C>) -> Ordering {
     by_time.then_with(|| a.id.cmp(&b.id))
 }
 
+/// Templates as the service returns them, reduced as the readers reduce
+/// each response (`None`: not read).
+pub fn normalized<C>(listed: Option<Vec<Template<C>>>) -> Option<Vec<TemplateState<C>>> {
+    listed.map(|ts| ts.into_iter().map(TemplateState::from).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,12 +7,15 @@
 
 pub mod address;
 mod client;
+pub mod confirm;
 pub mod export;
 pub mod live;
 pub mod normalize;
 pub mod ops;
 pub mod plan;
 pub mod read;
+pub mod scope;
+pub mod spec;
 pub mod wire;
 
 pub use address::{TemplateAddress, TemplateKind};

@@ -12,7 +12,7 @@
 //! (`crate::state::templates::keeper_order`) is the declared one, the others
 //! are deleted, with or without `--prune`.
 
-use crate::plan::address::TemplateAddress;
+use crate::kinds::templates::{TemplateAddress, TemplateKind};
 use serde::Serialize;
 
 use super::live::keeper_order;
@@ -24,7 +24,7 @@ use crate::kinds::templates::{
 };
 use crate::manifest::types::ProjectSpec;
 use crate::manifest::types::TemplateSpec;
-use crate::plan::address::{Address, TemplateKind};
+use crate::plan::address::Address;
 use crate::plan::target::Target;
 use crate::plan::types::{Action, NoteKind, Operation};
 use crate::plan::{Draft, Planner, find_by_name, fingerprint};
@@ -107,7 +107,7 @@ pub(crate) fn plan_project(
     if let Some(wanted) = &spec.annotation_templates
         && planner
             .options
-            .reaches(&Target::templates(project, TemplateKind::Annotation))
+            .reaches(&TemplateKind::Annotation.scope(project))
     {
         plan_templates(
             planner,
@@ -115,13 +115,13 @@ pub(crate) fn plan_project(
             live,
             TemplateKind::Annotation,
             wanted,
-            live.annotation_templates.as_deref(),
+            live.parts.annotation_templates.as_deref(),
         );
     }
     if let Some(wanted) = &spec.feedback_templates
         && planner
             .options
-            .reaches(&Target::templates(project, TemplateKind::Feedback))
+            .reaches(&TemplateKind::Feedback.scope(project))
     {
         plan_templates(
             planner,
@@ -129,7 +129,7 @@ pub(crate) fn plan_project(
             live,
             TemplateKind::Feedback,
             wanted,
-            live.feedback_templates.as_deref(),
+            live.parts.feedback_templates.as_deref(),
         );
     }
 }

@@ -2,8 +2,17 @@
 //! arrive (`crate::state::templates`).
 
 use crate::client::{ApiError, Client};
+use crate::kinds::templates::TemplateKind;
 use crate::kinds::templates::TemplateState;
 use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints};
+use crate::reconcile::ReadError;
+use crate::reconcile::read::error::ctx;
+
+/// A project's annotation and feedback templates, each when read.
+type Listed = (
+    Option<Vec<TemplateState<AnnotationConstraints>>>,
+    Option<Vec<TemplateState<FeedbackConstraints>>>,
+);
 
 /// The annotation templates of a project.
 pub async fn read_annotation_templates(
@@ -32,6 +41,77 @@ pub async fn read_feedback_templates(
         .collect())
 }
 
+/// Reads the annotation and feedback templates of a project that `wanted`
+/// selects (`pending`: the plan creates the project, so it holds none).
+pub(crate) async fn read_selected(
+    client: &Client,
+    wanted: &crate::reconcile::read::selection::ProjectSelection,
+    project_id: &str,
+    project_name: &str,
+    pending: bool,
+) -> Result<Listed, ReadError> {
+    let annotation = async {
+        if !wanted.annotation_templates {
+            return Ok(None);
+        }
+        if pending {
+            return Ok(Some(Vec::new()));
+        }
+        read_annotation_templates(client, project_id)
+            .await
+            .map(Some)
+            .map_err(ctx(|| {
+                format!("the annotation templates of project `{project_name}`")
+            }))
+    };
+    let feedback = async {
+        if !wanted.feedback_templates {
+            return Ok(None);
+        }
+        if pending {
+            return Ok(Some(Vec::new()));
+        }
+        read_feedback_templates(client, project_id)
+            .await
+            .map(Some)
+            .map_err(ctx(|| {
+                format!("the feedback templates of project `{project_name}`")
+            }))
+    };
+    tokio::try_join!(annotation, feedback)
+}
+
+/// Reads all annotation and feedback templates of a project, for an export.
+pub(crate) async fn read_all(
+    client: &Client,
+    project_id: &str,
+    project_name: &str,
+) -> Result<
+    (
+        Vec<TemplateState<AnnotationConstraints>>,
+        Vec<TemplateState<FeedbackConstraints>>,
+    ),
+    ReadError,
+> {
+    let name = crate::scrub::escape_controls(project_name);
+    tokio::try_join!(
+        async {
+            read_annotation_templates(client, project_id)
+                .await
+                .map_err(ctx(|| {
+                    format!("the annotation templates of project `{name}`")
+                }))
+        },
+        async {
+            read_feedback_templates(client, project_id)
+                .await
+                .map_err(ctx(|| {
+                    format!("the feedback templates of project `{name}`")
+                }))
+        },
+    )
+}
+
 /// Selects the annotation and feedback templates of a project whose `spec`
 /// declares some, each when `options` reach them.
 pub(crate) fn select(
@@ -40,10 +120,8 @@ pub(crate) fn select(
     options: &crate::plan::PlanOptions,
     wanted: &mut crate::reconcile::read::selection::ProjectSelection,
 ) {
-    use crate::plan::address::TemplateKind;
-    use crate::plan::target::Target;
     wanted.annotation_templates = spec.annotation_templates.is_some()
-        && options.reaches(&Target::templates(project, TemplateKind::Annotation));
+        && options.reaches(&TemplateKind::Annotation.scope(project));
     wanted.feedback_templates = spec.feedback_templates.is_some()
-        && options.reaches(&Target::templates(project, TemplateKind::Feedback));
+        && options.reaches(&TemplateKind::Feedback.scope(project));
 }

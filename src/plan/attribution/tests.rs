@@ -1,10 +1,11 @@
 //! The attribution table cell by cell, with literals; then over plans.
 
-use crate::plan::address::{MetricSettingsAddress, SectionAddress, TemplateAddress, WidgetAddress};
+use crate::kinds::templates::{TemplateAddress, TemplateKind};
+use crate::plan::address::{MetricSettingsAddress, SectionAddress, WidgetAddress};
 use serde_json::{Value, json};
 
 use super::*;
-use crate::plan::address::{RunKind, TemplateKind};
+use crate::plan::address::RunKind;
 use crate::plan::types::Action;
 
 const P: Attribution = Attribution::Proposed;

@@ -30,16 +30,14 @@
 //! its own read after it, so its outcome is known (and streamed) when it is
 //! done.
 
-use crate::kinds::templates::{TemplateBody, TemplateOp};
 use futures::StreamExt;
 
 use super::resolve::LogStream;
 use super::{Gate, OperationError, Skip};
 use crate::api::WidgetCreateRequest;
 use crate::client::{ApiError, Client};
-use crate::kinds::templates::live::keeper_order;
-use crate::kinds::templates::read::{read_annotation_templates, read_feedback_templates};
-use crate::plan::{DashboardRef, Operation, Placement, TemplateKind};
+use crate::kinds::OwnScope;
+use crate::plan::{DashboardRef, Operation, Placement};
 use crate::reconcile::read::ReadError;
 use crate::reconcile::read::trends::read_dashboard;
 use crate::state::TrendsParts;
@@ -74,13 +72,8 @@ pub enum NameScope {
         /// The place.
         placement: Placement,
     },
-    /// A project's templates of one kind.
-    Templates {
-        /// Project id.
-        project_id: String,
-        /// Annotation or feedback.
-        kind: TemplateKind,
-    },
+    /// A scope of a kind's own (`kinds::OwnScope`).
+    Own(OwnScope),
 }
 
 impl NameScope {
@@ -110,13 +103,7 @@ impl NameScope {
                 dashboard: dashboard_id.clone(),
                 placement: placement.clone(),
             }),
-            Operation::Template(TemplateOp::CreateTemplate { project_id, body }) => {
-                Some(NameScope::Templates {
-                    project_id: project_id.clone(),
-                    kind: body.kind(),
-                })
-            }
-            _ => None,
+            op => OwnScope::of_create(op).map(NameScope::Own),
         }
     }
 
@@ -124,7 +111,7 @@ impl NameScope {
         match self {
             NameScope::Sections { .. } => "section",
             NameScope::Widgets { .. } => "widget",
-            NameScope::Templates { .. } => "template",
+            NameScope::Own(scope) => scope.noun(),
         }
     }
 
@@ -165,10 +152,7 @@ impl NameScope {
                     section_id,
                 }
             }
-            NameScope::Templates { project_id, kind } => Scope::Templates {
-                project_id: project_id.clone(),
-                kind: *kind,
-            },
+            NameScope::Own(scope) => Scope::Own(scope.clone()),
         })
     }
 }
@@ -196,13 +180,8 @@ pub enum Scope {
         /// The section's id (`None`: the top level).
         section_id: Option<String>,
     },
-    /// A project's templates of one kind.
-    Templates {
-        /// Project id.
-        project_id: String,
-        /// Annotation or feedback.
-        kind: TemplateKind,
-    },
+    /// A scope of a kind's own (`kinds::OwnScope`).
+    Own(OwnScope),
 }
 
 impl Scope {
@@ -210,7 +189,7 @@ impl Scope {
         match self {
             Scope::Sections { .. } => "section",
             Scope::Widgets { .. } => "widget",
-            Scope::Templates { .. } => "template",
+            Scope::Own(scope) => scope.noun(),
         }
     }
 
@@ -229,9 +208,7 @@ impl Scope {
                 section_id: Some(section),
                 ..
             } => format!("the widgets of section {section} of dashboard {dashboard_id}"),
-            Scope::Templates { project_id, kind } => {
-                format!("the {} templates of project {project_id}", kind.as_str())
-            }
+            Scope::Own(scope) => scope.describe(),
         }
     }
 }
@@ -264,10 +241,6 @@ impl Members {
 /// Reads the members of `scope` (a dashboard or section that is gone has
 /// none).
 pub async fn read_members(client: &Client, scope: &Scope) -> Result<Members, ApiError> {
-    fn templates<C>(mut list: Vec<crate::kinds::templates::TemplateState<C>>) -> Members {
-        list.sort_by(keeper_order);
-        Members(list.into_iter().map(|t| (t.name, t.id)).collect())
-    }
     Ok(match scope {
         Scope::Sections {
             project_id,
@@ -311,14 +284,7 @@ pub async fn read_members(client: &Client, scope: &Scope) -> Result<Members, Api
             });
             Members(widgets.into_iter().map(|w| (w.name, w.id)).collect())
         }
-        Scope::Templates {
-            project_id,
-            kind: TemplateKind::Annotation,
-        } => templates(read_annotation_templates(client, project_id).await?),
-        Scope::Templates {
-            project_id,
-            kind: TemplateKind::Feedback,
-        } => templates(read_feedback_templates(client, project_id).await?),
+        Scope::Own(scope) => Members(scope.members(client).await?),
     })
 }
 
@@ -327,8 +293,7 @@ fn created_name(op: &Operation) -> &str {
     match op {
         Operation::CreateSection { body, .. } => &body.name,
         Operation::CreateWidget { body, .. } => &body.name,
-        Operation::Template(TemplateOp::CreateTemplate { body, .. }) => body.name(),
-        _ => "",
+        op => OwnScope::created_name(op).unwrap_or_default(),
     }
 }
 
@@ -364,24 +329,19 @@ async fn send(client: &Client, scope: &Scope, op: &Operation) -> Result<String, 
                 .await
                 .map(|w| w.id)
         }
-        (
-            Operation::Template(TemplateOp::CreateTemplate { project_id, body }),
-            Scope::Templates { .. },
-        ) => match body {
-            TemplateBody::Annotation(b) => client
-                .create_annotation_template(project_id, b)
-                .await
-                .map(|t| t.id),
-            TemplateBody::Feedback(b) => client
-                .create_feedback_template(project_id, b)
-                .await
-                .map(|t| t.id),
+        (op, Scope::Own(scope)) => match scope.create(client, op).await {
+            Some(sent) => sent,
+            None => Err(not_of_scope()),
         },
         // Jobs are made of create operations of their scope only (`NameScope::of`).
-        _ => Err(ApiError::InvalidArgument {
-            operation: &crate::client::operation::CREATE_SECTION,
-            message: "not a create operation of this scope".to_owned(),
-        }),
+        _ => Err(not_of_scope()),
+    }
+}
+
+fn not_of_scope() -> ApiError {
+    ApiError::InvalidArgument {
+        operation: &crate::client::operation::CREATE_SECTION,
+        message: "not a create operation of this scope".to_owned(),
     }
 }
 
@@ -405,20 +365,7 @@ async fn delete_own(client: &Client, scope: &Scope, id: &str) -> Result<(), ApiE
             .delete_widget(project_id, log_stream_id, id, Some(dashboard_id))
             .await
             .map(drop),
-        Scope::Templates {
-            project_id,
-            kind: TemplateKind::Annotation,
-        } => client
-            .delete_annotation_template(project_id, id)
-            .await
-            .map(drop),
-        Scope::Templates {
-            project_id,
-            kind: TemplateKind::Feedback,
-        } => client
-            .delete_feedback_template(project_id, id)
-            .await
-            .map(drop),
+        Scope::Own(scope) => scope.delete(client, id).await,
     }
 }
 

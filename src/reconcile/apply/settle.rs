@@ -19,7 +19,6 @@
 use super::create::{Scope, read_members};
 use super::resolve::LogStream;
 use crate::client::{ApiError, Client};
-use crate::kinds::templates::TemplateOp;
 use crate::plan::confirm::unconfirmed;
 use crate::plan::{Operation, ResourceChange, SectionRef, WidgetRef};
 use crate::reconcile::read::touched::{Moment, read_touched};
@@ -61,6 +60,10 @@ pub async fn applied(
     index: usize,
 ) -> Option<bool> {
     let op = change.operations.get(index)?;
+    // A kind's own delete: gone from its scope is applied.
+    if let Some((scope, id)) = crate::kinds::OwnScope::of_delete(op) {
+        return gone(client, &Scope::Own(scope), id).await;
+    }
     match op {
         // Secrets are never returned, and named custom integrations cannot
         // be read back: only ever sent again.
@@ -106,17 +109,6 @@ pub async fn applied(
         }
         // By name: what a re-read shows cannot tell one copy from another.
         Operation::DeleteSection { .. } | Operation::DeleteWidget { .. } => None,
-        Operation::Template(TemplateOp::DeleteTemplate {
-            project_id,
-            kind,
-            template_id,
-        }) => {
-            let scope = Scope::Templates {
-                project_id: project_id.clone(),
-                kind: *kind,
-            };
-            gone(client, &scope, template_id).await
-        }
         _ if index + 1 == change.operations.len() => {
             let observed = read_touched(client, catalog, &[change], Moment::After).await;
             let now = observed.into_iter().next()?.ok()?;

@@ -274,50 +274,17 @@ async fn read_project(
 ) -> Result<ProjectState, ReadError> {
     // A project this plan creates holds nothing yet.
     let pending = is_pending(&project.id);
-    let read_annotation = wanted.annotation_templates && !pending;
-    let read_feedback = wanted.feedback_templates && !pending;
     let declared_log_streams: Vec<String> = log_streams.iter().map(|(_, r)| r.id.clone()).collect();
-    let annotation = async {
-        if !read_annotation {
-            return Ok(None);
-        }
-        crate::kinds::templates::read::read_annotation_templates(client, &project.id)
-            .await
-            .map(Some)
-            .map_err(ctx(|| {
-                format!("the annotation templates of project `{}`", project.name)
-            }))
-    };
-    let feedback = async {
-        if !read_feedback {
-            return Ok(None);
-        }
-        crate::kinds::templates::read::read_feedback_templates(client, &project.id)
-            .await
-            .map(Some)
-            .map_err(ctx(|| {
-                format!("the feedback templates of project `{}`", project.name)
-            }))
-    };
-    let (log_streams, experiments, annotation_templates, feedback_templates, parts) = tokio::try_join!(
+    let (log_streams, experiments, parts) = tokio::try_join!(
         read_runs(client, catalog, project, RunKind::LogStream, log_streams),
         read_runs(client, catalog, project, RunKind::Experiment, experiments),
-        annotation,
-        feedback,
         crate::kinds::read_project_parts(client, wanted, project, &declared_log_streams, pending),
     )?;
-    fn empty<T>(pending: bool, read: bool) -> Option<Vec<T>> {
-        (pending && read).then(Vec::new)
-    }
     Ok(ProjectState {
         id: project.id.clone(),
         name: project.name.clone(),
         log_streams: log_streams.into_iter().collect(),
         experiments: experiments.into_iter().collect(),
-        annotation_templates: annotation_templates
-            .or_else(|| empty(pending, wanted.annotation_templates)),
-        feedback_templates: feedback_templates
-            .or_else(|| empty(pending, wanted.feedback_templates)),
         parts,
     })
 }

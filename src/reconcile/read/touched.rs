@@ -7,10 +7,9 @@
 //! dashboard an operation names by name (one the apply creates) is found by
 //! name; a named custom integration in the integration listing.
 
-use crate::kinds::templates::TemplateOp;
 use crate::plan::address::{
     CustomIntegrationAddress, DashboardAddress, FavoriteAddress, IntegrationAddress,
-    MetricSettingsAddress, SectionAddress, SettingsAddress, TemplateAddress, WidgetAddress,
+    MetricSettingsAddress, SectionAddress, SettingsAddress, WidgetAddress,
 };
 use std::collections::BTreeMap;
 
@@ -20,12 +19,9 @@ use serde_json::Value;
 use super::error::ReadError;
 use super::{integrations, metric_settings, trends};
 use crate::client::{ApiError, Client};
-use crate::kinds::templates::TemplateState;
-use crate::kinds::templates::read as templates;
-use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints};
 use crate::plan::confirm::{Observed, widget_section};
 use crate::plan::{
-    Address, DashboardRef, Operation, ResourceChange, RunKind, SectionRef, TemplateKind, WidgetRef,
+    Address, DashboardRef, Operation, ResourceChange, RunKind, SectionRef, WidgetRef,
 };
 use crate::state::{
     Catalog, CustomIntegrationState, DashboardState, IntegrationState, NormMetricSettings,
@@ -63,10 +59,6 @@ enum ReadKey {
         name: String,
     },
     CustomIntegrations,
-    Templates {
-        project_id: String,
-        kind: TemplateKind,
-    },
     Integration {
         provider: String,
     },
@@ -79,8 +71,6 @@ enum ReadKey {
 enum Fetched {
     MetricSettings(Option<NormMetricSettings>),
     Dashboard(Option<DashboardState>),
-    Annotation(Vec<TemplateState<AnnotationConstraints>>),
-    Feedback(Vec<TemplateState<FeedbackConstraints>>),
     Integration(Option<IntegrationState>),
     CustomIntegrations(Vec<CustomIntegrationState>),
     Own(crate::kinds::OwnFetched),
@@ -247,15 +237,6 @@ fn read_key(change: &ResourceChange, moment: Moment) -> Option<ReadKey> {
             dashboard_read(change, moment, name)?
         }
         (
-            Address::Template(TemplateAddress { kind, .. }),
-            Operation::Template(TemplateOp::CreateTemplate { project_id, .. })
-            | Operation::Template(TemplateOp::PatchTemplate { project_id, .. })
-            | Operation::Template(TemplateOp::DeleteTemplate { project_id, .. }),
-        ) => ReadKey::Templates {
-            project_id: project_id.clone(),
-            kind: *kind,
-        },
-        (
             Address::Integration(IntegrationAddress { provider }),
             Operation::PutIntegration { .. },
         ) => ReadKey::Integration {
@@ -317,14 +298,6 @@ async fn fetch(client: &Client, catalog: &Catalog, key: &ReadKey) -> Result<Fetc
         ReadKey::CustomIntegrations => {
             Fetched::CustomIntegrations(integrations::list_custom_integrations(client).await?)
         }
-        ReadKey::Templates {
-            project_id,
-            kind: TemplateKind::Annotation,
-        } => Fetched::Annotation(templates::read_annotation_templates(client, project_id).await?),
-        ReadKey::Templates {
-            project_id,
-            kind: TemplateKind::Feedback,
-        } => Fetched::Feedback(templates::read_feedback_templates(client, project_id).await?),
         ReadKey::Integration { provider } => {
             Fetched::Integration(client.get_integration(provider).await?)
         }
@@ -365,22 +338,29 @@ fn existing_id(change: &ResourceChange) -> Option<&str> {
             dashboard_id: DashboardRef::Id(id),
             ..
         } => Some(id.as_str()),
-        Operation::Template(TemplateOp::PatchTemplate { template_id, .. })
-        | Operation::Template(TemplateOp::DeleteTemplate { template_id, .. }) => {
-            Some(template_id.as_str())
-        }
         _ => None,
     })
 }
 
 fn lookup_id(change: &ResourceChange, moment: Moment) -> Option<&str> {
+    lookup(change, moment, existing_id(change))
+}
+
+/// The id to find `change`'s object by at `moment`, of `existing` (the id
+/// its update or delete names): before the plan is applied, and after it
+/// for a deletion; `None`: by name (a create, a replacement's new object).
+pub(crate) fn lookup<'a>(
+    change: &ResourceChange,
+    moment: Moment,
+    existing: Option<&'a str>,
+) -> Option<&'a str> {
     let deleted = change
         .fields
         .iter()
         .any(|f| f.path.is_empty() && f.after.is_none());
     match moment {
-        Moment::Before => existing_id(change),
-        Moment::After if deleted => existing_id(change),
+        Moment::Before => existing,
+        Moment::After if deleted => existing,
         Moment::After => None,
     }
 }
@@ -412,12 +392,6 @@ fn observe<'a>(change: &ResourceChange, fetched: &'a Fetched, moment: Moment) ->
                 .map(|d| d.sections.as_slice())
                 .unwrap_or_default();
             Observed::Section(find(sections, change, moment, |s| &s.id, |s| &s.name, name))
-        }
-        (Fetched::Annotation(ts), Address::Template(TemplateAddress { name, .. })) => {
-            Observed::AnnotationTemplate(find(ts, change, moment, |t| &t.id, |t| &t.name, name))
-        }
-        (Fetched::Feedback(ts), Address::Template(TemplateAddress { name, .. })) => {
-            Observed::FeedbackTemplate(find(ts, change, moment, |t| &t.id, |t| &t.name, name))
         }
         (Fetched::Dashboard(d), Address::Widget(WidgetAddress { section, name, .. })) => {
             let dashboard = d.as_ref();
@@ -494,7 +468,8 @@ pub async fn read_touched(
                     source: e.source.clone(),
                 }),
                 Ok(Fetched::Own(found)) => {
-                    let (fingerprint, comparable) = crate::kinds::own_observe(change, found);
+                    let (fingerprint, comparable) =
+                        crate::kinds::own_observe(change, found, moment);
                     Ok(Observation {
                         fingerprint,
                         comparable,

@@ -2,12 +2,13 @@
 //! written out by hand (not computed by the planner, so a planner bug cannot
 //! hide itself), and the addresses of everything the repo manages.
 
+use evalctl::kinds::templates::{TemplateAddress, TemplateKind};
 use evalctl::plan::address::{
-    FavoriteAddress, IntegrationAddress, MetricSettingsAddress, SectionAddress, TemplateAddress,
+    FavoriteAddress, IntegrationAddress, MetricSettingsAddress, SectionAddress,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
-use evalctl::plan::{Address, RunKind, TemplateKind};
+use evalctl::plan::{Address, RunKind};
 use serde_json::{Value, json};
 
 /// A scorer the repo enables: by catalog name, with its pin and the fields

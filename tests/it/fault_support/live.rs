@@ -2,14 +2,15 @@
 //! the API, and the checks against [`Expected`]: one object at a time (what
 //! an apply report says succeeded), all of them, and duplicate names.
 
+use evalctl::kinds::templates::{TemplateAddress, TemplateKind};
 use evalctl::plan::address::{
-    FavoriteAddress, IntegrationAddress, MetricSettingsAddress, SectionAddress, TemplateAddress,
+    FavoriteAddress, IntegrationAddress, MetricSettingsAddress, SectionAddress,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
 use evalctl::api::{ListScorersRequest, MetricSettingsResponse, Secret, TrendsDashboard};
 use evalctl::client::{ApiError, Client, ClientConfig, Credentials};
-use evalctl::plan::{Address, RunKind, TemplateKind};
+use evalctl::plan::{Address, RunKind};
 use serde_json::{Value, json};
 
 use super::expected::{Expected, WantDashboard, WantSettings};

@@ -9,19 +9,19 @@ use evalctl::api::{
     Visibility,
 };
 use evalctl::kinds::templates::{AnnotationConstraints, TemplateCreate, TemplateUpdate};
+use evalctl::kinds::templates::{TemplateAddress, TemplateKind};
 use evalctl::kinds::templates::{TemplateBody, TemplateOp};
 use evalctl::manifest::types::EnvRef;
 use evalctl::plan::address::{
     CustomIntegrationAddress, DashboardAddress, FavoriteAddress, IntegrationAddress,
-    MetricSettingsAddress, SectionAddress, SettingsAddress, TemplateAddress, WidgetAddress,
+    MetricSettingsAddress, SectionAddress, SettingsAddress, WidgetAddress,
 };
 use evalctl::plan::attribution::{Sides, attribute};
 use evalctl::plan::diff::field_changes;
 use evalctl::plan::fingerprint::fingerprint;
 use evalctl::plan::{
     Action, Address, ApplyReport, BlastRadius, ChangeOutcome, Enrichment, FieldChange, Note,
-    NoteKind, Operation, OutcomeStatus, Plan, ResourceChange, RunKind, RunRef, TemplateKind,
-    Unconverged,
+    NoteKind, Operation, OutcomeStatus, Plan, ResourceChange, RunKind, RunRef, Unconverged,
 };
 use evalctl::render::{Applied, Format, Mode, RenderOptions, render_apply, render_plan};
 use serde_json::{Value, json};
