@@ -10,7 +10,7 @@ use crate::e2e_support;
 
 use e2e_support::{Run, TestContext, report};
 use evalctl::plan::OutcomeStatus;
-use evalctl::sandbox::kinds::stages::StageRecord;
+use evalctl::sandbox::kinds::protect_stages::StageRecord;
 use evalctl::sandbox::{Fault, Faults};
 use serde_json::json;
 

@@ -2,14 +2,14 @@
 //! store operations (`mod.rs`, functions on the one [`State`]) and its HTTP
 //! handlers (`routes.rs`, registered by one line in [`router`]).
 //!
-//! - [`custom_scorers`]: creating, changing and deleting custom scorers,
+//! - [`scorers`]: creating, changing and deleting custom scorers,
 //!   their append-only versions (LLM, code through the asynchronous
 //!   validation, preset), scope, tags and restores;
 //! - [`prompt_templates`]: prompt templates of a project and global ones,
 //!   with immutable versions and one selected version;
 //! - [`projects`]: creating, changing and deleting projects (everything
 //!   under a project goes with it), renaming and deleting log streams;
-//! - [`stages`]: Protect stages (created, read, rulesets replaced with a
+//! - [`protect_stages`]: Protect stages (created, read, rulesets replaced with a
 //!   version bump, paused; never deleted);
 //! - [`templates`]: annotation and feedback templates of a project.
 //!
@@ -19,10 +19,10 @@
 //!
 //! [`State`]: crate::sandbox::store::State
 
-pub mod custom_scorers;
 pub mod projects;
 pub mod prompt_templates;
-pub mod stages;
+pub mod protect_stages;
+pub mod scorers;
 pub mod templates;
 
 use std::sync::Arc;
@@ -38,10 +38,10 @@ use crate::sandbox::reply::ApiError;
 /// `crate::sandbox::routes::router`).
 pub fn router() -> Router<Arc<App>> {
     Router::new()
-        .merge(custom_scorers::routes::router())
+        .merge(scorers::routes::router())
         .merge(prompt_templates::routes::router())
         .merge(projects::routes::router())
-        .merge(stages::routes::router())
+        .merge(protect_stages::routes::router())
         .merge(templates::routes::router())
 }
 

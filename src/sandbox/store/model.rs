@@ -18,9 +18,9 @@ use crate::api::{
 };
 use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints, Template};
 use crate::sandbox::fingerprint::new_id;
-pub use crate::sandbox::kinds::custom_scorers::CodeValidationRecord;
 pub use crate::sandbox::kinds::prompt_templates::PromptTemplateRecord;
-pub use crate::sandbox::kinds::stages::StageRecord;
+pub use crate::sandbox::kinds::protect_stages::StageRecord;
+pub use crate::sandbox::kinds::scorers::CodeValidationRecord;
 use crate::sandbox::persist::Records;
 
 /// Everything the sandbox holds. See the module docs of `store`. Each
@@ -65,7 +65,7 @@ pub struct State {
     /// Favorited dashboards.
     #[serde(default)]
     pub favorites: Records<FavoriteRecord>,
-    /// Code-scorer validation tasks (kind `custom_scorers`; the scorers and
+    /// Code-scorer validation tasks (kind `scorers`; the scorers and
     /// their versions are in `scorers`).
     #[serde(default)]
     pub code_validations: Records<CodeValidationRecord>,
@@ -73,7 +73,7 @@ pub struct State {
     /// (kind `prompt_templates`).
     #[serde(default)]
     pub prompt_templates: Records<PromptTemplateRecord>,
-    /// Protect stages of all projects (kind `stages`).
+    /// Protect stages of all projects (kind `protect_stages`).
     #[serde(default)]
     pub stages: Records<StageRecord>,
 }
