@@ -47,7 +47,7 @@ protect_stages:
 /// The sandbox's stages, read out of band.
 fn stages(ctx: &TestContext) -> Vec<StageRecord> {
     ctx.sandbox
-        .with_state(|s| s.stages.iter().cloned().collect::<Vec<_>>())
+        .with_state(|s| s.kinds.stages.iter().cloned().collect::<Vec<_>>())
         .expect("the sandbox's state")
 }
 
