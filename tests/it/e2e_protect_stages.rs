@@ -10,7 +10,7 @@ use crate::e2e_support;
 
 use e2e_support::{Run, TestContext, report};
 use evalctl::plan::OutcomeStatus;
-use evalctl::sandbox::kinds::stages::StageRecord;
+use evalctl::sandbox::kinds::protect_stages::StageRecord;
 use evalctl::sandbox::{Fault, Faults};
 use serde_json::json;
 
@@ -47,7 +47,7 @@ protect_stages:
 /// The sandbox's stages, read out of band.
 fn stages(ctx: &TestContext) -> Vec<StageRecord> {
     ctx.sandbox
-        .with_state(|s| s.stages.iter().cloned().collect::<Vec<_>>())
+        .with_state(|s| s.kinds.stages.iter().cloned().collect::<Vec<_>>())
         .expect("the sandbox's state")
 }
 

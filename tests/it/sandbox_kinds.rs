@@ -330,11 +330,12 @@ async fn projects_and_log_streams_are_written_and_a_project_delete_cascades() {
             "the remaining log stream's dashboard"
         );
         assert!(
-            s.prompt_templates
+            s.kinds
+                .prompt_templates
                 .iter()
                 .all(|t| t.project_id.as_deref() != Some(pid.as_str()))
         );
-        assert!(s.stages.iter().all(|t| t.project_id != pid));
+        assert!(s.kinds.stages.iter().all(|t| t.project_id != pid));
         let scorer = s.scorer(&scoped).unwrap();
         assert_eq!(scorer.project_ids, vec![project("demo-project")]);
     });

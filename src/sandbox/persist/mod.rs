@@ -53,7 +53,7 @@ mod file;
 mod legacy;
 mod records;
 pub(crate) mod seal;
-mod tables;
+pub(crate) mod tables;
 
 pub use records::Records;
 

@@ -12,8 +12,11 @@
 //! `Serialize + DeserializeOwned`), one [`TableDef`] constant and one line in
 //! [`tables`] (which destructures `State` without `..`: a field added to
 //! `State` does not compile until it is listed, so nothing the sandbox holds
-//! can be left out of the file). A database of an earlier version gets the
-//! new table, empty, when it is opened.
+//! can be left out of the file). A kind's collection is a field of the
+//! sandbox registry's `KindRecords` instead, its [`TableDef`] in the kind's
+//! folder and its line in `KindRecords::tables` (which destructures the same
+//! way). A database of an earlier version gets the new table, empty, when it
+//! is opened.
 
 use std::collections::BTreeSet;
 
@@ -123,32 +126,6 @@ const FAVORITES: TableDef = TableDef {
     sealed: &[],
 };
 
-const CODE_VALIDATIONS: TableDef = TableDef {
-    name: "code_validations",
-    columns: &[("id", "$.id")],
-    sealed: &[],
-};
-const PROMPT_TEMPLATES: TableDef = TableDef {
-    name: "prompt_templates",
-    columns: &[
-        ("id", "$.id"),
-        ("project_id", "$.project_id"),
-        ("name", "$.name"),
-    ],
-    sealed: &[],
-};
-/// A stage's rulesets are sealed: their actions' subscriptions hold webhook
-/// URLs, which may carry a secret.
-const STAGES: TableDef = TableDef {
-    name: "stages",
-    columns: &[
-        ("id", "$.id"),
-        ("project_id", "$.project_id"),
-        ("name", "$.name"),
-    ],
-    sealed: &["prioritized_rulesets"],
-};
-
 /// Every part of the state.
 pub struct Tables<'a> {
     /// The salt of fingerprints (in `meta`).
@@ -175,28 +152,25 @@ pub fn tables(state: &mut State) -> Tables<'_> {
         feedback_templates,
         integrations,
         favorites,
-        code_validations,
-        prompt_templates,
-        stages,
+        kinds,
     } = state;
+    let mut collections: Vec<(&'static TableDef, &mut dyn Table)> = vec![
+        (&USERS, users),
+        (&PROJECTS, projects),
+        (&LOG_STREAMS, log_streams),
+        (&EXPERIMENTS, experiments),
+        (&SCORERS, scorers),
+        (&DASHBOARDS, dashboards),
+        (&ANNOTATION_TEMPLATES, annotation_templates),
+        (&FEEDBACK_TEMPLATES, feedback_templates),
+        (&INTEGRATIONS, integrations),
+        (&FAVORITES, favorites),
+    ];
+    collections.extend(kinds.tables());
     Tables {
         salt,
         organization,
-        collections: vec![
-            (&USERS, users),
-            (&PROJECTS, projects),
-            (&LOG_STREAMS, log_streams),
-            (&EXPERIMENTS, experiments),
-            (&SCORERS, scorers),
-            (&DASHBOARDS, dashboards),
-            (&ANNOTATION_TEMPLATES, annotation_templates),
-            (&FEEDBACK_TEMPLATES, feedback_templates),
-            (&INTEGRATIONS, integrations),
-            (&FAVORITES, favorites),
-            (&CODE_VALIDATIONS, code_validations),
-            (&PROMPT_TEMPLATES, prompt_templates),
-            (&STAGES, stages),
-        ],
+        collections,
     }
 }
 

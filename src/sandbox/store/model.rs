@@ -18,9 +18,7 @@ use crate::api::{
 };
 use crate::kinds::templates::{AnnotationConstraints, FeedbackConstraints, Template};
 use crate::sandbox::fingerprint::new_id;
-pub use crate::sandbox::kinds::custom_scorers::CodeValidationRecord;
-pub use crate::sandbox::kinds::prompt_templates::PromptTemplateRecord;
-pub use crate::sandbox::kinds::stages::StageRecord;
+use crate::sandbox::kinds::KindRecords;
 use crate::sandbox::persist::Records;
 
 /// Everything the sandbox holds. See the module docs of `store`. Each
@@ -65,17 +63,11 @@ pub struct State {
     /// Favorited dashboards.
     #[serde(default)]
     pub favorites: Records<FavoriteRecord>,
-    /// Code-scorer validation tasks (kind `custom_scorers`; the scorers and
-    /// their versions are in `scorers`).
-    #[serde(default)]
-    pub code_validations: Records<CodeValidationRecord>,
-    /// Prompt templates of projects and global ones, with their versions
-    /// (kind `prompt_templates`).
-    #[serde(default)]
-    pub prompt_templates: Records<PromptTemplateRecord>,
-    /// Protect stages of all projects (kind `stages`).
-    #[serde(default)]
-    pub stages: Records<StageRecord>,
+    /// The collections the kinds add (code validations, prompt templates,
+    /// Protect stages: see the sandbox's kinds registry), each a top-level
+    /// field of the state file as the others.
+    #[serde(flatten)]
+    pub kinds: KindRecords,
 }
 
 /// The organization.

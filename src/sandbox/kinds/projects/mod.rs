@@ -169,9 +169,7 @@ impl State {
         self.dashboards.retain(|d| d.project_id != id);
         self.annotation_templates.retain(|t| t.project_id != id);
         self.feedback_templates.retain(|t| t.project_id != id);
-        self.prompt_templates
-            .retain(|t| t.project_id.as_deref() != Some(id));
-        self.stages.retain(|s| s.project_id != id);
+        self.kinds.forget_project(id);
         let scoped: Vec<usize> = self
             .scorers
             .iter()

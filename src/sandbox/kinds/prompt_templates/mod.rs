@@ -22,6 +22,7 @@
 //! used in the project named by the `project_id` of its create —; sorts
 //! `name`, `created_at`, `updated_at`; default `created_at` descending).
 
+pub mod demo;
 pub mod query;
 pub mod routes;
 
@@ -29,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::sandbox::fingerprint::new_id;
+use crate::sandbox::persist::tables::TableDef;
 use crate::sandbox::reply::ApiError;
 use crate::sandbox::store::users::permissions;
 use crate::sandbox::store::{State, UserRecord, now, to_json};
@@ -186,19 +188,33 @@ fn not_found() -> ApiError {
     ApiError::not_found("Prompt template")
 }
 
+/// The state database's table of prompt templates
+/// ([`crate::sandbox::kinds::KindRecords::prompt_templates`]).
+pub const TABLE: TableDef = TableDef {
+    name: "prompt_templates",
+    columns: &[
+        ("id", "$.id"),
+        ("project_id", "$.project_id"),
+        ("name", "$.name"),
+    ],
+    sealed: &[],
+};
+
 impl State {
     fn prompt_index(&self, scope: &Scope, id: &str) -> Result<usize, ApiError> {
         if let Scope::Project(p) = scope {
             self.require_project(p)?;
         }
-        self.prompt_templates
+        self.kinds
+            .prompt_templates
             .iter()
             .position(|t| t.id == id && t.project_id.as_deref() == scope.project())
             .ok_or_else(not_found)
     }
 
     fn prompt_name_used(&self, scope: &Scope, name: &str, except: &str) -> bool {
-        self.prompt_templates
+        self.kinds
+            .prompt_templates
             .iter()
             .any(|t| t.project_id.as_deref() == scope.project() && t.name == name && t.id != except)
     }
@@ -310,7 +326,7 @@ impl State {
             versions: vec![version],
         };
         let out = self.prompt_json(&record, caller)?;
-        self.prompt_templates.push(record);
+        self.kinds.prompt_templates.push(record);
         Ok(out)
     }
 
@@ -323,6 +339,7 @@ impl State {
     ) -> Result<Value, ApiError> {
         self.require_project(project_id)?;
         let items = self
+            .kinds
             .prompt_templates
             .iter()
             .filter(|t| t.project_id.as_deref() == Some(project_id))
@@ -339,7 +356,7 @@ impl State {
         caller: &UserRecord,
     ) -> Result<Value, ApiError> {
         let i = self.prompt_index(scope, id)?;
-        self.prompt_json(&self.prompt_templates[i], caller)
+        self.prompt_json(&self.kinds.prompt_templates[i], caller)
     }
 
     /// GET `…/templates/versions?template_name=&version=`: that version of
@@ -352,6 +369,7 @@ impl State {
     ) -> Result<Value, ApiError> {
         self.require_project(project_id)?;
         let t = self
+            .kinds
             .prompt_templates
             .iter()
             .find(|t| t.project_id.as_deref() == Some(project_id) && t.name == name)
@@ -368,7 +386,7 @@ impl State {
     /// DELETE a template with its versions.
     pub fn delete_prompt_template(&mut self, scope: &Scope, id: &str) -> Result<Value, ApiError> {
         let i = self.prompt_index(scope, id)?;
-        let removed = self.prompt_templates.remove(i);
+        let removed = self.kinds.prompt_templates.remove(i);
         Ok(json!({"message": format!("Deleted prompt template {}", removed.name)}))
     }
 
@@ -381,13 +399,13 @@ impl State {
         caller: &UserRecord,
     ) -> Result<Value, ApiError> {
         let i = self.prompt_index(scope, id)?;
-        let t = &self.prompt_templates[i];
+        let t = &self.kinds.prompt_templates[i];
         let previous = t.versions.iter().max_by_key(|v| v.version).cloned();
         let next = previous.as_ref().map_or(1, |v| v.version + 1);
         let ts = now();
         let version = new_version(next, body, previous.as_ref(), caller, &ts);
         let out = self.prompt_version_json(&version);
-        let t = &mut self.prompt_templates[i];
+        let t = &mut self.kinds.prompt_templates[i];
         t.versions.push(version);
         t.selected_version = next;
         t.updated_at = ts;
@@ -397,7 +415,7 @@ impl State {
     /// GET `…/{template_id}/versions/{n}`.
     pub fn get_prompt_version(&self, scope: &Scope, id: &str, n: i64) -> Result<Value, ApiError> {
         let i = self.prompt_index(scope, id)?;
-        let v = self.prompt_templates[i]
+        let v = self.kinds.prompt_templates[i]
             .versions
             .iter()
             .find(|v| v.version == n)
@@ -414,17 +432,17 @@ impl State {
         caller: &UserRecord,
     ) -> Result<Value, ApiError> {
         let i = self.prompt_index(scope, id)?;
-        if !self.prompt_templates[i]
+        if !self.kinds.prompt_templates[i]
             .versions
             .iter()
             .any(|v| v.version == n)
         {
             return Err(ApiError::not_found("Prompt template version"));
         }
-        let t = &mut self.prompt_templates[i];
+        let t = &mut self.kinds.prompt_templates[i];
         t.selected_version = n;
         t.updated_at = now();
-        let record = self.prompt_templates[i].clone();
+        let record = self.kinds.prompt_templates[i].clone();
         self.prompt_json(&record, caller)
     }
 
@@ -439,11 +457,11 @@ impl State {
         let i = self.prompt_index(&Scope::Global, id)?;
         if let Some(name) = name {
             let name = self.free_prompt_name(&Scope::Global, name, id)?;
-            let t = &mut self.prompt_templates[i];
+            let t = &mut self.kinds.prompt_templates[i];
             t.name = name;
             t.updated_at = now();
         }
-        let record = self.prompt_templates[i].clone();
+        let record = self.kinds.prompt_templates[i].clone();
         self.prompt_json(&record, caller)
     }
 }

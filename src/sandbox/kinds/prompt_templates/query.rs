@@ -99,6 +99,7 @@ impl State {
             }
         };
         let mut found: Vec<&PromptTemplateRecord> = self
+            .kinds
             .prompt_templates
             .iter()
             .filter(|t| t.project_id.is_none())
@@ -136,7 +137,7 @@ impl State {
     ) -> Result<Value, ApiError> {
         let i = self.prompt_index(&Scope::Global, id)?;
         let mut versions: Vec<&PromptVersionRecord> =
-            self.prompt_templates[i].versions.iter().collect();
+            self.kinds.prompt_templates[i].versions.iter().collect();
         let (column, ascending) = body
             .sort
             .as_ref()

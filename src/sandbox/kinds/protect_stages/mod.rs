@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::sandbox::fingerprint::new_id;
+use crate::sandbox::persist::tables::TableDef;
 use crate::sandbox::reply::ApiError;
 use crate::sandbox::store::{State, UserRecord, now};
 
@@ -98,10 +99,25 @@ fn shape(s: &StageRecord) -> Value {
     })
 }
 
+/// The state database's table of stages
+/// ([`crate::sandbox::kinds::KindRecords::stages`]). A stage's rulesets are
+/// sealed: their actions' subscriptions hold webhook URLs, which may carry a
+/// secret.
+pub const TABLE: TableDef = TableDef {
+    name: "stages",
+    columns: &[
+        ("id", "$.id"),
+        ("project_id", "$.project_id"),
+        ("name", "$.name"),
+    ],
+    sealed: &["prioritized_rulesets"],
+};
+
 impl State {
     fn stage_index(&self, project_id: &str, key: &StageKey) -> Result<usize, ApiError> {
         self.require_project(project_id)?;
-        self.stages
+        self.kinds
+            .stages
             .iter()
             .position(|s| {
                 s.project_id == project_id
@@ -129,6 +145,7 @@ impl State {
             ));
         }
         if self
+            .kinds
             .stages
             .iter()
             .any(|s| s.project_id == project_id && s.name == request.name)
@@ -151,20 +168,20 @@ impl State {
             prioritized_rulesets: request.prioritized_rulesets,
         };
         let out = shape(&record);
-        self.stages.push(record);
+        self.kinds.stages.push(record);
         Ok(out)
     }
 
     /// GET `/v2/projects/{project_id}/stages?stage_id=|stage_name=`.
     pub fn get_stage(&self, project_id: &str, key: &StageKey) -> Result<Value, ApiError> {
         let i = self.stage_index(project_id, key)?;
-        Ok(shape(&self.stages[i]))
+        Ok(shape(&self.kinds.stages[i]))
     }
 
     /// The stored rulesets of a stage (for tests and `with_state` readers).
     pub fn stage_rulesets(&self, project_id: &str, key: &StageKey) -> Option<&[Value]> {
         let i = self.stage_index(project_id, key).ok()?;
-        Some(&self.stages[i].prioritized_rulesets)
+        Some(&self.kinds.stages[i].prioritized_rulesets)
     }
 
     /// POST `…/stages/{stage_id}`: replaces the rulesets, bumps the version.
@@ -175,10 +192,10 @@ impl State {
         rulesets: Vec<Value>,
     ) -> Result<Value, ApiError> {
         let i = self.stage_index(project_id, &StageKey::Id(stage_id.to_owned()))?;
-        let s = &mut self.stages[i];
+        let s = &mut self.kinds.stages[i];
         s.prioritized_rulesets = rulesets;
         s.version = s.version.saturating_add(1);
-        Ok(shape(&self.stages[i]))
+        Ok(shape(&self.kinds.stages[i]))
     }
 
     /// PUT `…/stages/{stage_id}?pause=`.
@@ -189,7 +206,7 @@ impl State {
         pause: bool,
     ) -> Result<Value, ApiError> {
         let i = self.stage_index(project_id, &StageKey::Id(stage_id.to_owned()))?;
-        self.stages[i].paused = pause;
-        Ok(shape(&self.stages[i]))
+        self.kinds.stages[i].paused = pause;
+        Ok(shape(&self.kinds.stages[i]))
     }
 }

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::sandbox::fingerprint::{fingerprint, new_id};
+use crate::sandbox::persist::tables::TableDef;
 use crate::sandbox::reply::ApiError;
 use crate::sandbox::store::{State, UserRecord, now};
 
@@ -160,6 +161,14 @@ pub fn validate(file: &[u8], form: &ValidateForm) -> Value {
     }})
 }
 
+/// The state database's table of code validations
+/// ([`crate::sandbox::kinds::KindRecords::code_validations`]).
+pub const CODE_VALIDATIONS: TableDef = TableDef {
+    name: "code_validations",
+    columns: &[("id", "$.id")],
+    sealed: &[],
+};
+
 impl State {
     /// POST `/v2/scorers/code/validate`: starts a task (`ValidateCodeScorerResponse`).
     pub fn start_code_validation(
@@ -179,7 +188,7 @@ impl State {
             result: validate(file, form),
         };
         let out = json!({"task_id": record.id});
-        self.code_validations.push(record);
+        self.kinds.code_validations.push(record);
         out
     }
 
@@ -188,11 +197,12 @@ impl State {
     /// `completed` with the result after.
     pub fn poll_code_validation(&mut self, task_id: &str) -> Result<Value, ApiError> {
         let i = self
+            .kinds
             .code_validations
             .iter()
             .position(|t| t.id == task_id)
             .ok_or_else(|| ApiError::not_found("Task result"))?;
-        let task = &mut self.code_validations[i];
+        let task = &mut self.kinds.code_validations[i];
         let pending = task.polls < PENDING_POLLS;
         task.polls = task.polls.saturating_add(1);
         task.updated_at = now();
@@ -247,6 +257,7 @@ impl State {
         }
         let fp = file_fingerprint(file.as_bytes());
         let matching = self
+            .kinds
             .code_validations
             .iter()
             .any(|t| t.file_fingerprint == fp && t.polls > PENDING_POLLS && t.result == result);
