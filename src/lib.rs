@@ -29,9 +29,13 @@
 //! Module map:
 //! - [`kinds`]: resource kinds, each in a folder of its own (its wire types,
 //!   client calls, live state, reader, comparable form, address, planner,
-//!   operations and export), reached by the core through small traits
-//!   (`plan::address::KindAddress`, a kind's operations sending themselves);
-//!   annotation and feedback templates are there, the other kinds follow.
+//!   operations and export), reached by the core through the registry
+//!   (`kinds/mod.rs`, one line per kind in each list) and small traits
+//!   (`plan::address::KindAddress`, a kind's operations sending themselves):
+//!   custom scorers, prompt templates, Protect stages, projects and log
+//!   streams, annotation and feedback templates; the older kinds (metric
+//!   settings, integrations, trends dashboards) are still spread over the
+//!   core and follow.
 //! - [`api`]: wire types of the service (serde), one module per resource kind
 //!   not yet in [`kinds`];
 //!   the service's OpenAPI reference, a crate asset (`reference/`), embedded
