@@ -320,7 +320,6 @@ fn live_for(spec: &ProjectSpec) -> State {
         catalog,
         missing: Vec::new(),
         global: crate::kinds::GlobalParts::default(),
-        org: crate::kinds::OrgParts::default(),
     }
 }
 

@@ -432,72 +432,6 @@ pub(crate) async fn read_all_project_parts(
     })
 }
 
-/// What the kinds read of the organization beside the projects, when the
-/// manifests select it ([`OrgSelection`]): one field per kind that does.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct OrgParts {
-    /// The live projects the repo owns (`prune_projects`) and does not
-    /// declare, when read (`--prune`).
-    pub undeclared_projects: Option<Vec<projects::prune::LiveProject>>,
-}
-
-/// What the kinds select to read of the organization beside the projects:
-/// one field per kind that does.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct OrgSelection {
-    /// The projects the repo owns without declaring them, read with
-    /// `--prune` (`projects::prune`).
-    pub undeclared_projects: Option<projects::prune::ProjectPrune>,
-}
-
-impl OrgSelection {
-    /// What `desired` selects, as `options` reach it, one line per kind.
-    pub(crate) fn of_manifests(
-        desired: &crate::manifest::set::ManifestSet,
-        options: &crate::plan::PlanOptions,
-    ) -> Self {
-        OrgSelection {
-            undeclared_projects: projects::prune::ProjectPrune::of(desired, options),
-        }
-    }
-
-    /// What either selection reads (`crate::reconcile::read::Selection::union`),
-    /// one line per kind.
-    #[must_use]
-    pub(crate) fn union(self, other: OrgSelection) -> Self {
-        OrgSelection {
-            undeclared_projects: projects::prune::ProjectPrune::union(
-                self.undeclared_projects,
-                other.undeclared_projects,
-            ),
-        }
-    }
-}
-
-/// Reads what `wanted` selects of the organization, one line per kind.
-pub(crate) async fn read_org_parts(
-    client: &Client,
-    wanted: &OrgSelection,
-) -> Result<OrgParts, ReadError> {
-    let undeclared_projects =
-        projects::prune::read_undeclared(client, wanted.undeclared_projects.as_ref()).await?;
-    Ok(OrgParts {
-        undeclared_projects,
-    })
-}
-
-/// Plans what the kinds read of the organization (`live`) against
-/// `desired`, one line per kind.
-pub(crate) fn plan_org_parts(
-    planner: &mut Planner<'_>,
-    desired: &crate::manifest::set::ManifestSet,
-    live: &OrgParts,
-) {
-    if let Some(undeclared) = &live.undeclared_projects {
-        projects::prune::plan_undeclared_projects(planner, desired, undeclared);
-    }
-}
-
 /// What reading makes of the projects `wanted` names that no read found
 /// (`missing`): a kind that creates or renames projects accounts for them
 /// (moves them to `found`), one line per kind.
@@ -1024,16 +958,22 @@ pub struct GlobalParts {
     /// The global prompt templates, when read (a `kind: PromptTemplate`
     /// document, or an export).
     pub prompt_templates: Option<Vec<prompt_templates::PromptTemplateState>>,
+    /// The live projects the repo owns (`prune_projects`) and does not
+    /// declare, when read (`--prune`).
+    pub undeclared_projects: Option<Vec<projects::prune::LiveProject>>,
 }
 
 /// What is read of the global kinds, one field per kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GlobalSelection {
     /// Whether the custom scorers are read (the manifests declare some).
     pub custom_scorers: bool,
     /// Whether the global prompt templates are read (a `kind:
     /// PromptTemplate` document in reach).
     pub prompt_templates: bool,
+    /// The projects the repo owns without declaring them, read with
+    /// `--prune` (`projects::prune`).
+    pub undeclared_projects: Option<projects::prune::ProjectPrune>,
 }
 
 impl GlobalSelection {
@@ -1044,6 +984,7 @@ impl GlobalSelection {
         GlobalSelection {
             custom_scorers: selection.integrations,
             prompt_templates: selection.prompt_templates,
+            undeclared_projects: None,
         }
     }
 
@@ -1060,6 +1001,10 @@ impl GlobalSelection {
         GlobalSelection {
             custom_scorers: self.custom_scorers || other.custom_scorers,
             prompt_templates: self.prompt_templates || other.prompt_templates,
+            undeclared_projects: projects::prune::ProjectPrune::union(
+                self.undeclared_projects,
+                other.undeclared_projects,
+            ),
         }
     }
 }
@@ -1067,12 +1012,17 @@ impl GlobalSelection {
 /// Selects what is read of the global kinds, as `desired` declares them and
 /// `options` reach them, one line per kind.
 pub(crate) fn select_global_parts(
-    desired: &GlobalDocuments,
+    desired: &crate::manifest::set::ManifestSet,
     options: &crate::plan::PlanOptions,
 ) -> GlobalSelection {
+    let documents = &desired.global;
     GlobalSelection {
-        custom_scorers: scorers::read::select(&desired.scorers, options),
-        prompt_templates: prompt_templates::read::select_global(&desired.prompt_templates, options),
+        custom_scorers: scorers::read::select(&documents.scorers, options),
+        prompt_templates: prompt_templates::read::select_global(
+            &documents.prompt_templates,
+            options,
+        ),
+        undeclared_projects: projects::prune::ProjectPrune::of(desired, options),
     }
 }
 
@@ -1081,13 +1031,15 @@ pub(crate) async fn read_global_parts(
     client: &Client,
     wanted: &GlobalSelection,
 ) -> Result<GlobalParts, ReadError> {
-    let (custom_scorers, prompt_templates) = tokio::try_join!(
+    let (custom_scorers, prompt_templates, undeclared_projects) = tokio::try_join!(
         scorers::read::read_if(client, wanted.custom_scorers),
         prompt_templates::read::read_global_if(client, wanted.prompt_templates),
+        projects::prune::read_undeclared(client, wanted.undeclared_projects.as_ref()),
     )?;
     Ok(GlobalParts {
         custom_scorers,
         prompt_templates,
+        undeclared_projects,
     })
 }
 
@@ -1131,21 +1083,25 @@ pub(crate) fn planned_catalog<'c>(
 /// Plans the global kinds, one line each, in this order.
 pub(crate) fn plan_global_parts(
     planner: &mut Planner<'_>,
-    desired: &GlobalDocuments,
+    desired: &crate::manifest::set::ManifestSet,
     live: &GlobalParts,
     gathered: &GlobalPlanning,
 ) {
+    let documents = &desired.global;
     scorers::plan::plan_global(
         planner,
-        &desired.scorers,
+        &documents.scorers,
         live.custom_scorers.as_deref(),
         &gathered.scorer_uses,
     );
     prompt_templates::plan::plan_global(
         planner,
-        &desired.prompt_templates,
+        &documents.prompt_templates,
         live.prompt_templates.as_deref(),
     );
+    if let Some(undeclared) = &live.undeclared_projects {
+        projects::prune::plan_undeclared_projects(planner, desired, undeclared);
+    }
 }
 
 /// The collections of the global kinds that `changes` (the plan's, as

@@ -490,8 +490,7 @@ impl<'a> Planning<'a> {
                 ),
             }
         }
-        crate::kinds::plan_global_parts(&mut planner, &desired.global, &live.global, &self.global);
-        crate::kinds::plan_org_parts(&mut planner, desired, &live.org);
+        crate::kinds::plan_global_parts(&mut planner, desired, &live.global, &self.global);
         if !planner.problems.is_empty() {
             return Err(PlanError {
                 problems: planner.problems,

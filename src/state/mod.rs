@@ -54,12 +54,11 @@ pub struct State {
     pub catalog: Catalog,
     /// Objects that were looked for and do not exist, with the nearest names.
     pub missing: Vec<MissingObject>,
-    /// The global kinds of the registry (the custom scorers, the global
-    /// prompt templates), when read: `kinds::GlobalParts`.
+    /// What the kinds of the registry read of the organization beside the
+    /// projects (the custom scorers, the global prompt templates, the
+    /// projects the repo owns and does not declare), when read:
+    /// `kinds::GlobalParts`.
     pub global: crate::kinds::GlobalParts,
-    /// What the kinds read of the organization beside the projects
-    /// (`kinds::OrgParts`: one field per kind).
-    pub org: crate::kinds::OrgParts,
 }
 
 /// A project and the parts of it that were read.

@@ -150,7 +150,6 @@ impl WireState {
             catalog,
             missing: self.missing,
             global: crate::kinds::GlobalParts::default(),
-            org: crate::kinds::OrgParts::default(),
         }
     }
 }

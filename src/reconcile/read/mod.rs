@@ -97,9 +97,8 @@ pub async fn find<'s>(
     let custom = integrations::read_custom_integrations(client, &selection.custom_integrations);
     let discovered = discover(client, &selection.projects, known);
     let global = crate::kinds::read_global_parts(client, &selection.global);
-    let org = crate::kinds::read_org_parts(client, &selection.org);
-    let (catalog, integrations, custom_integrations, (projects, mut missing), global, org) =
-        tokio::try_join!(catalog, integrations, custom, discovered, global, org,)?;
+    let (catalog, integrations, custom_integrations, (projects, mut missing), global) =
+        tokio::try_join!(catalog, integrations, custom, discovered, global)?;
     missing.sort();
     Ok(Found {
         state: State {
@@ -109,7 +108,6 @@ pub async fn find<'s>(
             catalog,
             missing,
             global,
-            org,
         },
         projects,
     })

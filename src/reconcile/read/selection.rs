@@ -27,12 +27,10 @@ pub struct Selection {
     /// The catalog, when metric settings are read: with the scorers whose
     /// versions the manifests pin.
     pub catalog: Option<BTreeSet<ScorerRef>>,
-    /// What is read of the global kinds of the registry (the custom
-    /// scorers, the global prompt templates).
+    /// What is read of the organization beside the projects by the kinds of
+    /// the registry (the custom scorers, the global prompt templates, the
+    /// projects the repo owns and does not declare).
     pub global: crate::kinds::GlobalSelection,
-    /// What the kinds read of the organization beside the projects
-    /// (`kinds::OrgSelection`: one field per kind).
-    pub org: crate::kinds::OrgSelection,
 }
 
 /// What to read of one project.
@@ -228,9 +226,8 @@ impl Selection {
                 }
             }
         }
-        selection.global = crate::kinds::select_global_parts(&desired.global, options);
+        selection.global = crate::kinds::select_global_parts(desired, options);
         selection.catalog = any_settings.then_some(pins);
-        selection.org = crate::kinds::OrgSelection::of_manifests(desired, options);
         selection
     }
 }
@@ -286,7 +283,6 @@ impl Selection {
         self.integrations.extend(other.integrations);
         self.custom_integrations.extend(other.custom_integrations);
         self.global = self.global.union(other.global);
-        self.org = self.org.union(other.org);
         self.catalog = match (self.catalog, other.catalog) {
             (Some(mut a), Some(b)) => {
                 a.extend(b);
