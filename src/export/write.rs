@@ -244,8 +244,7 @@ fn escape_at(value: &mut Value, path: &mut String, secret_fields: bool, secret: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kinds::templates::{AnnotationConstraints, AnnotationTreeNode, FeedbackConstraints};
-    use crate::manifest::types::{EnvRef, TemplateSpec};
+    use crate::manifest::types::EnvRef;
 
     fn project() -> ProjectSpec {
         ProjectSpec {
@@ -259,30 +258,8 @@ mod tests {
             renamed_from: Vec::new(),
             description: None,
             labels: None,
-            annotation_templates: Some(vec![TemplateSpec {
-                name: "t".into(),
-                renamed_from: Vec::new(),
-                criteria: Some("Use ${name} and $${x}".into()),
-                include_explanation: None,
-                constraints: AnnotationConstraints::TreeChoice {
-                    choices_tree: Some(vec![AnnotationTreeNode {
-                        label: "A".into(),
-                        id: "a".into(),
-                        children: Vec::new(),
-                    }]),
-                    choices_tree_yaml: None,
-                },
-            }]),
-            feedback_templates: Some(vec![TemplateSpec {
-                name: "c".into(),
-                renamed_from: Vec::new(),
-                criteria: None,
-                include_explanation: None,
-                constraints: FeedbackConstraints::Choice {
-                    choices: vec!["yes".into(), "no".into()],
-                    allow_other: false,
-                },
-            }]),
+            annotation_templates: None,
+            feedback_templates: None,
         }
     }
 
@@ -296,11 +273,7 @@ mod tests {
         let value = Value::Object(document_value(&doc));
         assert_eq!(
             value,
-            json!({"kind": "Project", "api_version": "evalctl/v1", "name": "p",
-                "annotation_templates": [{"name": "t", "criteria": "Use $${name} and $$${x}",
-                    "constraints": {"annotation_type": "tree_choice", "choices_tree": [{"label": "A", "id": "a"}]}}],
-                "feedback_templates": [{"name": "c",
-                    "constraints": {"feedback_type": "choice", "choices": ["yes", "no"]}}]})
+            json!({"kind": "Project", "api_version": "evalctl/v1", "name": "p"})
         );
         let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
         assert_eq!(keys[..3], ["kind", "api_version", "name"]);
@@ -335,8 +308,6 @@ mod tests {
         let doc = Document {
             preamble: vec!["First.".into()],
             body: Body::Project(Box::new(ProjectSpec {
-                annotation_templates: None,
-                feedback_templates: None,
                 prompt_templates: None,
                 protect_stages: None,
                 ..project()

@@ -166,6 +166,9 @@ macro_rules! kind_operations {
 }
 
 kind_operations! {
+    /// An annotation or feedback template's operation (`create_template`,
+    /// `patch_template`, `delete_template`).
+    Template(templates::TemplateOp),
     /// A prompt template's operation (`create_prompt_template`,
     /// `create_prompt_version`, `select_prompt_version`,
     /// `delete_prompt_template`).
@@ -225,7 +228,9 @@ pub(crate) async fn send_own(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Option<Result<Option<String>, OperationError>> {
     Some(match op {
-        Operation::Template(op) => op.send_idempotent(client).await.map_err(Into::into),
+        Operation::Kind(KindOp::Template(op)) => {
+            op.send_idempotent(client).await.map_err(Into::into)
+        }
         Operation::Kind(KindOp::PromptTemplate(op)) => op.send(client).await,
         Operation::Kind(KindOp::CustomScorer(op)) => op.send(client).await,
         Operation::Kind(KindOp::ProtectStage(op)) => op.send(client, env).await,
@@ -603,7 +608,7 @@ impl OwnScope {
     /// The scope `op` creates an object in, when it is such a create.
     pub(crate) fn of_create(op: &Operation) -> Option<OwnScope> {
         match op {
-            Operation::Template(op) => {
+            Operation::Kind(KindOp::Template(op)) => {
                 templates::scope::TemplateScope::of_create(op).map(OwnScope::Templates)
             }
             _ => None,
@@ -614,7 +619,7 @@ impl OwnScope {
     /// a delete of such an object.
     pub(crate) fn of_delete(op: &Operation) -> Option<(OwnScope, &str)> {
         match op {
-            Operation::Template(op) => templates::scope::TemplateScope::of_delete(op)
+            Operation::Kind(KindOp::Template(op)) => templates::scope::TemplateScope::of_delete(op)
                 .map(|(scope, id)| (OwnScope::Templates(scope), id)),
             _ => None,
         }
@@ -623,7 +628,7 @@ impl OwnScope {
     /// The name the create `op` gives its object.
     pub(crate) fn created_name(op: &Operation) -> Option<&str> {
         match op {
-            Operation::Template(op) => op.created_name(),
+            Operation::Kind(KindOp::Template(op)) => op.created_name(),
             _ => None,
         }
     }
@@ -661,7 +666,9 @@ impl OwnScope {
         op: &Operation,
     ) -> Option<Result<String, crate::client::ApiError>> {
         match (self, op) {
-            (OwnScope::Templates(scope), Operation::Template(op)) => scope.create(client, op).await,
+            (OwnScope::Templates(scope), Operation::Kind(KindOp::Template(op))) => {
+                scope.create(client, op).await
+            }
             _ => None,
         }
     }
@@ -683,7 +690,7 @@ impl OwnScope {
 /// confirmation after an apply leaves to that run), one line per kind.
 pub(crate) fn copy_object_id(op: &Operation) -> Option<&str> {
     match op {
-        Operation::Template(op) => op.template_id(),
+        Operation::Kind(KindOp::Template(op)) => op.template_id(),
         _ => None,
     }
 }

@@ -17,7 +17,6 @@ use crate::api::{
     SharedTexts, TrendsDashboardDuplicateRequest, TrendsDashboardUpdateRequest, Visibility,
     WidgetCreateRequest, WidgetUpdateRequest,
 };
-use crate::kinds::templates::TemplateOp;
 use crate::manifest::types::EnvRef;
 
 /// Version of the saved-plan / `-o json` format. Bumped on any incompatible change.
@@ -539,10 +538,6 @@ pub enum Operation {
         /// The custom provider's body, secrets as `${ENV}` references.
         body: Box<IntegrationCreate<EnvRef>>,
     },
-    /// A template's operation (`create_template`, `patch_template`,
-    /// `delete_template`): written as its own fields beside `op`.
-    #[serde(untagged)]
-    Template(TemplateOp),
     /// An operation of a kind that sends its own (`crate::kinds::KindOp`,
     /// one variant per kind): written as its own fields beside `op`.
     #[serde(untagged)]

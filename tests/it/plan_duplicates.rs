@@ -3,6 +3,7 @@
 //! dashboard's order; the first-created template, then the lowest id) and
 //! deletes the others, with or without `--prune`. Pure: literals in, plan out.
 
+use evalctl::kinds::KindOp;
 use evalctl::kinds::templates::TemplateOp;
 use evalctl::manifest::set::{Located, ManifestSet, Origin};
 use evalctl::manifest::types::ProjectSpec;
@@ -120,10 +121,18 @@ fn the_first_created_template_of_a_name_is_kept_whatever_the_listing_order() {
         .into_iter()
         .map(|c| {
             let id = match &c.operations[..] {
-                [Operation::Template(TemplateOp::DeleteTemplate { template_id, .. })]
-                | [Operation::Template(TemplateOp::PatchTemplate { template_id, .. })] => {
-                    template_id.clone()
-                }
+                [
+                    Operation::Kind(KindOp::Template(TemplateOp::DeleteTemplate {
+                        template_id,
+                        ..
+                    })),
+                ]
+                | [
+                    Operation::Kind(KindOp::Template(TemplateOp::PatchTemplate {
+                        template_id,
+                        ..
+                    })),
+                ] => template_id.clone(),
                 other => panic!("unexpected operations {other:?}"),
             };
             (c.action, id)
@@ -147,6 +156,6 @@ fn the_first_created_template_of_a_name_is_kept_whatever_the_listing_order() {
     assert_eq!(tied.changes.len(), 1, "{:#?}", tied.changes);
     assert!(matches!(
         &tied.changes.to_vec().expect("changes read back")[0].operations[..],
-        [Operation::Template(TemplateOp::DeleteTemplate { template_id, .. })] if template_id == SECOND
+        [Operation::Kind(KindOp::Template(TemplateOp::DeleteTemplate { template_id, .. }))] if template_id == SECOND
     ));
 }

@@ -1,6 +1,7 @@
 //! The plan is a pure function of (desired, live): these tests give it
 //! literals and check the plan, with no server involved.
 
+use evalctl::kinds::KindOp;
 use evalctl::kinds::templates::TemplateOp;
 use evalctl::plan::address::{IntegrationAddress, SectionAddress};
 use std::collections::BTreeMap;
@@ -424,7 +425,7 @@ fn template_fields_left_out_keep_their_live_values() {
             ),
         ]
     );
-    let Operation::Template(TemplateOp::PatchTemplate { body, .. }) =
+    let Operation::Kind(KindOp::Template(TemplateOp::PatchTemplate { body, .. })) =
         &plan.changes.to_vec().expect("changes read back")[0].operations[0]
     else {
         panic!(
@@ -434,7 +435,7 @@ fn template_fields_left_out_keep_their_live_values() {
     };
     assert_eq!(body.name, "New");
     assert_eq!(body.criteria.as_deref(), Some("Kept?"));
-    let Operation::Template(TemplateOp::CreateTemplate { body, .. }) =
+    let Operation::Kind(KindOp::Template(TemplateOp::CreateTemplate { body, .. })) =
         &plan.changes.to_vec().expect("changes read back")[1].operations[1]
     else {
         panic!(

@@ -14,6 +14,7 @@ use super::ops::{TemplateBody, TemplateOp};
 use super::read::{read_annotation_templates, read_feedback_templates};
 use super::{AnnotationConstraints, FeedbackConstraints, TemplateState};
 use crate::client::{ApiError, Client};
+use crate::kinds::KindOp;
 use crate::plan::fingerprint;
 use crate::plan::{Address, Operation, ResourceChange};
 use crate::reconcile::read::touched::{Moment, lookup};
@@ -33,7 +34,7 @@ pub fn read_of(change: &ResourceChange) -> Option<(&str, TemplateKind)> {
         return None;
     };
     match change.operations.first()? {
-        Operation::Template(op) => Some((op.project_id(), address.kind)),
+        Operation::Kind(KindOp::Template(op)) => Some((op.project_id(), address.kind)),
         _ => None,
     }
 }
@@ -76,7 +77,7 @@ fn observe_in<C: Serialize>(
         return (fingerprint::of::<TemplateState<C>>(None), None);
     };
     let existing = change.operations.iter().find_map(|op| match op {
-        Operation::Template(op) => op.template_id(),
+        Operation::Kind(KindOp::Template(op)) => op.template_id(),
         _ => None,
     });
     let found = match lookup(change, moment, existing) {
@@ -95,14 +96,14 @@ fn json<T: Serialize>(value: &T) -> Value {
 fn comparable<C: Serialize>(t: &TemplateState<C>, change: &ResourceChange) -> Value {
     let mut norm = NormTemplate::from_state(t);
     let declared = change.operations.iter().find_map(|op| match op {
-        Operation::Template(TemplateOp::CreateTemplate {
+        Operation::Kind(KindOp::Template(TemplateOp::CreateTemplate {
             body: TemplateBody::Annotation(b),
             ..
-        }) => Some(json(&b.constraints)),
-        Operation::Template(TemplateOp::CreateTemplate {
+        })) => Some(json(&b.constraints)),
+        Operation::Kind(KindOp::Template(TemplateOp::CreateTemplate {
             body: TemplateBody::Feedback(b),
             ..
-        }) => Some(json(&b.constraints)),
+        })) => Some(json(&b.constraints)),
         _ => None,
     });
     if let Some(declared) = declared {

@@ -115,4 +115,69 @@ mod tests {
             }
         ));
     }
+
+    /// What a document of a project with templates writes: their criteria
+    /// escaped as every interpolated string (`$${`), constraints' defaults
+    /// left out (`allow_other: false`, a tree node's `children: []`).
+    #[test]
+    fn documents_write_templates_escaped_and_without_constraint_defaults() {
+        use std::collections::BTreeMap;
+
+        use serde_json::{Value, json};
+
+        use crate::export::write::{Document, document_value};
+        use crate::kinds::templates::{AnnotationTreeNode, FeedbackConstraints};
+        use crate::manifest::types::{ProjectSpec, TemplateSpec};
+
+        let spec = ProjectSpec {
+            name: Some("p".into()),
+            id: None,
+            log_streams: Vec::new(),
+            experiments: Vec::new(),
+            prompt_templates: None,
+            protect_stages: None,
+            prune_log_streams: false,
+            renamed_from: Vec::new(),
+            description: None,
+            labels: None,
+            annotation_templates: Some(vec![TemplateSpec {
+                name: "t".into(),
+                renamed_from: Vec::new(),
+                criteria: Some("Use ${name} and $${x}".into()),
+                include_explanation: None,
+                constraints: AnnotationConstraints::TreeChoice {
+                    choices_tree: Some(vec![AnnotationTreeNode {
+                        label: "A".into(),
+                        id: "a".into(),
+                        children: Vec::new(),
+                    }]),
+                    choices_tree_yaml: None,
+                },
+            }]),
+            feedback_templates: Some(vec![TemplateSpec {
+                name: "c".into(),
+                renamed_from: Vec::new(),
+                criteria: None,
+                include_explanation: None,
+                constraints: FeedbackConstraints::Choice {
+                    choices: vec!["yes".into(), "no".into()],
+                    allow_other: false,
+                },
+            }]),
+        };
+        let doc = Document {
+            preamble: vec!["About this.".into()],
+            body: Body::Project(Box::new(spec)),
+            comments: BTreeMap::new(),
+        };
+        let value = Value::Object(document_value(&doc));
+        assert_eq!(
+            value,
+            json!({"kind": "Project", "api_version": "evalctl/v1", "name": "p",
+                "annotation_templates": [{"name": "t", "criteria": "Use $${name} and $$${x}",
+                    "constraints": {"annotation_type": "tree_choice", "choices_tree": [{"label": "A", "id": "a"}]}}],
+                "feedback_templates": [{"name": "c",
+                    "constraints": {"feedback_type": "choice", "choices": ["yes", "no"]}}]})
+        );
+    }
 }

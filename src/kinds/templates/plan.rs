@@ -18,6 +18,7 @@ use serde::Serialize;
 use super::live::keeper_order;
 use super::normalize::{NormTemplate, align_constraints};
 use super::ops::{TemplateBody, TemplateOp};
+use crate::kinds::KindOp;
 use crate::kinds::templates::TemplateState;
 use crate::kinds::templates::{
     AnnotationConstraints, FeedbackConstraints, TemplateCreate, TemplateUpdate,
@@ -173,10 +174,12 @@ pub(crate) fn plan_templates<C: Constraints>(
                 action: Action::Create,
                 reason: "declared, does not exist".to_owned(),
                 live_fingerprint: fingerprint::of::<TemplateState<C>>(None),
-                operations: vec![Operation::Template(TemplateOp::CreateTemplate {
-                    project_id: live_project.id.clone(),
-                    body: create_body(spec, None),
-                })],
+                operations: vec![Operation::Kind(KindOp::Template(
+                    TemplateOp::CreateTemplate {
+                        project_id: live_project.id.clone(),
+                        body: create_body(spec, None),
+                    },
+                ))],
             };
             planner
                 .changes
@@ -205,15 +208,15 @@ pub(crate) fn plan_templates<C: Constraints>(
                 reason: format!("{what} cannot be changed in place"),
                 live_fingerprint: fingerprint::of(Some(current)),
                 operations: vec![
-                    Operation::Template(TemplateOp::DeleteTemplate {
+                    Operation::Kind(KindOp::Template(TemplateOp::DeleteTemplate {
                         project_id: live_project.id.clone(),
                         kind,
                         template_id: current.id.clone(),
-                    }),
-                    Operation::Template(TemplateOp::CreateTemplate {
+                    })),
+                    Operation::Kind(KindOp::Template(TemplateOp::CreateTemplate {
                         project_id: live_project.id.clone(),
                         body: create_body(spec, Some(current)),
-                    }),
+                    })),
                 ],
             };
             let mut c = draft.change(Some(&before), Some(&after));
@@ -232,15 +235,17 @@ pub(crate) fn plan_templates<C: Constraints>(
                 action: Action::Update,
                 reason,
                 live_fingerprint: fingerprint::of(Some(current)),
-                operations: vec![Operation::Template(TemplateOp::PatchTemplate {
-                    project_id: live_project.id.clone(),
-                    kind,
-                    template_id: current.id.clone(),
-                    body: TemplateUpdate {
-                        name: spec.name.clone(),
-                        criteria: after.criteria.clone(),
+                operations: vec![Operation::Kind(KindOp::Template(
+                    TemplateOp::PatchTemplate {
+                        project_id: live_project.id.clone(),
+                        kind,
+                        template_id: current.id.clone(),
+                        body: TemplateUpdate {
+                            name: spec.name.clone(),
+                            criteria: after.criteria.clone(),
+                        },
                     },
-                })],
+                ))],
             };
             planner
                 .changes
@@ -264,11 +269,13 @@ pub(crate) fn plan_templates<C: Constraints>(
                 action: Action::Delete,
                 reason: reason.to_owned(),
                 live_fingerprint: fingerprint::of(Some(template)),
-                operations: vec![Operation::Template(TemplateOp::DeleteTemplate {
-                    project_id: live_project.id.clone(),
-                    kind,
-                    template_id: template.id.clone(),
-                })],
+                operations: vec![Operation::Kind(KindOp::Template(
+                    TemplateOp::DeleteTemplate {
+                        project_id: live_project.id.clone(),
+                        kind,
+                        template_id: template.id.clone(),
+                    },
+                ))],
             };
             let mut c = draft.change::<_, NormTemplate>(Some(&before), None);
             c.warnings

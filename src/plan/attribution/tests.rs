@@ -1,6 +1,5 @@
 //! The attribution table cell by cell, with literals; then over plans.
 
-use crate::kinds::templates::{TemplateAddress, TemplateKind};
 use crate::plan::address::{MetricSettingsAddress, SectionAddress, WidgetAddress};
 use serde_json::{Value, json};
 
@@ -442,11 +441,8 @@ fn the_manifests_as_last_applied_tell_pending_from_drift() {
 
 #[test]
 fn what_only_the_base_changes_is_a_note() {
-    let template = Address::Template(TemplateAddress {
-        project: "demo".into(),
-        kind: TemplateKind::Feedback,
-        name: "Helpfulness".into(),
-    });
+    // Two objects of two kinds: one the PR declares, one it no longer does.
+    let dropped = settings();
     let base = vec![
         change(
             section("Quality"),
@@ -454,13 +450,13 @@ fn what_only_the_base_changes_is_a_note() {
             vec![field("color", Some(json!("#f00")), Some(json!("#0f0")))],
         ),
         change(
-            template.clone(),
+            dropped.clone(),
             Action::Update,
-            vec![field("criteria", Some(json!("a")), Some(json!("b")))],
+            vec![field("num_judges", Some(json!(3)), Some(json!(5)))],
         ),
     ];
     let base = plan(base);
-    // The PR declares the section (matching live) and no longer the template.
+    // The PR declares the section (matching live) and no longer the settings.
     let declared = [Target::of(&section("Quality"))];
     let got = attribute(
         plan(Vec::new()),
@@ -488,8 +484,8 @@ fn what_only_the_base_changes_is_a_note() {
         notes,
         [
             (
-                template.to_string(),
-                "declared at the base, not by this PR: evalctl stops managing it and this apply leaves it as it is live (the base would update it (`criteria`))"
+                dropped.to_string(),
+                "declared at the base, not by this PR: evalctl stops managing it and this apply leaves it as it is live (the base would update it (`num_judges`))"
             ),
             (
                 section("Quality").to_string(),

@@ -8,6 +8,7 @@ use evalctl::api::{
     Compact, IntegrationCreate, MetricSettingsRequest, SectionCreateRequest, SectionUpdateRequest,
     Visibility,
 };
+use evalctl::kinds::KindOp;
 use evalctl::kinds::templates::{AnnotationConstraints, TemplateCreate, TemplateUpdate};
 use evalctl::kinds::templates::{TemplateAddress, TemplateKind};
 use evalctl::kinds::templates::{TemplateBody, TemplateOp};
@@ -268,15 +269,15 @@ pub fn template_replace() -> ResourceChange {
         Some(t(5)),
         Some(t(10)),
         vec![
-            Operation::Template(TemplateOp::DeleteTemplate {
+            Operation::Kind(KindOp::Template(TemplateOp::DeleteTemplate {
                 project_id: "p-1".into(),
                 kind: TemplateKind::Annotation,
                 template_id: "t-1".into(),
-            }),
-            Operation::Template(TemplateOp::CreateTemplate {
+            })),
+            Operation::Kind(KindOp::Template(TemplateOp::CreateTemplate {
                 project_id: "p-1".into(),
                 body,
-            }),
+            })),
         ],
         &[],
     );
@@ -448,15 +449,17 @@ pub fn long_text_plan() -> Plan {
             "criteria differ",
             Some(t(OLD_CRITERIA)),
             Some(t(NEW_CRITERIA)),
-            vec![Operation::Template(TemplateOp::PatchTemplate {
-                project_id: "p-1".into(),
-                kind: TemplateKind::Feedback,
-                template_id: "t-7".into(),
-                body: TemplateUpdate {
-                    name: "Tone".into(),
-                    criteria: Some(NEW_CRITERIA.into()),
+            vec![Operation::Kind(KindOp::Template(
+                TemplateOp::PatchTemplate {
+                    project_id: "p-1".into(),
+                    kind: TemplateKind::Feedback,
+                    template_id: "t-7".into(),
+                    body: TemplateUpdate {
+                        name: "Tone".into(),
+                        criteria: Some(NEW_CRITERIA.into()),
+                    },
                 },
-            })],
+            ))],
             &[],
         )],
         Vec::new(),
