@@ -287,7 +287,7 @@ pub async fn plan_from_manifests(
 ) -> Result<Planned, Error> {
     let (desired, source) = load_manifests_for(manifests, secrets, printer)?;
     let options = &source.options(options);
-    let pruned = target::unmatched(&desired, options.targets.as_slice(), options.prune)?;
+    let pruned = target::unmatched(&desired, &options.targets.to_vec(), options.prune)?;
     let connection = connect(live_args)?;
     let shown = Progress::start(printer, &connection.client, "Loading live state");
     let read = read_and_plan_once(&connection.client, desired, options).await;
@@ -440,7 +440,7 @@ pub async fn plan_three_way(
     let (desired, source) = load_manifests_for(manifests, Secrets::NotNeeded, printer)?;
     let options = &source.options(options);
     // Here a target names a declared object (a pruned object's address is for plain plans).
-    target::unmatched(&desired, options.targets.as_slice(), false)?;
+    target::unmatched(&desired, &options.targets.to_vec(), false)?;
     let base = load_other("--base", "the base manifests", &three_way.base, printer);
     let applied = if three_way.applied.is_empty() {
         None

@@ -318,10 +318,14 @@ impl Target {
 /// scope, is a few binary searches: an apply's confirmation targets every
 /// address it touched (a few per log stream), and asking each target about
 /// each address planned was quadratic (measured: docs/performance.md,
-/// Figures behind choices in the code).
+/// Figures behind choices in the code). Each target is held as one byte
+/// string ([`encode`]) that sorts as its segments do: a target of segments
+/// held as they parse is several allocations, and the confirmation holds
+/// one per address it touched (measured: docs/performance.md, The
+/// confirmation's targets held compactly).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Targets {
-    sorted: Vec<Target>,
+    sorted: Vec<Box<[u8]>>,
 }
 
 impl Targets {
@@ -331,14 +335,15 @@ impl Targets {
     }
 
     /// The targets, in address order.
-    pub fn as_slice(&self) -> &[Target] {
-        &self.sorted
+    pub fn to_vec(&self) -> Vec<Target> {
+        self.sorted.iter().map(|t| decode(t)).collect()
     }
 
     /// Whether `segments` is one of the targets.
     fn contains(&self, segments: &[Segment]) -> bool {
+        let key = encode(segments);
         self.sorted
-            .binary_search_by(|t| t.segments.as_slice().cmp(segments))
+            .binary_search_by(|t| (**t).cmp(key.as_slice()))
             .is_ok()
     }
 
@@ -355,7 +360,8 @@ impl Targets {
     /// Whether a target can select something in `scope` ([`Target::overlaps`];
     /// always when there are none). The targets that overlap a scope are
     /// those that start its named part (before its first "any name") and
-    /// those that go on from it, which are together in the sorted targets.
+    /// those that go on from it, which are together in the sorted targets
+    /// (a target's encoding starts with its first segments' encoding).
     pub fn reaches(&self, scope: &Target) -> bool {
         if self.is_empty() {
             return true;
@@ -369,21 +375,24 @@ impl Targets {
         if (1..=fixed.len()).any(|n| self.contains(&fixed[..n])) {
             return true;
         }
-        let start = self
-            .sorted
-            .partition_point(|t| t.segments.as_slice() < fixed);
+        let prefix = encode(fixed);
+        let start = self.sorted.partition_point(|t| **t < *prefix.as_slice());
         self.sorted[start..]
             .iter()
-            .take_while(|t| t.segments.starts_with(fixed))
-            .any(|t| t.overlaps(scope))
+            .take_while(|t| t.starts_with(&prefix))
+            .any(|t| decode(t).overlaps(scope))
     }
 }
 
 impl FromIterator<Target> for Targets {
     fn from_iter<I: IntoIterator<Item = Target>>(targets: I) -> Self {
-        let mut sorted: Vec<Target> = targets.into_iter().collect();
+        let mut sorted: Vec<Box<[u8]>> = targets
+            .into_iter()
+            .map(|t| encode(&t.segments).into_boxed_slice())
+            .collect();
         sorted.sort_unstable();
         sorted.dedup();
+        sorted.shrink_to_fit();
         Targets { sorted }
     }
 }
@@ -392,6 +401,81 @@ impl From<Vec<Target>> for Targets {
     fn from(targets: Vec<Target>) -> Self {
         targets.into_iter().collect()
     }
+}
+
+/// Ends a name in [`encode`]; a zero byte of the name is written as
+/// `[0, ESCAPED]`, which sorts after the end.
+const END: u8 = 0;
+/// See [`END`].
+const ESCAPED: u8 = 0xff;
+/// A segment without a name, then one with, in [`encode`].
+const UNNAMED: u8 = 0;
+/// See [`UNNAMED`].
+const NAMED: u8 = 1;
+
+/// `segments` as bytes that sort as the segments do (kind, then no name
+/// before a name, then the name) and of which a target's first segments'
+/// are the start: each segment is its kind's byte, then [`UNNAMED`], or
+/// [`NAMED`] and the name's bytes (a zero byte escaped) closed by
+/// `[END, END]`.
+fn encode(segments: &[Segment]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(
+        segments
+            .iter()
+            .map(|s| 4 + s.name.as_ref().map_or(0, String::len))
+            .sum(),
+    );
+    for segment in segments {
+        out.push(segment.kind as u8);
+        match &segment.name {
+            None => out.push(UNNAMED),
+            Some(name) => {
+                out.push(NAMED);
+                for &byte in name.as_bytes() {
+                    out.push(byte);
+                    if byte == END {
+                        out.push(ESCAPED);
+                    }
+                }
+                out.extend([END, END]);
+            }
+        }
+    }
+    out
+}
+
+/// The segments [`encode`] wrote.
+fn decode(mut bytes: &[u8]) -> Target {
+    let mut segments = Vec::new();
+    while let [kind, tag, rest @ ..] = bytes {
+        let Some(kind) = KINDS.iter().copied().find(|k| *k as u8 == *kind) else {
+            break;
+        };
+        bytes = rest;
+        let name = (*tag == NAMED).then(|| {
+            let mut name = Vec::new();
+            loop {
+                match bytes {
+                    [END, ESCAPED, rest @ ..] => {
+                        name.push(END);
+                        bytes = rest;
+                    }
+                    [END, END, rest @ ..] => {
+                        bytes = rest;
+                        break;
+                    }
+                    [byte, rest @ ..] => {
+                        name.push(*byte);
+                        bytes = rest;
+                    }
+                    [] => break,
+                }
+            }
+            String::from_utf8_lossy(&name).into_owned()
+        });
+        segments.push(Segment { kind, name });
+    }
+    Target { segments }
 }
 
 /// `--target`s that select nothing the manifests declare (nor, with `--prune`, anything
@@ -729,6 +813,40 @@ mod tests {
         let none = Targets::default();
         assert!(universe.iter().all(|a| none.selects(a)));
         assert!(scopes().iter().all(|s| none.reaches(s)));
+    }
+
+    #[test]
+    fn held_targets_sort_as_their_segments_and_read_back_whole() {
+        let named = |kind, name: &str| Segment {
+            kind,
+            name: Some(name.to_owned()),
+        };
+        let unnamed = |kind| Segment { kind, name: None };
+        let mut given: Vec<Target> = Vec::new();
+        for name in ["", "a", "a\0", "a\0b", "ab", "a\u{ff}", "é", "b"] {
+            given.push(Target::scope(vec![named(Kind::Project, name)]));
+            for run in ["", "x", "x\0", "xy"] {
+                let project = named(Kind::Project, name);
+                given.push(Target::scope(vec![
+                    project.clone(),
+                    named(Kind::LogStream, run),
+                ]));
+                given.push(Target::scope(vec![
+                    project.clone(),
+                    named(Kind::LogStream, run),
+                    unnamed(Kind::Settings),
+                ]));
+                given.push(Target::scope(vec![project, named(Kind::Experiment, run)]));
+            }
+            given.push(Target::scope(vec![named(Kind::Integration, name)]));
+        }
+        given.push(Target::scope(vec![unnamed(Kind::Project)]));
+        let mut expected = given.clone();
+        expected.sort();
+        expected.dedup();
+        given.reverse();
+        let targets: Targets = given.into();
+        assert_eq!(targets.to_vec(), expected);
     }
 
     #[test]
